@@ -1,0 +1,191 @@
+"""JSON documents for what the repositories store, with a schema version and migrations.
+
+Every stored document carries ``schema`` (this module's layout version). Loading an older
+document goes through :data:`MIGRATIONS`, one function per step, so a stored match never breaks
+when the layout changes (tests load a checked-in fixture of the oldest version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.errors import CorruptRecordError
+from engine.events import Event
+from engine.match import Match, Phase, SealedOrder, Seat, TurnRecord
+
+SCHEMA_VERSION = 1
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+# MIGRATIONS[n] upgrades a match document of schema n to schema n + 1.
+MIGRATIONS: dict[int, Migration] = {}
+
+
+def migrate(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """Upgrade a stored document to :data:`SCHEMA_VERSION`."""
+    out = dict(doc)
+    version = int(out.get("schema", 0))
+    if version > SCHEMA_VERSION:
+        raise ValueError(f"document schema {version} is newer than this code ({SCHEMA_VERSION})")
+    while version < SCHEMA_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise ValueError(f"no migration from schema {version}")
+        out = step(out)
+        version = int(out["schema"])
+    return out
+
+
+def match_to_doc(match: Match) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_VERSION,
+        "id": match.id,
+        "chat_id": match.chat_id,
+        "gm_user_id": match.gm_user_id,
+        "ruleset": match.ruleset,
+        "ruleset_version": match.ruleset_version,
+        "created_at": match.created_at,
+        "lang": match.lang,
+        "config": dict(match.config),
+        "phase": match.phase.value,
+        "turn": match.turn,
+        "seats": [seat_to_doc(s) for s in match.seats],
+        "state": match.state,
+        "sealed": list(match.sealed),
+        "seal_seq": match.seal_seq,
+        "turn_seed": match.turn_seed,
+        "commitment": match.commitment,
+        "turn_opened_at": match.turn_opened_at,
+        "deadline": match.deadline,
+        "outcome": match.outcome,
+        "ui": dict(match.ui),
+        "attention": match.attention,
+        "version": match.version,
+    }
+
+
+def seat_to_doc(seat: Seat) -> dict[str, Any]:
+    return {
+        "pid": seat.pid,
+        "name": seat.name,
+        "user_id": seat.user_id,
+        "side": seat.side,
+        "character": seat.character,
+        "npc": seat.npc,
+        "status": seat.status,
+        "reachable": seat.reachable,
+    }
+
+
+def match_from_doc(raw: Mapping[str, Any]) -> Match:
+    """Load a match document (migrating it first). Raises :class:`CorruptRecordError`."""
+    match_id = str(raw.get("id", "?"))
+    try:
+        doc = migrate(raw)
+        return Match(
+            id=str(doc["id"]),
+            chat_id=int(doc["chat_id"]),
+            gm_user_id=int(doc["gm_user_id"]),
+            ruleset=str(doc["ruleset"]),
+            ruleset_version=str(doc["ruleset_version"]),
+            created_at=float(doc["created_at"]),
+            lang=str(doc.get("lang", "ru")),
+            config=dict(doc.get("config") or {}),
+            phase=Phase(doc["phase"]),
+            turn=int(doc["turn"]),
+            seats=tuple(
+                Seat(
+                    pid=str(s["pid"]),
+                    name=str(s["name"]),
+                    user_id=None if s.get("user_id") is None else int(s["user_id"]),
+                    side=str(s.get("side", "")),
+                    character=s.get("character"),
+                    npc=bool(s.get("npc", False)),
+                    status=str(s.get("status", "active")),
+                    reachable=bool(s.get("reachable", True)),
+                )
+                for s in doc["seats"]
+            ),
+            state=doc.get("state"),
+            sealed=tuple(doc.get("sealed") or ()),
+            seal_seq=int(doc.get("seal_seq", 0)),
+            turn_seed=doc.get("turn_seed"),
+            commitment=doc.get("commitment"),
+            turn_opened_at=_opt_float(doc.get("turn_opened_at")),
+            deadline=_opt_float(doc.get("deadline")),
+            outcome=doc.get("outcome"),
+            ui=dict(doc.get("ui") or {}),
+            attention=doc.get("attention"),
+            version=int(doc.get("version", 0)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable match document: {exc!r}") from exc
+
+
+def _opt_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def order_to_doc(order: SealedOrder) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_VERSION,
+        "pid": order.pid,
+        "turn": order.turn,
+        "order": dict(order.order),
+        "by_user": order.by_user,
+        "sealed_at": order.sealed_at,
+        "seq": order.seq,
+        "salt": order.salt,
+        "fingerprint": order.fingerprint,
+        "default": order.default,
+    }
+
+
+def order_from_doc(doc: Mapping[str, Any]) -> SealedOrder:
+    return SealedOrder(
+        pid=str(doc["pid"]),
+        turn=int(doc["turn"]),
+        order=dict(doc["order"]),
+        by_user=None if doc.get("by_user") is None else int(doc["by_user"]),
+        sealed_at=float(doc["sealed_at"]),
+        seq=int(doc["seq"]),
+        salt=str(doc["salt"]),
+        fingerprint=str(doc["fingerprint"]),
+        default=bool(doc.get("default", False)),
+    )
+
+
+def record_to_doc(record: TurnRecord) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA_VERSION,
+        "match_id": record.match_id,
+        "turn": record.turn,
+        "orders": [order_to_doc(o) for o in record.orders],
+        "events": [e.to_json() for e in record.events],
+        "state_before": record.state_before,
+        "state_after": record.state_after,
+        "seed": record.seed,
+        "commitment": record.commitment,
+        "reason": record.reason,
+        "resolved_at": record.resolved_at,
+        "ruleset_version": record.ruleset_version,
+        "engine_version": record.engine_version,
+    }
+
+
+def record_from_doc(doc: Mapping[str, Any]) -> TurnRecord:
+    return TurnRecord(
+        match_id=str(doc["match_id"]),
+        turn=int(doc["turn"]),
+        orders=tuple(order_from_doc(o) for o in doc["orders"]),
+        events=tuple(Event.from_json(e) for e in doc["events"]),
+        state_before=doc["state_before"],
+        state_after=doc["state_after"],
+        seed=str(doc["seed"]),
+        commitment=str(doc["commitment"]),
+        reason=str(doc["reason"]),
+        resolved_at=float(doc["resolved_at"]),
+        ruleset_version=str(doc["ruleset_version"]),
+        engine_version=str(doc.get("engine_version", "1")),
+    )

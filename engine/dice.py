@@ -1,0 +1,189 @@
+"""Dice: an injected source of faces, and a log that records every roll in order.
+
+A :class:`DiceSource` only knows how to produce one uniformly random face of an n-sided die.
+Rulesets never call a source directly: they roll through a :class:`TurnLog`, which records
+every roll (die size, every face including explosions, purpose, for whom) as an event, so any
+turn can be audited and replayed exactly.
+
+Sources:
+- :class:`RandomDice` — a seeded ``random.Random`` (simulator, tests); never the global RNG.
+- :class:`CommittedDice` — faces derived from a secret per-turn seed with HMAC-SHA256 and
+  rejection sampling (live play; see ``docs/fairness.md``).
+- :class:`ScriptedDice` — faces from a list (rule tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.events import Event
+
+
+class DiceSource(Protocol):
+    """Produces faces of fair dice."""
+
+    def face(self, sides: int) -> int:
+        """Return one face in ``1..sides``, each equally likely."""
+        ...
+
+
+class RandomDice:
+    """A seeded pseudo-random source (simulations and property tests)."""
+
+    __slots__ = ("_rand",)
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self._rand = random.Random(seed)
+
+    def face(self, sides: int) -> int:
+        return int(self._rand.random() * sides) + 1
+
+
+class ScriptedDice:
+    """Faces taken in order from a script; running out is a test bug, so it raises."""
+
+    def __init__(self, faces: Iterable[int]) -> None:
+        self._faces = list(faces)
+        self._next = 0
+
+    def face(self, sides: int) -> int:
+        if self._next >= len(self._faces):
+            raise ScriptExhaustedError(f"dice script exhausted after {self._next} faces")
+        value = self._faces[self._next]
+        self._next += 1
+        if not 1 <= value <= sides:
+            raise ScriptExhaustedError(f"scripted face {value} is not a face of a d{sides}")
+        return value
+
+    @property
+    def remaining(self) -> int:
+        """Faces not used yet (a rule test usually asserts this is 0)."""
+        return len(self._faces) - self._next
+
+
+class ScriptExhaustedError(RuntimeError):
+    """A scripted dice source ran out of faces or got an impossible face."""
+
+
+class CommittedDice:
+    """Faces derived from a secret seed: HMAC-SHA256(seed, "match|turn|counter").
+
+    Each 32-byte digest is read as a big-endian integer ``v``; with ``limit`` the largest
+    multiple of ``sides`` not above 2**256, a ``v >= limit`` is rejected and the counter moves
+    on, so every face is exactly equally likely. See ``docs/fairness.md``.
+    """
+
+    def __init__(self, seed: bytes, match_id: str, turn: int) -> None:
+        self._seed = seed
+        self._prefix = f"{match_id}|{turn}|".encode()
+        self.counter = 0
+
+    def face(self, sides: int) -> int:
+        return derive_face(self, sides)
+
+    def _digest(self) -> int:
+        msg = self._prefix + str(self.counter).encode()
+        self.counter += 1
+        return int.from_bytes(hmac.new(self._seed, msg, hashlib.sha256).digest(), "big")
+
+
+_SPACE = 1 << 256
+
+
+def derive_face(source: CommittedDice, sides: int) -> int:
+    """Rejection-sample one face of a d``sides`` from the source's digest stream."""
+    limit = _SPACE - (_SPACE % sides)
+    while True:
+        value = source._digest()
+        if value < limit:
+            return value % sides + 1
+
+
+def seed_commitment(seed: bytes) -> str:
+    """The public commitment to a turn seed: hex SHA-256 of the seed bytes."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+EXPLOSION_CAP = 20
+"""Safety cap on how many times one die may ace in a row (Savage Worlds aces)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Roll:
+    """One recorded roll: a die (or pool of dice) with every face."""
+
+    sides: int
+    faces: tuple[int, ...]
+    purpose: str
+    actor: str | None
+    mode: str = "plain"  # "plain" | "ace" (exploding) | "pool"
+
+    @property
+    def total(self) -> int:
+        return sum(self.faces)
+
+    def successes(self, target: int) -> int:
+        """Faces at or above ``target`` (d10 pools)."""
+        return sum(1 for f in self.faces if f >= target)
+
+    def to_event(self) -> Event:
+        return Event(
+            "roll",
+            self.actor,
+            {"sides": self.sides, "faces": list(self.faces), "purpose": self.purpose, "mode": self.mode},
+        )
+
+
+class TurnLog:
+    """Rolls dice from a source and keeps the ordered events of one resolution."""
+
+    __slots__ = ("events", "source")
+
+    def __init__(self, source: DiceSource) -> None:
+        self.source = source
+        self.events: list[Event] = []
+
+    def emit(self, kind: str, actor: str | None = None, **data: Any) -> Event:
+        """Record a (non-roll) event and return it."""
+        event = Event(kind, actor, data)
+        self.events.append(event)
+        return event
+
+    def _record(self, roll: Roll) -> Roll:
+        self.events.append(roll.to_event())
+        return roll
+
+    def die(self, sides: int, purpose: str, actor: str | None = None) -> int:
+        """Roll one plain die and return its face."""
+        face = self.source.face(sides)
+        self.events.append(
+            Event("roll", actor, {"sides": sides, "faces": [face], "purpose": purpose, "mode": "plain"})
+        )
+        return face
+
+    def ace(self, sides: int, purpose: str, actor: str | None = None) -> Roll:
+        """Roll one exploding die: a maximum face is rolled again and added (capped)."""
+        faces = [self.source.face(sides)]
+        while faces[-1] == sides and len(faces) <= EXPLOSION_CAP:
+            faces.append(self.source.face(sides))
+        return self._record(Roll(sides, tuple(faces), purpose, actor, "ace"))
+
+    def pool(self, count: int, sides: int, purpose: str, actor: str | None = None) -> Roll:
+        """Roll ``count`` dice at once (success pools); ``count`` may be 0."""
+        faces = tuple(self.source.face(sides) for _ in range(max(count, 0)))
+        return self._record(Roll(sides, faces, purpose, actor, "pool"))
+
+    @property
+    def rolls(self) -> list[Event]:
+        """Only the roll events, in order."""
+        return [e for e in self.events if e.kind == "roll"]
+
+
+def faces_of(events: Sequence[Event]) -> list[int]:
+    """Every die face in a list of events, in the order rolled (replay/audit helper)."""
+    return [f for e in events if e.kind == "roll" for f in e.data["faces"]]

@@ -1,0 +1,477 @@
+"""The match lifecycle, pure: lobby -> running (turn k: collecting sealed orders -> resolved)
+-> finished.
+
+Every function takes a :class:`Match` (immutable) and returns a new one; the shell supplies
+time (``now``, epoch seconds) and entropy (seeds, salts) as arguments, so the lifecycle stays
+deterministic and testable. The ruleset state is kept serialized (``Match.state``) so a match
+and its storage do not depend on which ruleset it plays.
+
+Secrecy: sealed orders never live in :class:`Match`; they are :class:`SealedOrder` values the
+repository keeps beside it, and only :func:`resolve` (and the owner's own view) read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from engine import ENGINE_VERSION
+from engine import rulesets as registry
+from engine.dice import CommittedDice, TurnLog, seed_commitment
+from engine.errors import Rejection
+from engine.events import Event
+from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
+
+
+class Phase(StrEnum):
+    LOBBY = "lobby"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A participant of a match. ``user_id`` is the Telegram user who seals its orders; NPCs
+    have none (their orders come from the GM)."""
+
+    pid: str
+    name: str
+    user_id: int | None = None
+    side: str = ""
+    character: Mapping[str, Any] | None = None
+    npc: bool = False
+    status: str = "active"  # active | forfeit | left
+    reachable: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SealedOrder:
+    """One sealed order. ``fingerprint`` is public (posted in the group); the order and salt
+    stay secret until the reveal."""
+
+    pid: str
+    turn: int
+    order: Mapping[str, Any]
+    by_user: int | None
+    sealed_at: float
+    seq: int
+    salt: str
+    fingerprint: str
+    default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """Everything a resolved turn revealed: orders with salts, the seed, every event."""
+
+    match_id: str
+    turn: int
+    orders: tuple[SealedOrder, ...]
+    events: tuple[Event, ...]
+    state_before: Mapping[str, Any]
+    state_after: Mapping[str, Any]
+    seed: str
+    commitment: str
+    reason: str  # all_sealed | deadline | forced
+    resolved_at: float
+    ruleset_version: str
+    engine_version: str = ENGINE_VERSION
+
+    @property
+    def defaulted(self) -> tuple[str, ...]:
+        return tuple(o.pid for o in self.orders if o.default)
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A match as stored. ``version`` is the optimistic-concurrency counter; the repository
+    bumps it on every successful write."""
+
+    id: str
+    chat_id: int
+    gm_user_id: int
+    ruleset: str
+    ruleset_version: str
+    created_at: float
+    lang: str = "ru"
+    config: Mapping[str, Any] = field(default_factory=dict)
+    phase: Phase = Phase.LOBBY
+    turn: int = 0
+    seats: tuple[Seat, ...] = ()
+    state: Mapping[str, Any] | None = None
+    sealed: tuple[str, ...] = ()  # pids who have sealed this turn: public, never the content
+    seal_seq: int = 0
+    turn_seed: str | None = None  # hex; secret until the turn's reveal
+    commitment: str | None = None  # sha256(seed), posted when the turn opens
+    turn_opened_at: float | None = None
+    deadline: float | None = None
+    outcome: Mapping[str, Any] | None = None
+    ui: Mapping[str, Any] = field(default_factory=dict)  # message ids etc., for the edge
+    attention: str | None = None  # set when a record is corrupt: the GM must look
+    version: int = 0
+
+    def seat(self, pid: str) -> Seat:
+        for s in self.seats:
+            if s.pid == pid:
+                return s
+        raise Rejection("no_such_participant", pid=pid)
+
+    def seat_of_user(self, user_id: int) -> Seat | None:
+        return next((s for s in self.seats if s.user_id == user_id and not s.npc), None)
+
+    def controlled_by(self, user_id: int) -> tuple[Seat, ...]:
+        """Seats whose orders ``user_id`` may seal: their own, and every NPC if they are GM."""
+        return tuple(
+            s
+            for s in self.seats
+            if (s.user_id == user_id and not s.npc) or (s.npc and user_id == self.gm_user_id)
+        )
+
+    @property
+    def rules(self) -> Ruleset[Any, Any, Any]:
+        return registry.get(self.ruleset)
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+
+def canonical_json(value: Any) -> str:
+    """The canonical JSON used for fingerprints: sorted keys, no spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def order_fingerprint(match_id: str, turn: int, pid: str, order: Mapping[str, Any], salt: str) -> str:
+    """SHA-256 over the canonical JSON of the order with its context and salt (hex)."""
+    doc = {"match": match_id, "turn": turn, "pid": pid, "order": order, "salt": salt}
+    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- lobby
+
+
+def new_match(
+    match_id: str,
+    chat_id: int,
+    gm_user_id: int,
+    ruleset_id: str,
+    now: float,
+    *,
+    lang: str = "ru",
+    config: Mapping[str, Any] | None = None,
+) -> Match:
+    """A fresh match in the lobby. Raises :class:`Rejection` for an unknown ruleset or bad
+    configuration."""
+    try:
+        rules = registry.get(ruleset_id)
+    except registry.UnknownRulesetError:
+        raise Rejection("unknown_ruleset", ruleset=ruleset_id) from None
+    rules.config(config or {})  # validate now: bad options are refused up front
+    return Match(
+        id=match_id,
+        chat_id=chat_id,
+        gm_user_id=gm_user_id,
+        ruleset=ruleset_id,
+        ruleset_version=rules.version,
+        created_at=now,
+        lang=lang,
+        config=dict(config or {}),
+    )
+
+
+def _require(match: Match, phase: Phase) -> None:
+    if match.phase is not phase:
+        raise Rejection(f"not_{phase.value}", phase=match.phase.value)
+
+
+def configure(match: Match, user_id: int, options: Mapping[str, Any]) -> Match:
+    """The GM changes match options in the lobby (validated by the ruleset)."""
+    require_gm(match, user_id)
+    _require(match, Phase.LOBBY)
+    merged = {**match.config, **options}
+    match.rules.config(merged)
+    return replace(match, config=merged)
+
+
+def require_gm(match: Match, user_id: int) -> None:
+    if user_id != match.gm_user_id:
+        raise Rejection("gm_only")
+
+
+def join(match: Match, user_id: int, name: str, *, side: str = "") -> Match:
+    """A user takes a seat (players only; NPCs are added by the GM with :func:`add_npc`)."""
+    _require(match, Phase.LOBBY)
+    if match.seat_of_user(user_id) is not None:
+        raise Rejection("already_joined")
+    rules = match.rules
+    if len(match.seats) >= rules.max_participants:
+        raise Rejection("match_full", limit=rules.max_participants)
+    pid = f"p{len(match.seats) + 1}"
+    seat = Seat(pid=pid, name=name, user_id=user_id, side=side or pid)
+    return replace(match, seats=(*match.seats, seat))
+
+
+def add_npc(match: Match, user_id: int, name: str, side: str, character: Mapping[str, Any]) -> Match:
+    """The GM adds a GM-run participant."""
+    require_gm(match, user_id)
+    _require(match, Phase.LOBBY)
+    rules = match.rules
+    if len(match.seats) >= rules.max_participants:
+        raise Rejection("match_full", limit=rules.max_participants)
+    rules.check_character(rules.config(match.config), character)
+    pid = f"n{sum(1 for s in match.seats if s.npc) + 1}"
+    seat = Seat(pid=pid, name=name, side=side or pid, character=dict(character), npc=True)
+    return replace(match, seats=(*match.seats, seat))
+
+
+def leave(match: Match, user_id: int) -> Match:
+    """A player leaves the lobby."""
+    _require(match, Phase.LOBBY)
+    seat = match.seat_of_user(user_id)
+    if seat is None:
+        raise Rejection("not_a_participant")
+    return replace(match, seats=tuple(s for s in match.seats if s.pid != seat.pid))
+
+
+def set_character(match: Match, user_id: int, pid: str, character: Mapping[str, Any]) -> Match:
+    """A player picks or enters a character (validated; refused with a specific reason)."""
+    _require(match, Phase.LOBBY)
+    seat = match.seat(pid)
+    if seat not in match.controlled_by(user_id):
+        raise Rejection("not_your_seat")
+    rules = match.rules
+    rules.check_character(rules.config(match.config), character)
+    return _replace_seat(match, replace(seat, character=dict(character)))
+
+
+def _replace_seat(match: Match, seat: Seat) -> Match:
+    return replace(match, seats=tuple(seat if s.pid == seat.pid else s for s in match.seats))
+
+
+def start(match: Match, user_id: int, now: float, seed: bytes) -> tuple[Match, tuple[Event, ...]]:
+    """The GM starts the match: characters are checked, the ruleset sets up (its start-of-match
+    rolls use ``seed``), and turn 1 opens with a fresh committed seed (drawn by the shell and
+    passed as ``seed``; the setup uses turn 0 of the same construction)."""
+    require_gm(match, user_id)
+    _require(match, Phase.LOBBY)
+    rules = match.rules
+    if len(match.seats) < rules.min_participants:
+        raise Rejection("not_enough_players", need=rules.min_participants, have=len(match.seats))
+    missing = [s.name for s in match.seats if s.character is None]
+    if missing:
+        raise Rejection("characters_missing", names=", ".join(missing))
+    config = rules.config(match.config)
+    entrants = [
+        Entrant(s.pid, s.side, s.character or {}, npc=s.npc, name=s.name) for s in match.seats
+    ]
+    log = TurnLog(CommittedDice(seed, match.id, 0))
+    state = rules.setup(config, entrants, log)
+    opened = replace(
+        match,
+        phase=Phase.RUNNING,
+        state=rules.dump_state(state),
+        turn=1,
+    )
+    return open_turn(opened, now, seed), tuple(log.events)
+
+
+def open_turn(match: Match, now: float, seed: bytes) -> Match:
+    """Open ``match.turn`` for sealing with a fresh secret seed and its public commitment."""
+    return replace(
+        match,
+        sealed=(),
+        seal_seq=0,
+        turn_seed=seed.hex(),
+        commitment=seed_commitment(seed),
+        turn_opened_at=now,
+    )
+
+
+# --------------------------------------------------------------------------- sealing
+
+
+def acting(match: Match) -> frozenset[str]:
+    """Participants who must seal this turn (the ruleset decides; forfeited seats never act)."""
+    if match.phase is not Phase.RUNNING or match.state is None:
+        return frozenset()
+    rules = match.rules
+    gone = {s.pid for s in match.seats if s.status != "active"}
+    return rules.acting(rules.load_state(match.state)) - gone
+
+
+def seal(
+    match: Match,
+    user_id: int,
+    pid: str,
+    raw_order: Mapping[str, Any],
+    now: float,
+    salt: str,
+) -> tuple[Match, SealedOrder]:
+    """Seal (or replace) ``pid``'s order for the current turn. Raises :class:`Rejection` when
+    the user may not act for ``pid``, the turn is not open, or the order is illegal."""
+    _require(match, Phase.RUNNING)
+    seat = match.seat(pid)
+    if seat not in match.controlled_by(user_id):
+        raise Rejection("not_your_seat")
+    if pid not in acting(match):
+        raise Rejection("not_acting_now")
+    rules = match.rules
+    state = rules.load_state(match.state or {})
+    order = rules.check_order(state, pid, raw_order)
+    dumped = rules.dump_order(order)
+    seq = match.seal_seq + 1
+    sealed = SealedOrder(
+        pid=pid,
+        turn=match.turn,
+        order=dumped,
+        by_user=user_id,
+        sealed_at=now,
+        seq=seq,
+        salt=salt,
+        fingerprint=order_fingerprint(match.id, match.turn, pid, dumped, salt),
+    )
+    names = match.sealed if pid in match.sealed else (*match.sealed, pid)
+    return replace(match, sealed=names, seal_seq=seq), sealed
+
+
+def withdraw(match: Match, user_id: int, pid: str) -> Match:
+    """Take back a sealed order before the turn resolves."""
+    _require(match, Phase.RUNNING)
+    seat = match.seat(pid)
+    if seat not in match.controlled_by(user_id):
+        raise Rejection("not_your_seat")
+    if pid not in match.sealed:
+        raise Rejection("nothing_sealed")
+    return replace(match, sealed=tuple(p for p in match.sealed if p != pid))
+
+
+def missing(match: Match) -> tuple[str, ...]:
+    """Acting participants who have not sealed, in seat order."""
+    need = acting(match)
+    return tuple(s.pid for s in match.seats if s.pid in need and s.pid not in match.sealed)
+
+
+def ready(match: Match) -> bool:
+    """Every participant who must act has sealed."""
+    return match.phase is Phase.RUNNING and not missing(match)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def resolve(
+    match: Match,
+    orders: Mapping[str, SealedOrder],
+    now: float,
+    next_seed: bytes,
+    *,
+    reason: str = "all_sealed",
+) -> tuple[Match, TurnRecord]:
+    """Resolve the current turn with the sealed ``orders``; missing orders become the
+    ruleset's default order. Dice come from the turn's committed seed. Opens the next turn
+    (committing to ``next_seed``) or finishes the match."""
+    _require(match, Phase.RUNNING)
+    if match.turn_seed is None or match.commitment is None or match.state is None:
+        raise Rejection("turn_not_open")
+    rules = match.rules
+    state = rules.load_state(match.state)
+    need = acting(match)
+    current = {pid: o for pid, o in orders.items() if o.turn == match.turn and pid in need}
+    revealed: list[SealedOrder] = []
+    sealed: dict[str, Sealed[Any]] = {}
+    for seat in match.seats:
+        pid = seat.pid
+        if pid not in need:
+            continue
+        if pid in current:
+            so = current[pid]
+            order = rules.parse_order(state, pid, so.order)
+            sealed[pid] = Sealed(order, seq=so.seq)
+            revealed.append(so)
+        else:
+            order = rules.default_order(state, pid)
+            dumped = rules.dump_order(order)
+            sealed[pid] = Sealed(order, seq=1 << 30, default=True)
+            revealed.append(
+                SealedOrder(pid, match.turn, dumped, None, now, 1 << 30, "", "", default=True)
+            )
+    seed = bytes.fromhex(match.turn_seed)
+    log = TurnLog(CommittedDice(seed, match.id, match.turn))
+    new_state = rules.resolve(state, sealed, log)
+    dumped_state = rules.dump_state(new_state)
+    record = TurnRecord(
+        match_id=match.id,
+        turn=match.turn,
+        orders=tuple(revealed),
+        events=tuple(log.events),
+        state_before=match.state,
+        state_after=dumped_state,
+        seed=match.turn_seed,
+        commitment=match.commitment,
+        reason=reason,
+        resolved_at=now,
+        ruleset_version=rules.version,
+    )
+    result = rules.outcome(new_state)
+    after = replace(match, state=dumped_state, turn=match.turn + 1)
+    if result.finished:
+        after = replace(
+            after,
+            phase=Phase.FINISHED,
+            sealed=(),
+            turn_seed=None,
+            commitment=None,
+            deadline=None,
+            outcome=outcome_json(result),
+        )
+        return after, record
+    return open_turn(after, now, next_seed), record
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return {"status": outcome.status, "winners": list(outcome.winners), "reason": outcome.reason}
+
+
+def end(match: Match, user_id: int, outcome: Outcome) -> Match:
+    """The GM ends the match with a result."""
+    require_gm(match, user_id)
+    if match.phase is Phase.FINISHED:
+        raise Rejection("already_finished")
+    return replace(
+        match,
+        phase=Phase.FINISHED,
+        sealed=(),
+        turn_seed=None,
+        commitment=None,
+        deadline=None,
+        outcome={**outcome_json(outcome), "by_gm": True},
+    )
+
+
+def public_view(match: Match) -> dict[str, Any]:
+    """Everything about a match that anyone in the group may see (no order, no seed)."""
+    state_view: dict[str, Any] | None = None
+    if match.state is not None:
+        rules = match.rules
+        state_view = rules.view(rules.load_state(match.state), None)
+    return {
+        "id": match.id,
+        "ruleset": match.ruleset,
+        "phase": match.phase.value,
+        "turn": match.turn,
+        "seats": [{"pid": s.pid, "name": s.name, "side": s.side, "npc": s.npc} for s in match.seats],
+        "sealed": list(match.sealed),
+        "commitment": match.commitment,
+        "deadline": match.deadline,
+        "outcome": match.outcome,
+        "state": state_view,
+    }
+
+
+def own_orders(orders: Sequence[SealedOrder], match: Match, user_id: int) -> list[SealedOrder]:
+    """The sealed orders ``user_id`` may see before the reveal: only those they control."""
+    mine = {s.pid for s in match.controlled_by(user_id)}
+    return [o for o in orders if o.pid in mine]

@@ -1,0 +1,89 @@
+"""The repository port: what the use cases need from storage, named for those needs.
+
+Adapters (``infra/``): in-memory (tests), SQLite (``make run``), DynamoDB (Lambda). All three
+pass one contract suite (``tests/storage/test_contract.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine.match import Match, SealedOrder, TurnRecord
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """A match with the current turn's sealed orders (by pid). Only use cases see ``orders``;
+    they reach a user only as that user's own orders, or revealed in a :class:`TurnRecord`."""
+
+    match: Match
+    orders: dict[str, SealedOrder] = field(default_factory=dict)
+
+
+class MatchRepository(Protocol):
+    def create(self, match: Match) -> Match:
+        """Store a new match (version 1). Raises ``ConflictError`` if the id exists."""
+        ...
+
+    def load(self, match_id: str) -> Loaded:
+        """The match and its current turn's sealed orders. Raises ``NotFoundError`` or
+        ``CorruptRecordError``."""
+        ...
+
+    def save(
+        self,
+        match: Match,
+        *,
+        expected_version: int,
+        seal: SealedOrder | None = None,
+        withdraw: str | None = None,
+        record: TurnRecord | None = None,
+        discard_orders: bool = False,
+    ) -> Match:
+        """Atomically: write ``match`` if the stored version is still ``expected_version``;
+        seal (or replace) one order, or withdraw one pid's order; append a resolved turn's
+        ``record`` (which also removes that turn's sealed-order items); ``discard_orders``
+        drops the current turn's orders (undo, GM end). Returns the match with its new
+        version. Raises ``ConflictError`` when the version moved on (nothing written)."""
+        ...
+
+    def active_in_chat(self, chat_id: int) -> list[Match]:
+        """Matches of a group chat that are not finished, oldest first."""
+        ...
+
+    def active_for_user(self, user_id: int) -> list[Match]:
+        """Matches (lobby or running) in which the user holds a seat or is the GM."""
+        ...
+
+    def due(self, now: float, limit: int = 50) -> list[str]:
+        """Ids of running matches whose deadline is at or before ``now``."""
+        ...
+
+    def history(self, match_id: str) -> list[TurnRecord]:
+        """Resolved turns of a match, in order."""
+        ...
+
+    def drop_last_record(self, match_id: str, turn: int) -> None:
+        """Remove the record of resolved ``turn`` (GM undo; called after the match is saved)."""
+        ...
+
+    def claim_update(self, update_id: int, now: float) -> bool:
+        """True the first time an update id is claimed; False when already handled."""
+        ...
+
+    def release_update(self, update_id: int) -> None:
+        """Forget a claim after a transient failure, so Telegram's retry is processed."""
+        ...
+
+    def flag(self, match_id: str, detail: str) -> None:
+        """Mark a match for the GM's attention (a record could not be read)."""
+        ...
+
+
+def index_users(match: Match) -> Sequence[int]:
+    """User ids that should find this match through ``active_for_user``."""
+    users = {match.gm_user_id}
+    users.update(s.user_id for s in match.seats if s.user_id is not None)
+    return sorted(users)

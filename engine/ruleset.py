@@ -1,0 +1,174 @@
+"""The ruleset interface every ruleset implements, and the small types it speaks in.
+
+A ruleset is pure and deterministic given its dice: it never sees Telegram, storage or the
+clock. One module (or package) per ruleset, registered by id in :mod:`engine.rulesets`.
+
+Shape, after open_spiel's simultaneous-move games and pgx's immutable states:
+``setup`` -> state; each turn every participant in ``acting(state)`` seals an order
+(``parse_order`` + ``validate``); ``resolve`` applies all orders at once and returns the new
+state, writing events (every roll included) to the :class:`~engine.dice.TurnLog`;
+``outcome`` says whether the match is over.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import BaseModel
+
+from engine.dice import TurnLog
+from engine.errors import Rejection, parse_model
+
+C = TypeVar("C", bound=BaseModel)
+S = TypeVar("S")
+O = TypeVar("O")
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A participant as the match lifecycle hands it to ``setup``."""
+
+    pid: str
+    side: str
+    character: Mapping[str, Any]
+    npc: bool = False
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Sealed(Generic[O]):
+    """An order as resolution sees it. ``seq`` orders sealing within the turn (lower sealed
+    earlier; D4, D27); ``default`` marks an order the bot filled in for a missing one."""
+
+    order: O
+    seq: int = 0
+    default: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """Whether a match is over. ``winners`` lists participant ids."""
+
+    status: Literal["running", "win", "draw", "mutual"]
+    winners: tuple[str, ...] = ()
+    reason: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "running"
+
+
+RUNNING = Outcome("running")
+
+
+class Ruleset(ABC, Generic[C, S, O]):
+    """Base class of a ruleset. Subclasses set the class attributes and the abstract methods."""
+
+    id: ClassVar[str]
+    version: ClassVar[str]
+    config_model: ClassVar[type[BaseModel]]
+    character_model: ClassVar[type[BaseModel]]
+    min_participants: ClassVar[int] = 2
+    max_participants: ClassVar[int] = 2
+
+    # --- configuration and characters (data, validated at the edge of the core) ---
+
+    def config(self, raw: Mapping[str, Any] | None = None) -> C:
+        """The match configuration: the DEFAULTs of the rules doc, overridden by ``raw``."""
+        return parse_model(self.config_model, dict(raw or {}), what="config")  # type: ignore[return-value]
+
+    def check_character(self, config: C, raw: Mapping[str, Any]) -> BaseModel:
+        """Validate a character sheet; raises :class:`Rejection` with a specific reason."""
+        return parse_model(self.character_model, raw, what="character")
+
+    def presets(self, config: C) -> Mapping[str, Mapping[str, Any]]:
+        """Ready-made characters by id, so a player can start with one tap."""
+        return {}
+
+    # --- the turn ---
+
+    @abstractmethod
+    def setup(self, config: C, entrants: Sequence[Entrant], log: TurnLog) -> S:
+        """The initial state (rolls made here, e.g. initiative, go to ``log``)."""
+
+    @abstractmethod
+    def acting(self, state: S) -> frozenset[str]:
+        """Participants who must seal an order this turn (NPCs included: the GM seals)."""
+
+    @abstractmethod
+    def parse_order(self, state: S, pid: str, raw: Mapping[str, Any]) -> O:
+        """Turn a JSON-like order into the ruleset's order type; raises :class:`Rejection`."""
+
+    @abstractmethod
+    def validate(self, state: S, pid: str, order: O) -> Rejection | None:
+        """Why this order is illegal for ``pid`` now, or None when it is legal."""
+
+    @abstractmethod
+    def dump_order(self, order: O) -> dict[str, Any]:
+        """The JSON form of an order (the inverse of ``parse_order``)."""
+
+    @abstractmethod
+    def default_order(self, state: S, pid: str) -> O:
+        """The order used for a participant who sent none by the deadline."""
+
+    @abstractmethod
+    def random_order(self, state: S, pid: str, rng: random.Random) -> O:
+        """A legal order drawn uniformly (or near it) — the simulator's ``"random"``."""
+
+    @abstractmethod
+    def resolve(self, state: S, orders: Mapping[str, Sealed[O]], log: TurnLog) -> S:
+        """Apply every order of the turn at once; return the new state."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome:
+        """Winner, draw, mutual hit, or still running."""
+
+    # --- views and serialization ---
+
+    @abstractmethod
+    def view(self, state: S, pid: str | None = None) -> dict[str, Any]:
+        """What ``pid`` (None: everyone) may see of the state. Never holds a sealed order."""
+
+    @abstractmethod
+    def dump_state(self, state: S) -> dict[str, Any]:
+        """JSON form of a state; ``load_state(dump_state(s)) == s``."""
+
+    @abstractmethod
+    def load_state(self, raw: Mapping[str, Any]) -> S:
+        """Inverse of :meth:`dump_state`."""
+
+    def turn_of(self, state: S) -> int:
+        """The number of the turn about to be played (1-based)."""
+        return int(self.dump_state(state).get("turn", 1))
+
+    # --- shared helpers ---
+
+    def check_order(self, state: S, pid: str, raw: Mapping[str, Any]) -> O:
+        """Parse and validate; raises :class:`Rejection`."""
+        order = self.parse_order(state, pid, raw)
+        reason = self.validate(state, pid, order)
+        if reason is not None:
+            raise reason
+        return order
+
+    def play_turn(
+        self,
+        state: S,
+        orders: Mapping[str, Sealed[O]],
+        log: TurnLog,
+    ) -> S:
+        """Fill missing orders with the default, then resolve (deadline semantics)."""
+        full = dict(orders)
+        for pid in self.acting(state):
+            if pid not in full:
+                full[pid] = Sealed(self.default_order(state, pid), seq=1 << 30, default=True)
+        return self.resolve(state, full, log)
+
+
+def random_choice_seq(rng: random.Random, items: Sequence[Any]) -> Any:
+    """``rng.choice`` without the global RNG (helper for ``random_order``)."""
+    return items[int(rng.random() * len(items))]

@@ -1,0 +1,283 @@
+"""Use cases: the imperative shell's one-call entry points into the core.
+
+Each use case loads what it needs through the :class:`~engine.ports.MatchRepository`, calls
+one pure function of :mod:`engine.match`, and saves the result conditionally on the version it
+loaded. A lost race (``ConflictError``) re-runs the pure step from fresh state, a bounded number
+of times, then raises :class:`TryAgainError` so the user gets a clear "please try again".
+Results are returned to the caller (the bot), which renders and sends them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, TypeVar
+
+from engine import match as lifecycle
+from engine.errors import ConflictError, Rejection
+from engine.events import Event
+from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.ports import Loaded, MatchRepository
+from engine.ruleset import Outcome
+
+RETRIES = 6
+
+T = TypeVar("T")
+
+
+class TryAgainError(Exception):
+    """Too many concurrent changes: the user should simply try again."""
+
+
+class Entropy(Protocol):
+    """Where secrets come from (injected so tests are deterministic)."""
+
+    def seed(self) -> bytes: ...
+    def salt(self) -> str: ...
+    def new_id(self) -> str: ...
+
+
+class SystemEntropy:
+    """Cryptographic randomness from the OS."""
+
+    def seed(self) -> bytes:
+        return secrets.token_bytes(32)
+
+    def salt(self) -> str:
+        return secrets.token_hex(8)
+
+    def new_id(self) -> str:
+        return secrets.token_urlsafe(6).replace("-", "x").replace("_", "y")
+
+
+class CountingEntropy:
+    """Deterministic entropy for tests and the sandbox demo."""
+
+    def __init__(self, prefix: str = "t") -> None:
+        self.prefix = prefix
+        self.n = 0
+
+    def _next(self) -> int:
+        self.n += 1
+        return self.n
+
+    def seed(self) -> bytes:
+        return f"{self.prefix}-seed-{self._next()}".encode().ljust(32, b".")
+
+    def salt(self) -> str:
+        return f"{self._next():016x}"
+
+    def new_id(self) -> str:
+        return f"{self.prefix}{self._next():05d}"
+
+
+@dataclass
+class Deps:
+    """What the use cases need from the outside world."""
+
+    repo: MatchRepository
+    clock: Callable[[], float]
+    entropy: Entropy
+
+
+@dataclass(frozen=True, slots=True)
+class SealResult:
+    match: Match
+    order: SealedOrder
+    replaced: bool
+    record: TurnRecord | None  # set when this seal completed the turn
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    match: Match
+    record: TurnRecord
+
+
+def _retry(step: Callable[[], T]) -> T:
+    for _ in range(RETRIES):
+        try:
+            return step()
+        except ConflictError:
+            continue
+    raise TryAgainError
+
+
+def _update(deps: Deps, match_id: str, change: Callable[[Loaded], Match]) -> Match:
+    """Load, apply a pure change, save conditionally; retried on conflicts."""
+
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        new = change(loaded)
+        return deps.repo.save(new, expected_version=loaded.match.version)
+
+    return _retry(step)
+
+
+# --------------------------------------------------------------------------- lobby
+
+
+def create_match(
+    deps: Deps,
+    chat_id: int,
+    gm_user_id: int,
+    ruleset_id: str,
+    *,
+    lang: str = "ru",
+    config: Mapping[str, Any] | None = None,
+) -> Match:
+    match = lifecycle.new_match(
+        deps.entropy.new_id(), chat_id, gm_user_id, ruleset_id, deps.clock(), lang=lang, config=config
+    )
+    return deps.repo.create(match)
+
+
+def join(deps: Deps, match_id: str, user_id: int, name: str) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.join(ld.match, user_id, name))
+
+
+def leave(deps: Deps, match_id: str, user_id: int) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.leave(ld.match, user_id))
+
+
+def configure(deps: Deps, match_id: str, user_id: int, options: Mapping[str, Any]) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.configure(ld.match, user_id, options))
+
+
+def set_language(deps: Deps, match_id: str, user_id: int, lang: str) -> Match:
+    def change(ld: Loaded) -> Match:
+        lifecycle.require_gm(ld.match, user_id)
+        return replace(ld.match, lang=lang)
+
+    return _update(deps, match_id, change)
+
+
+def set_character(
+    deps: Deps, match_id: str, user_id: int, pid: str, character: Mapping[str, Any]
+) -> Match:
+    return _update(
+        deps, match_id, lambda ld: lifecycle.set_character(ld.match, user_id, pid, character)
+    )
+
+
+def add_npc(
+    deps: Deps, match_id: str, user_id: int, name: str, side: str, character: Mapping[str, Any]
+) -> Match:
+    return _update(
+        deps, match_id, lambda ld: lifecycle.add_npc(ld.match, user_id, name, side, character)
+    )
+
+
+def take_gm(deps: Deps, match_id: str, new_gm_user_id: int) -> Match:
+    """Hand the GM role to ``new_gm_user_id`` (the caller checks the right to do so)."""
+    return _update(deps, match_id, lambda ld: replace(ld.match, gm_user_id=new_gm_user_id))
+
+
+def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
+    """Remember edge data (message ids) on the match."""
+    return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))
+
+
+def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:
+    out: list[tuple[Event, ...]] = []
+
+    def change(ld: Loaded) -> Match:
+        started, events = lifecycle.start(ld.match, user_id, deps.clock(), deps.entropy.seed())
+        out[:] = [events]
+        return started
+
+    match = _update(deps, match_id, change)
+    return match, out[0]
+
+
+# --------------------------------------------------------------------------- turns
+
+
+def seal_order(
+    deps: Deps, match_id: str, user_id: int, pid: str, raw_order: Mapping[str, Any]
+) -> SealResult:
+    """Seal or replace an order; when it is the last one missing, resolve the turn in the same
+    conditional write (so two last orders sealed at once give exactly one resolution)."""
+
+    def step() -> SealResult:
+        loaded = deps.repo.load(match_id)
+        now = deps.clock()
+        sealed_match, order = lifecycle.seal(
+            loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
+        )
+        replaced = pid in loaded.orders
+        if lifecycle.ready(sealed_match):
+            orders = {**loaded.orders, pid: order}
+            resolved, record = lifecycle.resolve(
+                sealed_match, orders, now, deps.entropy.seed(), reason="all_sealed"
+            )
+            saved = deps.repo.save(
+                resolved, expected_version=loaded.match.version, seal=order, record=record
+            )
+            return SealResult(saved, order, replaced, record)
+        saved = deps.repo.save(sealed_match, expected_version=loaded.match.version, seal=order)
+        return SealResult(saved, order, replaced, None)
+
+    return _retry(step)
+
+
+def withdraw_order(deps: Deps, match_id: str, user_id: int, pid: str) -> Match:
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        new = lifecycle.withdraw(loaded.match, user_id, pid)
+        return deps.repo.save(new, expected_version=loaded.match.version, withdraw=pid)
+
+    return _retry(step)
+
+
+def my_orders(deps: Deps, match_id: str, user_id: int) -> list[SealedOrder]:
+    """The caller's own sealed orders this turn (and no one else's)."""
+    loaded = deps.repo.load(match_id)
+    return lifecycle.own_orders(list(loaded.orders.values()), loaded.match, user_id)
+
+
+def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolution:
+    """The GM resolves the turn now; missing orders become default orders. ``turn`` binds the
+    request to the turn the GM saw, so a stale button cannot resolve a later turn."""
+
+    def step() -> Resolution:
+        loaded = deps.repo.load(match_id)
+        lifecycle.require_gm(loaded.match, user_id)
+        if loaded.match.phase is not Phase.RUNNING or loaded.match.turn != turn:
+            raise Rejection("stale_turn", turn=turn)
+        return _resolve_loaded(deps, loaded, "forced")
+
+    return _retry(step)
+
+
+def expire(deps: Deps, match_id: str, turn: int) -> Resolution | None:
+    """The deadline of ``turn`` passed: resolve with default orders. A firing for a turn that
+    already resolved (or a match paused, finished or re-timed) does nothing."""
+
+    def step() -> Resolution | None:
+        loaded = deps.repo.load(match_id)
+        m = loaded.match
+        now = deps.clock()
+        if m.phase is not Phase.RUNNING or m.turn != turn or m.deadline is None or m.deadline > now:
+            return None
+        return _resolve_loaded(deps, loaded, "deadline")
+
+    return _retry(step)
+
+
+def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
+    resolved, record = lifecycle.resolve(
+        loaded.match, loaded.orders, deps.clock(), deps.entropy.seed(), reason=reason
+    )
+    saved = deps.repo.save(resolved, expected_version=loaded.match.version, record=record)
+    return Resolution(saved, record)
+
+
+def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Match:
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        ended = lifecycle.end(loaded.match, user_id, outcome)
+        return deps.repo.save(ended, expected_version=loaded.match.version, discard_orders=True)
+
+    return _retry(step)

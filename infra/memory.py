@@ -1,0 +1,132 @@
+"""In-memory repository: the fake for unit tests, with the same semantics as SQLite/DynamoDB.
+
+Stores documents (not objects), exactly like the real adapters, so serialization bugs surface
+in unit tests too. Thread-safe, so race tests can run against it.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from engine import codec
+from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.ports import Loaded, index_users
+
+UPDATE_TTL_SECONDS = 48 * 3600
+
+
+class MemoryRepository:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.matches: dict[str, dict[str, Any]] = {}
+        self.orders: dict[str, dict[str, dict[str, Any]]] = {}
+        self.records: dict[str, list[dict[str, Any]]] = {}
+        self.updates: dict[int, float] = {}
+
+    def create(self, match: Match) -> Match:
+        with self._lock:
+            if match.id in self.matches:
+                raise ConflictError(match.id)
+            stored = codec.match_to_doc(match) | {"version": 1}
+            self.matches[match.id] = stored
+            self.orders[match.id] = {}
+            self.records[match.id] = []
+            return codec.match_from_doc(stored)
+
+    def load(self, match_id: str) -> Loaded:
+        with self._lock:
+            doc = self.matches.get(match_id)
+            if doc is None:
+                raise NotFoundError(match_id)
+            match = codec.match_from_doc(doc)
+            try:
+                orders = {
+                    pid: codec.order_from_doc(o)
+                    for pid, o in self.orders[match_id].items()
+                    if o["turn"] == match.turn
+                }
+            except (KeyError, TypeError, ValueError) as exc:
+                raise CorruptRecordError(match_id, f"unreadable order: {exc!r}") from exc
+            return Loaded(match, orders)
+
+    def save(
+        self,
+        match: Match,
+        *,
+        expected_version: int,
+        seal: SealedOrder | None = None,
+        withdraw: str | None = None,
+        record: TurnRecord | None = None,
+        discard_orders: bool = False,
+    ) -> Match:
+        with self._lock:
+            current = self.matches.get(match.id)
+            if current is None:
+                raise NotFoundError(match.id)
+            if current["version"] != expected_version:
+                raise ConflictError(match.id)
+            stored = codec.match_to_doc(match) | {"version": expected_version + 1}
+            orders = self.orders[match.id]
+            if seal is not None:
+                orders[seal.pid] = codec.order_to_doc(seal)
+            if withdraw is not None:
+                orders.pop(withdraw, None)
+            if record is not None:
+                self.records[match.id].append(codec.record_to_doc(record))
+                for pid in [p for p, o in orders.items() if o["turn"] <= record.turn]:
+                    del orders[pid]
+            if discard_orders:
+                orders.clear()
+            self.matches[match.id] = stored
+            return codec.match_from_doc(stored)
+
+    def _active(self) -> list[Match]:
+        out = [codec.match_from_doc(d) for d in self.matches.values()]
+        return sorted((m for m in out if m.phase is not Phase.FINISHED), key=lambda m: m.created_at)
+
+    def active_in_chat(self, chat_id: int) -> list[Match]:
+        with self._lock:
+            return [m for m in self._active() if m.chat_id == chat_id]
+
+    def active_for_user(self, user_id: int) -> list[Match]:
+        with self._lock:
+            return [m for m in self._active() if user_id in index_users(m)]
+
+    def due(self, now: float, limit: int = 50) -> list[str]:
+        with self._lock:
+            due = [
+                m
+                for m in self._active()
+                if m.phase is Phase.RUNNING and m.deadline is not None and m.deadline <= now
+            ]
+            due.sort(key=lambda m: m.deadline or 0.0)
+            return [m.id for m in due[:limit]]
+
+    def history(self, match_id: str) -> list[TurnRecord]:
+        with self._lock:
+            return [codec.record_from_doc(r) for r in self.records.get(match_id, [])]
+
+    def drop_last_record(self, match_id: str, turn: int) -> None:
+        with self._lock:
+            records = self.records.get(match_id, [])
+            if records and records[-1]["turn"] == turn:
+                records.pop()
+
+    def claim_update(self, update_id: int, now: float) -> bool:
+        with self._lock:
+            expires = self.updates.get(update_id)
+            if expires is not None and expires > now:
+                return False
+            self.updates[update_id] = now + UPDATE_TTL_SECONDS
+            return True
+
+    def release_update(self, update_id: int) -> None:
+        with self._lock:
+            self.updates.pop(update_id, None)
+
+    def flag(self, match_id: str, detail: str) -> None:
+        with self._lock:
+            if match_id in self.matches:
+                self.matches[match_id]["attention"] = detail

@@ -135,7 +135,12 @@ class Roll:
         return Event(
             "roll",
             self.actor,
-            {"sides": self.sides, "faces": list(self.faces), "purpose": self.purpose, "mode": self.mode},
+            {
+                "sides": self.sides,
+                "faces": list(self.faces),
+                "purpose": self.purpose,
+                "mode": self.mode,
+            },
         )
 
 
@@ -162,7 +167,11 @@ class TurnLog:
         """Roll one plain die and return its face."""
         face = self.source.face(sides)
         self.events.append(
-            Event("roll", actor, {"sides": sides, "faces": [face], "purpose": purpose, "mode": "plain"})
+            Event(
+                "roll",
+                actor,
+                {"sides": sides, "faces": [face], "purpose": purpose, "mode": "plain"},
+            )
         )
         return face
 

@@ -144,7 +144,9 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def order_fingerprint(match_id: str, turn: int, pid: str, order: Mapping[str, Any], salt: str) -> str:
+def order_fingerprint(
+    match_id: str, turn: int, pid: str, order: Mapping[str, Any], salt: str
+) -> str:
     """SHA-256 over the canonical JSON of the order with its context and salt (hex)."""
     doc = {"match": match_id, "turn": turn, "pid": pid, "order": order, "salt": salt}
     return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
@@ -162,15 +164,17 @@ def new_match(
     *,
     lang: str = "ru",
     config: Mapping[str, Any] | None = None,
+    seed: bytes = b"",
 ) -> Match:
-    """A fresh match in the lobby. Raises :class:`Rejection` for an unknown ruleset or bad
-    configuration."""
+    """A fresh match in the lobby. ``seed`` is the secret seed of turn 0 (the start-of-match
+    rolls, e.g. initiative); its commitment is public from the lobby on. Raises
+    :class:`Rejection` for an unknown ruleset or bad configuration."""
     try:
         rules = registry.get(ruleset_id)
     except registry.UnknownRulesetError:
         raise Rejection("unknown_ruleset", ruleset=ruleset_id) from None
     rules.config(config or {})  # validate now: bad options are refused up front
-    return Match(
+    match = Match(
         id=match_id,
         chat_id=chat_id,
         gm_user_id=gm_user_id,
@@ -180,6 +184,7 @@ def new_match(
         lang=lang,
         config=dict(config or {}),
     )
+    return open_turn(match, now, seed or match_id.encode())
 
 
 def _require(match: Match, phase: Phase) -> None:
@@ -214,7 +219,9 @@ def join(match: Match, user_id: int, name: str, *, side: str = "") -> Match:
     return replace(match, seats=(*match.seats, seat))
 
 
-def add_npc(match: Match, user_id: int, name: str, side: str, character: Mapping[str, Any]) -> Match:
+def add_npc(
+    match: Match, user_id: int, name: str, side: str, character: Mapping[str, Any]
+) -> Match:
     """The GM adds a GM-run participant."""
     require_gm(match, user_id)
     _require(match, Phase.LOBBY)
@@ -251,31 +258,41 @@ def _replace_seat(match: Match, seat: Seat) -> Match:
     return replace(match, seats=tuple(seat if s.pid == seat.pid else s for s in match.seats))
 
 
-def start(match: Match, user_id: int, now: float, seed: bytes) -> tuple[Match, tuple[Event, ...]]:
-    """The GM starts the match: characters are checked, the ruleset sets up (its start-of-match
-    rolls use ``seed``), and turn 1 opens with a fresh committed seed (drawn by the shell and
-    passed as ``seed``; the setup uses turn 0 of the same construction)."""
+def start(match: Match, user_id: int, now: float, next_seed: bytes) -> tuple[Match, TurnRecord]:
+    """The GM starts the match: characters are checked and the ruleset sets up, rolling with the
+    lobby's committed turn-0 seed. The setup is recorded as turn 0 (its seed revealed), and
+    turn 1 opens committed to ``next_seed``."""
     require_gm(match, user_id)
     _require(match, Phase.LOBBY)
     rules = match.rules
     if len(match.seats) < rules.min_participants:
         raise Rejection("not_enough_players", need=rules.min_participants, have=len(match.seats))
-    missing = [s.name for s in match.seats if s.character is None]
-    if missing:
-        raise Rejection("characters_missing", names=", ".join(missing))
+    missing_names = [s.name for s in match.seats if s.character is None]
+    if missing_names:
+        raise Rejection("characters_missing", names=", ".join(missing_names))
+    if match.turn_seed is None or match.commitment is None:
+        raise Rejection("turn_not_open")
     config = rules.config(match.config)
     entrants = [
         Entrant(s.pid, s.side, s.character or {}, npc=s.npc, name=s.name) for s in match.seats
     ]
-    log = TurnLog(CommittedDice(seed, match.id, 0))
-    state = rules.setup(config, entrants, log)
-    opened = replace(
-        match,
-        phase=Phase.RUNNING,
-        state=rules.dump_state(state),
-        turn=1,
+    log = TurnLog(CommittedDice(bytes.fromhex(match.turn_seed), match.id, 0))
+    state = rules.dump_state(rules.setup(config, entrants, log))
+    record = TurnRecord(
+        match_id=match.id,
+        turn=0,
+        orders=(),
+        events=tuple(log.events),
+        state_before={},
+        state_after=state,
+        seed=match.turn_seed,
+        commitment=match.commitment,
+        reason="setup",
+        resolved_at=now,
+        ruleset_version=rules.version,
     )
-    return open_turn(opened, now, seed), tuple(log.events)
+    opened = replace(match, phase=Phase.RUNNING, state=state, turn=1)
+    return open_turn(opened, now, next_seed), record
 
 
 def open_turn(match: Match, now: float, seed: bytes) -> Match:
@@ -462,7 +479,9 @@ def public_view(match: Match) -> dict[str, Any]:
         "ruleset": match.ruleset,
         "phase": match.phase.value,
         "turn": match.turn,
-        "seats": [{"pid": s.pid, "name": s.name, "side": s.side, "npc": s.npc} for s in match.seats],
+        "seats": [
+            {"pid": s.pid, "name": s.name, "side": s.side, "npc": s.npc} for s in match.seats
+        ],
         "sealed": list(match.sealed),
         "commitment": match.commitment,
         "deadline": match.deadline,

@@ -25,7 +25,7 @@ from engine.errors import Rejection, parse_model
 
 C = TypeVar("C", bound=BaseModel)
 S = TypeVar("S")
-O = TypeVar("O")
+O = TypeVar("O")  # noqa: E741 - the order type, as in Ruleset[C, S, O]
 
 
 @dataclass(frozen=True, slots=True)

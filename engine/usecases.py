@@ -128,7 +128,14 @@ def create_match(
     config: Mapping[str, Any] | None = None,
 ) -> Match:
     match = lifecycle.new_match(
-        deps.entropy.new_id(), chat_id, gm_user_id, ruleset_id, deps.clock(), lang=lang, config=config
+        deps.entropy.new_id(),
+        chat_id,
+        gm_user_id,
+        ruleset_id,
+        deps.clock(),
+        lang=lang,
+        config=config,
+        seed=deps.entropy.seed(),
     )
     return deps.repo.create(match)
 
@@ -180,15 +187,16 @@ def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
 
 
 def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:
-    out: list[tuple[Event, ...]] = []
+    """Start the match; the setup (turn 0, e.g. initiative rolls) is stored as a turn record and
+    its events returned for the announcement."""
 
-    def change(ld: Loaded) -> Match:
-        started, events = lifecycle.start(ld.match, user_id, deps.clock(), deps.entropy.seed())
-        out[:] = [events]
-        return started
+    def step() -> tuple[Match, tuple[Event, ...]]:
+        loaded = deps.repo.load(match_id)
+        started, record = lifecycle.start(loaded.match, user_id, deps.clock(), deps.entropy.seed())
+        saved = deps.repo.save(started, expected_version=loaded.match.version, record=record)
+        return saved, record.events
 
-    match = _update(deps, match_id, change)
-    return match, out[0]
+    return _retry(step)
 
 
 # --------------------------------------------------------------------------- turns

@@ -27,7 +27,9 @@ class UsageError(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="sekundant", description="Sekundant, the duel referee bot")
+    parser = argparse.ArgumentParser(
+        prog="sekundant", description="Sekundant, the duel referee bot"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     # Build only the chosen subcommand's parser: importing every module would be slow.
     args_list = list(sys.argv[1:] if argv is None else argv)

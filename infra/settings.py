@@ -27,7 +27,9 @@ class Settings(BaseModel):
     bot_token: str | None = Field(default=None, alias="TELEGRAM_BOT_TOKEN")
     api_base_url: str = Field(default="https://api.telegram.org", alias="TELEGRAM_API_BASE_URL")
     bot_username: str | None = Field(default=None, alias="TELEGRAM_BOT_USERNAME")
-    store: Literal["sqlite", "dynamodb", "memory"] = Field(default="sqlite", alias="SEKUNDANT_STORE")
+    store: Literal["sqlite", "dynamodb", "memory"] = Field(
+        default="sqlite", alias="SEKUNDANT_STORE"
+    )
     db_path: Path = Field(default_factory=default_db_path, alias="SEKUNDANT_DB")
     table: str = Field(default="sekundant", alias="SEKUNDANT_TABLE")
     lang: Literal["ru", "en"] = Field(default="ru", alias="SEKUNDANT_LANG")

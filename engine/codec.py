@@ -61,6 +61,7 @@ def match_to_doc(match: Match) -> dict[str, Any]:
         "outcome": match.outcome,
         "ui": dict(match.ui),
         "attention": match.attention,
+        "audit": [dict(a) for a in match.audit],
         "version": match.version,
     }
 
@@ -117,6 +118,7 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             outcome=doc.get("outcome"),
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
+            audit=tuple(dict(a) for a in doc.get("audit") or ()),
             version=int(doc.get("version", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:

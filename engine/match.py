@@ -112,6 +112,7 @@ class Match:
     outcome: Mapping[str, Any] | None = None
     ui: Mapping[str, Any] = field(default_factory=dict)  # message ids etc., for the edge
     attention: str | None = None  # set when a record is corrupt: the GM must look
+    audit: tuple[Mapping[str, Any], ...] = ()  # GM interventions: who, when, what, why
     version: int = 0
 
     def seat(self, pid: str) -> Seat:
@@ -446,6 +447,22 @@ def resolve(
         )
         return after, record
     return open_turn(after, now, next_seed), record
+
+
+def intervene(
+    match: Match, by_user: int, action: str, now: float, reason: str = "", **data: Any
+) -> Match:
+    """Append a GM intervention to the match's public audit log (undo, forced resolution, state
+    edit...): who, when, what and why. The dossier publishes it."""
+    entry = {
+        "at": now,
+        "by": by_user,
+        "action": action,
+        "turn": match.turn,
+        "reason": reason,
+        **data,
+    }
+    return replace(match, audit=(*match.audit, entry))
 
 
 def outcome_json(outcome: Outcome) -> dict[str, Any]:

@@ -254,7 +254,11 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
         lifecycle.require_gm(loaded.match, user_id)
         if loaded.match.phase is not Phase.RUNNING or loaded.match.turn != turn:
             raise Rejection("stale_turn", turn=turn)
-        return _resolve_loaded(deps, loaded, "forced")
+        missing = lifecycle.missing(loaded.match)
+        audited = lifecycle.intervene(
+            loaded.match, user_id, "force_resolve", deps.clock(), missing=list(missing)
+        )
+        return _resolve_loaded(deps, Loaded(audited, loaded.orders), "forced")
 
     return _retry(step)
 
@@ -286,6 +290,7 @@ def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Matc
     def step() -> Match:
         loaded = deps.repo.load(match_id)
         ended = lifecycle.end(loaded.match, user_id, outcome)
+        ended = lifecycle.intervene(ended, user_id, "end", deps.clock(), result=outcome.status)
         return deps.repo.save(ended, expected_version=loaded.match.version, discard_orders=True)
 
     return _retry(step)

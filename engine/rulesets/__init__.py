@@ -44,3 +44,8 @@ def get(ruleset_id: str) -> Ruleset[Any, Any, Any]:
         raise UnknownRulesetError(f"{module_name} registers {ruleset.id!r}, not {ruleset_id!r}")
     _LOADED[ruleset_id] = ruleset
     return ruleset
+
+
+def register(ruleset: Ruleset[Any, Any, Any]) -> None:
+    """Register an already-built ruleset (tests and plugins); built-ins use ``_MODULES``."""
+    _LOADED[ruleset.id] = ruleset

@@ -1,0 +1,657 @@
+"""Ruleset ``pistol``: the silhouette duel ("battleship"), rules P1-P20 of
+``shared/rules/pistol-duel.md``.
+
+Two duelists seal a move and an aim corner each turn; the bot rolls initiative (P14), then each
+shot's two hit dice (P9), finds the landing cell on the target's silhouette (P5) and applies the
+hit (P11, P16-P19). Every DEFAULT of the rules doc is a field of :class:`PistolConfig`.
+
+Hot-path note: the simulator plays tens of thousands of matches a second through this module, so
+configuration and characters are parsed (pydantic) once in :meth:`PistolRuleset.setup`; a turn
+works on small slotted dataclasses and precomputed lookups in :class:`Rules`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.dice import TurnLog
+from engine.errors import Rejection, parse_model
+from engine.events import Event
+from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
+
+Part = Literal["head", "torso", "arm", "leg"]
+Lethality = Literal["always", "roll", "never"]
+PARTS: tuple[str, ...] = ("head", "torso", "arm", "leg")
+
+# --------------------------------------------------------------------------- configuration
+
+
+class WeaponSpec(BaseModel):
+    """A weapon (P12): the aim zone side N (hit dice are dN) and the initiative modifier."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    zone: int = Field(ge=1, le=20)
+    speed: int = Field(ge=-10, le=10)
+    # P13: lets the shooter pick the cell inside the zone instead of rolling; only honoured
+    # when the match config turns ``bot_rolls_all`` off.
+    player_rolls: bool = False
+
+
+class PerkSpec(BaseModel):
+    """A perk as data (P17): which hits it shrugs off, which it keeps from being lethal, and how
+    it changes the duelist's weapon."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    shrug_parts: tuple[Part, ...] = ()  # hits on these parts are shrugged off ...
+    shrug_count: int = Field(default=0, ge=0)  # ... this many times per duel
+    never_lethal_parts: tuple[Part, ...] = ()  # hits here wound but never kill
+    zone_delta: int = 0  # added to the weapon's zone side (result at least 1)
+    speed_delta: int = 0  # added to the weapon's speed
+
+
+class OrderSpec(BaseModel):
+    """An order as configuration data (the default order for a missing duelist)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    move: int
+    aim: tuple[int, int]
+
+
+class CharacterSpec(BaseModel):
+    """A duelist's sheet: a weapon id and perk ids, checked against the config."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    weapon: str
+    perks: tuple[str, ...] = ()
+
+
+def _default_weapons() -> dict[str, WeaponSpec]:
+    # P12 DEFAULT table.
+    return {
+        "derringer": WeaponSpec(name="derringer", zone=4, speed=2),
+        "pistol": WeaponSpec(name="pistol", zone=3, speed=1),
+        "revolver": WeaponSpec(name="revolver", zone=3, speed=1),
+        "rifle": WeaponSpec(name="rifle", zone=3, speed=0),
+        "dueling_pistol": WeaponSpec(name="dueling pistol (matched pair)", zone=2, speed=0),
+    }
+
+
+def _default_perks() -> dict[str, PerkSpec]:
+    # P17 DEFAULT perks.
+    return {
+        "thick_skinned": PerkSpec(name="thick-skinned", shrug_parts=("arm", "leg"), shrug_count=1),
+        "lucky": PerkSpec(name="lucky", never_lethal_parts=("torso",)),
+        "steady_hand": PerkSpec(name="steady hand", zone_delta=-1),
+    }
+
+
+def _default_silhouette() -> dict[Part, tuple[tuple[int, int], ...]]:
+    # P5: the cells of the silhouette, target-relative (P3, P4).
+    return {
+        "head": ((0, 1),),
+        "torso": ((0, 0), (0, -1)),
+        "arm": ((-1, 0), (1, 0)),
+        "leg": ((-1, -2), (1, -2)),
+    }
+
+
+def _default_lethality() -> dict[Part, Lethality]:
+    # P11: head always lethal, torso by a roll, arm and leg never.
+    return {"head": "always", "torso": "roll", "arm": "never", "leg": "never"}
+
+
+def _default_presets() -> dict[str, CharacterSpec]:
+    return {
+        "marksman": CharacterSpec(weapon="rifle", perks=("steady_hand",)),
+        "gunslinger": CharacterSpec(weapon="revolver", perks=("lucky",)),
+        "brawler": CharacterSpec(weapon="pistol", perks=("thick_skinned",)),
+        "cardsharp": CharacterSpec(weapon="derringer", perks=("lucky",)),
+        "gentleman": CharacterSpec(weapon="dueling_pistol", perks=()),
+    }
+
+
+class PistolConfig(BaseModel):
+    """Match configuration; every default is a DEFAULT (or a rule) of the rules doc."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    turn_limit: int = Field(default=6, ge=1, le=100)  # P2
+    move_max: int = Field(default=2, ge=0, le=10)  # P6: move in [-move_max, move_max]
+    aim_min: int = Field(default=-5, ge=-50, le=50)  # P8 DEFAULT aim window (A and B)
+    aim_max: int = Field(default=5, ge=-50, le=50)  # P8
+    silhouette: dict[Part, tuple[tuple[int, int], ...]] = Field(
+        default_factory=_default_silhouette
+    )  # P5
+    lethality: dict[Part, Lethality] = Field(default_factory=_default_lethality)  # P11
+    lethal_roll_sides: int = Field(default=100, ge=2, le=1000)  # P11: torso roll dS ...
+    lethal_roll_max: int = Field(default=50, ge=0, le=1000)  # ... lethal when <= this (50%)
+    weapons: dict[str, WeaponSpec] = Field(default_factory=_default_weapons)  # P12
+    bot_rolls_all: bool = True  # P13 DEFAULT: the bot rolls every die
+    initiative_die: int = Field(default=6, ge=1, le=100)  # P14 DEFAULT d6 ...
+    initiative_move_penalty: int = Field(default=1, ge=0, le=10)  # ... - |move| x this
+    perks: dict[str, PerkSpec] = Field(default_factory=_default_perks)  # P17
+    max_perks: int | None = Field(default=None, ge=0)  # no limit in the source
+    default_order: OrderSpec = OrderSpec(move=0, aim=(0, 0))  # stay, aim at the torso 0:0
+    presets: dict[str, CharacterSpec] = Field(default_factory=_default_presets)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PistolConfig:
+        if self.aim_min > self.aim_max:
+            raise ValueError("aim_min must not be above aim_max")
+        if not self.weapons:
+            raise ValueError("weapons must not be empty")
+        missing = [p for p in PARTS if p in self.silhouette and p not in self.lethality]
+        if missing:
+            raise ValueError(f"lethality missing for {', '.join(missing)}")
+        seen: set[tuple[int, int]] = set()
+        for cells in self.silhouette.values():
+            for cell in cells:
+                if cell in seen:
+                    raise ValueError(f"silhouette cell {cell} belongs to two parts")
+                seen.add(cell)
+        d = self.default_order
+        if abs(d.move) > self.move_max or not all(self.aim_min <= v <= self.aim_max for v in d.aim):
+            raise ValueError("default_order is outside the move range or aim window")
+        return self
+
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The config with lookups precomputed for resolution (built once per match)."""
+
+    config: PistolConfig
+    cells: Mapping[tuple[int, int], str]
+    lethality: Mapping[str, str]
+    moves: tuple[int, ...]
+    aims: tuple[int, ...]
+
+    @classmethod
+    def build(cls, config: PistolConfig) -> Rules:
+        cells = {cell: part for part, cs in config.silhouette.items() for cell in cs}
+        return cls(
+            config=config,
+            cells=cells,
+            lethality={str(k): str(v) for k, v in config.lethality.items()},
+            moves=tuple(range(-config.move_max, config.move_max + 1)),
+            aims=tuple(range(config.aim_min, config.aim_max + 1)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Duelist:
+    """One duelist. ``zone``/``speed``/perk sets are derived from config + sheet at setup."""
+
+    pid: str
+    weapon: str
+    perks: tuple[str, ...]
+    zone: int
+    speed: int
+    player_rolls: bool
+    shrug_parts: frozenset[str]
+    never_lethal: frozenset[str]
+    shrugs_left: int
+    status: str = "standing"  # standing | wounded | dead
+    part: str | None = None  # where the ending hit landed
+
+
+@dataclass(frozen=True, slots=True)
+class PistolState:
+    """``turn`` is the turn about to be played (1-based); a duel ends after a hit (P16) or
+    when ``turn`` passes the limit (P2)."""
+
+    rules: Rules
+    duelists: tuple[Duelist, ...]
+    turn: int = 1
+
+
+class _Live:
+    """A duelist's changing fields while one turn resolves (mutable, local to resolve)."""
+
+    __slots__ = ("part", "shrugs_left", "status")
+
+    def __init__(self, shrugs_left: int, status: str, part: str | None) -> None:
+        self.shrugs_left = shrugs_left
+        self.status = status
+        self.part = part
+
+
+@dataclass(frozen=True, slots=True)
+class PistolOrder:
+    """P6: a move and the top-left aim corner (A, B); ``pick`` is the P13 extension."""
+
+    move: int
+    aim_x: int
+    aim_y: int
+    pick: tuple[int, int] | None = None
+
+
+def _duelist(config: PistolConfig, pid: str, sheet: CharacterSpec, **live: Any) -> Duelist:
+    weapon = config.weapons[sheet.weapon]
+    perks = [config.perks[p] for p in sheet.perks]
+    return Duelist(
+        pid=pid,
+        weapon=sheet.weapon,
+        perks=sheet.perks,
+        # P17 steady_hand: zone side reduced, minimum 1.
+        zone=max(1, weapon.zone + sum(p.zone_delta for p in perks)),
+        speed=weapon.speed + sum(p.speed_delta for p in perks),
+        player_rolls=weapon.player_rolls and not config.bot_rolls_all,
+        shrug_parts=frozenset(part for p in perks for part in p.shrug_parts),
+        never_lethal=frozenset(part for p in perks for part in p.never_lethal_parts),
+        shrugs_left=live.get("shrugs_left", sum(p.shrug_count for p in perks)),
+        status=live.get("status", "standing"),
+        part=live.get("part"),
+    )
+
+
+# --------------------------------------------------------------------------- parsing helpers
+
+
+def _int_field(raw: Mapping[str, Any], field: str, expected: str = "integer") -> int:
+    if field not in raw:
+        raise Rejection("invalid_field", what="order", field=field, expected="required")
+    value = raw[field]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Rejection("invalid_field", what="order", field=field, expected=expected)
+    return value
+
+
+def _pair(raw: Mapping[str, Any], field: str) -> tuple[int, int]:
+    value = raw[field]
+    if isinstance(value, str) and ":" in value:  # "A:B", the way the rules write cells
+        try:
+            a, b = (int(v) for v in value.split(":"))
+        except ValueError:
+            pass
+        else:
+            return a, b
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        return int(value[0]), int(value[1])
+    raise Rejection(
+        "invalid_field", what="order", field=field, expected="two integers [A, B] or 'A:B'"
+    )
+
+
+def _choices(keys: Iterable[str]) -> str:
+    return ", ".join(sorted(keys))
+
+
+# --------------------------------------------------------------------------- the ruleset
+
+
+class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
+    """P1-P20."""
+
+    id: ClassVar[str] = "pistol"
+    version: ClassVar[str] = "1"
+    config_model: ClassVar[type[BaseModel]] = PistolConfig
+    character_model: ClassVar[type[BaseModel]] = CharacterSpec
+    min_participants: ClassVar[int] = 2  # P1
+    max_participants: ClassVar[int] = 2
+
+    # --- characters ---
+
+    def check_character(self, config: PistolConfig, raw: Mapping[str, Any]) -> CharacterSpec:
+        """Parse a sheet and check its weapon and perks exist in this match's config."""
+        sheet = parse_model(CharacterSpec, raw, what="character")
+        if sheet.weapon not in config.weapons:
+            raise Rejection("unknown_weapon", weapon=sheet.weapon, allowed=_choices(config.weapons))
+        for perk in sheet.perks:
+            if perk not in config.perks:
+                raise Rejection("unknown_perk", perk=perk, allowed=_choices(config.perks))
+        if len(set(sheet.perks)) != len(sheet.perks):
+            raise Rejection("duplicate_perk", perks=", ".join(sheet.perks))
+        if config.max_perks is not None and len(sheet.perks) > config.max_perks:
+            raise Rejection("too_many_perks", max=config.max_perks, got=len(sheet.perks))
+        return sheet
+
+    def presets(self, config: PistolConfig) -> Mapping[str, Mapping[str, Any]]:
+        """Config presets whose weapon and perks exist in this config."""
+        out: dict[str, Mapping[str, Any]] = {}
+        for name, sheet in config.presets.items():
+            if sheet.weapon in config.weapons and all(p in config.perks for p in sheet.perks):
+                out[name] = sheet.model_dump(mode="json")
+        return out
+
+    # --- the turn ---
+
+    def setup(self, config: PistolConfig, entrants: Sequence[Entrant], log: TurnLog) -> PistolState:
+        if len(entrants) != 2:
+            raise Rejection("wrong_participant_count", need=2, have=len(entrants))
+        duelists = tuple(
+            _duelist(config, e.pid, self.check_character(config, e.character)) for e in entrants
+        )
+        return PistolState(Rules.build(config), duelists, 1)
+
+    def acting(self, state: PistolState) -> frozenset[str]:
+        if self.outcome(state).finished:
+            return frozenset()
+        return frozenset(d.pid for d in state.duelists)
+
+    def parse_order(self, state: PistolState, pid: str, raw: Mapping[str, Any]) -> PistolOrder:
+        if not isinstance(raw, Mapping):
+            raise Rejection("invalid_field", what="order", field="order", expected="an object")
+        extra = sorted(set(raw) - {"move", "aim", "pick"})
+        if extra:
+            raise Rejection("invalid_field", what="order", field=extra[0], expected="no such field")
+        move = _int_field(raw, "move")
+        if "aim" not in raw:
+            raise Rejection("invalid_field", what="order", field="aim", expected="required")
+        a, b = _pair(raw, "aim")
+        pick = _pair(raw, "pick") if raw.get("pick") is not None else None
+        return PistolOrder(move, a, b, pick)
+
+    def validate(self, state: PistolState, pid: str, order: PistolOrder) -> Rejection | None:
+        cfg = state.rules.config
+        if not -cfg.move_max <= order.move <= cfg.move_max:
+            return Rejection(
+                "move_out_of_range", min=-cfg.move_max, max=cfg.move_max, got=order.move
+            )
+        for field, value in (("A", order.aim_x), ("B", order.aim_y)):
+            if not cfg.aim_min <= value <= cfg.aim_max:  # P8
+                return Rejection(
+                    "aim_out_of_window",
+                    field=f"aim.{field}",
+                    min=cfg.aim_min,
+                    max=cfg.aim_max,
+                    got=value,
+                )
+        if order.pick is not None:
+            duelist = self._duelist(state, pid)
+            if not duelist.player_rolls:  # P13: off by default
+                return Rejection("pick_not_allowed", weapon=duelist.weapon)
+            for value in order.pick:
+                if not 1 <= value <= duelist.zone:
+                    return Rejection("pick_out_of_zone", min=1, max=duelist.zone, got=value)
+        return None
+
+    def dump_order(self, order: PistolOrder) -> dict[str, Any]:
+        out: dict[str, Any] = {"move": order.move, "aim": [order.aim_x, order.aim_y]}
+        if order.pick is not None:
+            out["pick"] = list(order.pick)
+        return out
+
+    def default_order(self, state: PistolState, pid: str) -> PistolOrder:
+        d = state.rules.config.default_order
+        return PistolOrder(d.move, d.aim[0], d.aim[1])
+
+    def random_order(self, state: PistolState, pid: str, rng: random.Random) -> PistolOrder:
+        """Uniform over legal (move, A, B); never a P13 pick."""
+        rules = state.rules
+        moves, aims = rules.moves, rules.aims
+        r = rng.random
+        return PistolOrder(
+            moves[int(r() * len(moves))], aims[int(r() * len(aims))], aims[int(r() * len(aims))]
+        )
+
+    def resolve(
+        self, state: PistolState, orders: Mapping[str, Sealed[PistolOrder]], log: TurnLog
+    ) -> PistolState:
+        if self.outcome(state).finished:
+            raise Rejection("not_running")
+        rules = state.rules
+        cfg = rules.config
+        duelists = state.duelists
+        pids = [d.pid for d in duelists]
+        for pid in orders:
+            if pid not in pids:
+                raise Rejection("no_such_participant", pid=pid)
+        order_of: dict[str, PistolOrder] = {}
+        for d in duelists:
+            sealed = orders.get(d.pid)
+            order_of[d.pid] = (
+                sealed.order if sealed is not None else self.default_order(state, d.pid)
+            )
+        events = log.events
+        die = log.die
+
+        # P14: initiative = d<die> + speed - |move| x penalty; rolled in seat order.
+        init: dict[str, int] = {}
+        for d in duelists:
+            o = order_of[d.pid]
+            roll = die(cfg.initiative_die, "initiative", d.pid)
+            total = roll + d.speed - abs(o.move) * cfg.initiative_move_penalty
+            init[d.pid] = total
+            events.append(
+                Event(
+                    "initiative",
+                    d.pid,
+                    {"move": o.move, "roll": roll, "speed": d.speed, "total": total},
+                )
+            )
+        # Higher shoots first; equal totals shoot simultaneously (one group).
+        groups: list[list[Duelist]] = []
+        for d in sorted(duelists, key=lambda x: -init[x.pid]):  # stable: seat order in a tie
+            if groups and init[groups[-1][0].pid] == init[d.pid]:
+                groups[-1].append(d)
+            else:
+                groups.append([d])
+
+        changed: dict[str, _Live] = {}  # only duelists who were hit this turn
+        by_pid = {d.pid: d for d in duelists}
+        cells = rules.cells
+        over = False
+        for group in groups:
+            if over:  # P15: a hit that ended the duel stops later shots; P19
+                for d in group:
+                    events.append(Event("no_shot", d.pid, {"reason": "duel_over"}))
+                continue
+            for shooter in group:  # simultaneous shots are all resolved (P15, P18)
+                target = by_pid[pids[1] if shooter.pid == pids[0] else pids[0]]
+                o = order_of[shooter.pid]
+                shift = -order_of[target.pid].move  # P10: E is the negation of the move
+                n = shooter.zone
+                if o.pick is not None and shooter.player_rolls:  # P13 extension
+                    f, h = o.pick
+                else:
+                    f = die(n, "hit_x", shooter.pid)
+                    h = die(n, "hit_y", shooter.pid)
+                c = o.aim_x + shift + (f - 1)  # P9
+                r = o.aim_y - (h - 1)
+                part = cells.get((c, r))  # P11 hit location by the cell (P5)
+                data = {
+                    "target": target.pid,
+                    "aim": [o.aim_x, o.aim_y],
+                    "shift": shift,
+                    "zone": n,
+                    "dice": [f, h],
+                    "cell": [c, r],
+                }
+                if part is None:
+                    events.append(Event("miss", shooter.pid, data))
+                    continue
+                data["part"] = part
+                events.append(Event("hit", shooter.pid, data))
+                live = changed.get(target.pid)
+                if live is None:
+                    live = changed[target.pid] = _Live(
+                        target.shrugs_left, target.status, target.part
+                    )
+                if self._apply_hit(rules, target, shooter.pid, part, live, log):
+                    over = True
+        new = tuple(
+            d
+            if d.pid not in changed
+            else Duelist(
+                d.pid,
+                d.weapon,
+                d.perks,
+                d.zone,
+                d.speed,
+                d.player_rolls,
+                d.shrug_parts,
+                d.never_lethal,
+                changed[d.pid].shrugs_left,
+                changed[d.pid].status,
+                changed[d.pid].part,
+            )
+            for d in duelists
+        )
+        after = PistolState(rules, new, state.turn + 1)
+        result = self.outcome(after)
+        # P20: the turn counter and the outcome, every turn.
+        events.append(
+            Event(
+                "turn_result",
+                None,
+                {
+                    "turn": state.turn,
+                    "turn_limit": cfg.turn_limit,
+                    "status": result.status,
+                    "winners": list(result.winners),
+                },
+            )
+        )
+        return after
+
+    @staticmethod
+    def _apply_hit(
+        rules: Rules, target: Duelist, shooter: str, part: str, live: _Live, log: TurnLog
+    ) -> bool:
+        """Apply a hit on ``part`` of ``target``, updating ``live`` in place. Returns True
+        when the hit ends the duel (P16)."""
+        if part in target.shrug_parts and live.shrugs_left > 0:
+            # P17 thick_skinned: shrugged off, no wound, the duel goes on.
+            live.shrugs_left -= 1
+            log.emit("perk", target.pid, effect="shrug", part=part, by=shooter)
+            return False
+        mode = rules.lethality[part]
+        lethal = mode == "always"
+        if mode == "roll":
+            if part in target.never_lethal:  # P17 lucky: a torso hit is never lethal
+                log.emit("perk", target.pid, effect="not_lethal", part=part, by=shooter)
+            else:
+                cfg = rules.config
+                roll = log.die(cfg.lethal_roll_sides, "lethality", target.pid)
+                lethal = roll <= cfg.lethal_roll_max  # P11: 50% by default
+        if live.status != "dead":  # P18: both take their wounds; death is not undone
+            live.status = "dead" if lethal else "wounded"
+            live.part = part
+        log.emit("death" if lethal else "wound", target.pid, part=part, by=shooter)
+        return True
+
+    def outcome(self, state: PistolState) -> Outcome:
+        hit = [d.pid for d in state.duelists if d.status != "standing"]
+        if not hit:
+            if state.turn > state.rules.config.turn_limit:
+                return Outcome("draw", (), "turn_limit")  # P2
+            return RUNNING
+        if len(hit) == len(state.duelists):
+            return Outcome("mutual", (), "mutual_hit")  # P18
+        winners = tuple(d.pid for d in state.duelists if d.status == "standing")
+        return Outcome("win", winners, "hit")  # P16
+
+    # --- views and serialization ---
+
+    def view(self, state: PistolState, pid: str | None = None) -> dict[str, Any]:
+        """Public: the turn counter, each duelist's weapon, zone, perks and condition, and the
+        silhouette (orders never live in the state)."""
+        cfg = state.rules.config
+        return {
+            "turn": state.turn,
+            "turn_limit": cfg.turn_limit,
+            "duelists": [
+                {
+                    "pid": d.pid,
+                    "weapon": d.weapon,
+                    "zone": d.zone,
+                    "speed": d.speed,
+                    "perks": list(d.perks),
+                    "shrugs_left": d.shrugs_left,
+                    "status": d.status,
+                    "part": d.part,
+                }
+                for d in state.duelists
+            ],
+            "silhouette": {p: [list(c) for c in cs] for p, cs in cfg.silhouette.items()},
+            "aim_window": [cfg.aim_min, cfg.aim_max],
+            "move_max": cfg.move_max,
+        }
+
+    def dump_state(self, state: PistolState) -> dict[str, Any]:
+        return {
+            "turn": state.turn,
+            "config": state.rules.config.model_dump(mode="json"),
+            "duelists": [
+                {
+                    "pid": d.pid,
+                    "weapon": d.weapon,
+                    "perks": list(d.perks),
+                    "shrugs_left": d.shrugs_left,
+                    "status": d.status,
+                    "part": d.part,
+                }
+                for d in state.duelists
+            ],
+        }
+
+    def load_state(self, raw: Mapping[str, Any]) -> PistolState:
+        config = self.config(raw.get("config") or {})
+        duelists = tuple(
+            _duelist(
+                config,
+                str(d["pid"]),
+                CharacterSpec(weapon=d["weapon"], perks=tuple(d.get("perks", ()))),
+                shrugs_left=int(d["shrugs_left"]),
+                status=str(d["status"]),
+                part=d.get("part"),
+            )
+            for d in raw["duelists"]
+        )
+        return PistolState(Rules.build(config), duelists, int(raw["turn"]))
+
+    def turn_of(self, state: PistolState) -> int:
+        return state.turn
+
+    def count_keys(self, event: Event) -> tuple[str, ...]:
+        """Simulator statistics: a hit also counts as ``hit:<part>`` (P11)."""
+        if event.kind == "hit":
+            return ("hit", "hit:" + event.data["part"])
+        return (event.kind,)
+
+    # --- helpers ---
+
+    @staticmethod
+    def _duelist(state: PistolState, pid: str) -> Duelist:
+        for d in state.duelists:
+            if d.pid == pid:
+                return d
+        raise Rejection("no_such_participant", pid=pid)
+
+
+def render_grid(
+    config: PistolConfig, marks: Mapping[tuple[int, int], str] | None = None
+) -> list[str]:
+    """The silhouette grid over the aim window as text rows (top row first), with x labels on
+    the last row and y labels on the left: ``H`` head, ``T`` torso, ``A`` arm, ``L`` leg, ``.``
+    empty; ``marks`` overrides cells (e.g. ``X`` where a shot landed). For docs and the bot."""
+    letter = {"head": "H", "torso": "T", "arm": "A", "leg": "L"}
+    cells = {cell: letter[part] for part, cs in config.silhouette.items() for cell in cs}
+    cells.update(marks or {})
+    xs = range(config.aim_min, config.aim_max + 1)
+    rows = []
+    for y in range(config.aim_max, config.aim_min - 1, -1):
+        rows.append(f"{y:>3} " + " ".join(f"{cells.get((x, y), '.'):>2}" for x in xs))
+    rows.append("    " + " ".join(f"{x:>2}" for x in xs))
+    return rows
+
+
+RULESET = PistolRuleset()

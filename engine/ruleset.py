@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
+from engine.events import Event
 
 C = TypeVar("C", bound=BaseModel)
 S = TypeVar("S")
@@ -144,6 +145,11 @@ class Ruleset(ABC, Generic[C, S, O]):
     def turn_of(self, state: S) -> int:
         """The number of the turn about to be played (1-based)."""
         return int(self.dump_state(state).get("turn", 1))
+
+    def count_keys(self, event: Event) -> tuple[str, ...]:
+        """Keys under which the simulator counts ``event`` (default: its kind). A ruleset may
+        add finer keys, e.g. ``hit:head`` for a ``hit`` event."""
+        return (event.kind,)
 
     # --- shared helpers ---
 

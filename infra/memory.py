@@ -6,6 +6,7 @@ in unit tests too. Thread-safe, so race tests can run against it.
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -15,6 +16,12 @@ from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import Loaded, index_users
 
 UPDATE_TTL_SECONDS = 48 * 3600
+
+
+def _frozen(doc: dict[str, Any]) -> dict[str, Any]:
+    """A private deep copy, as a real store would keep: no object is shared with callers."""
+    copied: dict[str, Any] = json.loads(json.dumps(doc))
+    return copied
 
 
 class MemoryRepository:
@@ -29,21 +36,21 @@ class MemoryRepository:
         with self._lock:
             if match.id in self.matches:
                 raise ConflictError(match.id)
-            stored = codec.match_to_doc(match) | {"version": 1}
+            stored = _frozen(codec.match_to_doc(match) | {"version": 1})
             self.matches[match.id] = stored
             self.orders[match.id] = {}
             self.records[match.id] = []
-            return codec.match_from_doc(stored)
+            return codec.match_from_doc(_frozen(stored))
 
     def load(self, match_id: str) -> Loaded:
         with self._lock:
             doc = self.matches.get(match_id)
             if doc is None:
                 raise NotFoundError(match_id)
-            match = codec.match_from_doc(doc)
+            match = codec.match_from_doc(_frozen(doc))
             try:
                 orders = {
-                    pid: codec.order_from_doc(o)
+                    pid: codec.order_from_doc(_frozen(o))
                     for pid, o in self.orders[match_id].items()
                     if o["turn"] == match.turn
                 }
@@ -67,23 +74,23 @@ class MemoryRepository:
                 raise NotFoundError(match.id)
             if current["version"] != expected_version:
                 raise ConflictError(match.id)
-            stored = codec.match_to_doc(match) | {"version": expected_version + 1}
+            stored = _frozen(codec.match_to_doc(match) | {"version": expected_version + 1})
             orders = self.orders[match.id]
             if seal is not None:
-                orders[seal.pid] = codec.order_to_doc(seal)
+                orders[seal.pid] = _frozen(codec.order_to_doc(seal))
             if withdraw is not None:
                 orders.pop(withdraw, None)
             if record is not None:
-                self.records[match.id].append(codec.record_to_doc(record))
+                self.records[match.id].append(_frozen(codec.record_to_doc(record)))
                 for pid in [p for p, o in orders.items() if o["turn"] <= record.turn]:
                     del orders[pid]
             if discard_orders:
                 orders.clear()
             self.matches[match.id] = stored
-            return codec.match_from_doc(stored)
+            return codec.match_from_doc(_frozen(stored))
 
     def _active(self) -> list[Match]:
-        out = [codec.match_from_doc(d) for d in self.matches.values()]
+        out = [codec.match_from_doc(_frozen(d)) for d in self.matches.values()]
         return sorted((m for m in out if m.phase is not Phase.FINISHED), key=lambda m: m.created_at)
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
@@ -106,7 +113,7 @@ class MemoryRepository:
 
     def history(self, match_id: str) -> list[TurnRecord]:
         with self._lock:
-            return [codec.record_from_doc(r) for r in self.records.get(match_id, [])]
+            return [codec.record_from_doc(_frozen(r)) for r in self.records.get(match_id, [])]
 
     def drop_last_record(self, match_id: str, turn: int) -> None:
         with self._lock:

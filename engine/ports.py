@@ -6,9 +6,9 @@ pass one contract suite (``tests/storage/test_contract.py``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from engine.match import Match, SealedOrder, TurnRecord
 
@@ -87,3 +87,17 @@ def index_users(match: Match) -> Sequence[int]:
     users = {match.gm_user_id}
     users.update(s.user_id for s in match.seats if s.user_id is not None)
     return sorted(users)
+
+
+@runtime_checkable
+class PrefsRepository(Protocol):
+    """Optional per-user preferences (the bot's ``/lang``). An adapter may implement it beside
+    :class:`MatchRepository`; the bot falls back to process memory when it does not."""
+
+    def load_prefs(self, user_id: int) -> dict[str, Any]:
+        """The user's preferences (empty when none were saved)."""
+        ...
+
+    def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
+        """Replace the user's preferences."""
+        ...

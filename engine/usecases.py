@@ -294,3 +294,26 @@ def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Matc
         return deps.repo.save(ended, expected_version=loaded.match.version, discard_orders=True)
 
     return _retry(step)
+
+
+# --------------------------------------------------------------------------- edge helpers
+
+
+def set_reachable(deps: Deps, match_id: str, user_id: int, reachable: bool) -> Match:
+    """Mark whether the bot can message ``user_id`` privately (a ``Forbidden`` on a DM, or the
+    user pressing Start again). Nothing else changes; the match goes on either way."""
+
+    def change(ld: Loaded) -> Match:
+        seats = tuple(
+            replace(s, reachable=reachable) if s.user_id == user_id and not s.npc else s
+            for s in ld.match.seats
+        )
+        return replace(ld.match, seats=seats)
+
+    return _update(deps, match_id, change)
+
+
+def sealed_fingerprints(deps: Deps, match_id: str) -> dict[str, str]:
+    """The public fingerprints of the current turn's sealed orders, by pid (never the orders)."""
+    loaded = deps.repo.load(match_id)
+    return {pid: o.fingerprint for pid, o in loaded.orders.items() if pid in loaded.match.sealed}

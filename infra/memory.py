@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from typing import Any
 
 from engine import codec
@@ -31,6 +32,7 @@ class MemoryRepository:
         self.orders: dict[str, dict[str, dict[str, Any]]] = {}
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.updates: dict[int, float] = {}
+        self.prefs: dict[int, dict[str, Any]] = {}
 
     def create(self, match: Match) -> Match:
         with self._lock:
@@ -137,3 +139,11 @@ class MemoryRepository:
         with self._lock:
             if match_id in self.matches:
                 self.matches[match_id]["attention"] = detail
+
+    def load_prefs(self, user_id: int) -> dict[str, Any]:
+        with self._lock:
+            return dict(self.prefs.get(user_id, {}))
+
+    def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
+        with self._lock:
+            self.prefs[user_id] = dict(prefs)

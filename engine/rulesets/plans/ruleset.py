@@ -1,0 +1,232 @@
+"""The ``plans`` ruleset (``shared/rules/plan-duel.md``, C1-C22) behind the Ruleset interface."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from engine.dice import TurnLog
+from engine.errors import Rejection
+from engine.events import Event
+from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
+from engine.rulesets.plans.config import (
+    ACCURACY,
+    ACTIONS,
+    GROUP_INDEX,
+    GROUPS,
+    PlansConfig,
+)
+from engine.rulesets.plans.plan import Plan, check_plan, dump_plan, parse_plan
+from engine.rulesets.plans.preview import PlanPreview, preview_plan
+from engine.rulesets.plans.resolve import fighter_view, outcome, resolve_turn
+from engine.rulesets.plans.sheet import PRESETS, CharacterModel, Sheet, check_sheet
+from engine.rulesets.plans.state import Fighter, PlansState, dump_state, load_state
+
+
+class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
+    """Secret-plan duel: magic and fencing with d10 success pools, for two duelists."""
+
+    id: ClassVar[str] = "plans"
+    version: ClassVar[str] = "1.0"
+    config_model: ClassVar[type[BaseModel]] = PlansConfig
+    character_model: ClassVar[type[BaseModel]] = CharacterModel
+
+    # --- characters -------------------------------------------------------------------------
+
+    def check_character(self, config: PlansConfig, raw: Mapping[str, Any]) -> BaseModel:
+        check_sheet(config, raw)
+        return CharacterModel.model_validate(raw)
+
+    def presets(self, config: PlansConfig) -> Mapping[str, Mapping[str, Any]]:
+        return PRESETS
+
+    # --- setup (C4, C5) ---------------------------------------------------------------------
+
+    def setup(self, config: PlansConfig, entrants: Sequence[Entrant], log: TurnLog) -> PlansState:
+        if len(entrants) != 2:
+            raise Rejection("wrong_participants", need=2, have=len(entrants))
+        sheets = [check_sheet(config, e.character) for e in entrants]
+        fighters = tuple(
+            # C5: temporary reserves start at the permanent values.
+            Fighter(
+                e.pid, e.name or s.name or e.pid, e.side, s, (s.attrs[2], s.attrs[5], s.attrs[8])
+            )
+            for e, s in zip(entrants, sheets, strict=True)
+        )
+        # C4: d10 + dexterity + artistry + reaction; ties are rolled again (then seat order).
+        bonus = [sum(s.attrs[3 * g] for g in range(3)) for s in sheets]
+        rounds = []
+        for _ in range(config.initiative_rerolls + 1):
+            dice = [log.die(config.dice_sides, "initiative", f.pid) for f in fighters]
+            totals = [d + b for d, b in zip(dice, bonus, strict=True)]
+            rounds.append(dice)
+            if totals[0] != totals[1]:
+                break
+        first = 0 if totals[0] >= totals[1] else 1
+        log.emit(
+            "initiative",
+            None,
+            scores={
+                f.pid: {"die": dice[i], "bonus": bonus[i], "total": totals[i]}
+                for i, f in enumerate(fighters)
+            },
+            bonus_attributes=list(ACCURACY),
+            rerolls=len(rounds) - 1,
+            attacker=fighters[first].pid,
+        )
+        return PlansState(
+            config=config,
+            fighters=fighters,
+            turn=1,
+            attacker=fighters[first].pid,
+            initiative=tuple((f.pid, totals[i]) for i, f in enumerate(fighters)),
+        )
+
+    def acting(self, state: PlansState) -> frozenset[str]:
+        if outcome(state).finished:
+            return frozenset()
+        return frozenset(f.pid for f in state.fighters)
+
+    # --- orders -----------------------------------------------------------------------------
+
+    def parse_order(self, state: PlansState, pid: str, raw: Mapping[str, Any]) -> Plan:
+        return parse_plan(raw)
+
+    def validate(self, state: PlansState, pid: str, order: Plan) -> Rejection | None:
+        try:
+            i = state.index(pid)
+        except KeyError:
+            return Rejection("no_such_participant", pid=pid)
+        me, them = state.fighters[i], state.fighters[1 - i]
+        return check_plan(state.config, me.sheet, me.reserves, them.sheet, order)
+
+    def dump_order(self, order: Plan) -> dict[str, Any]:
+        return dump_plan(order)
+
+    def default_order(self, state: PlansState, pid: str) -> Plan:
+        """DEFAULT (config ``default_plan``): first group with reserve, best skill, defensive,
+        soak with the largest reserve left, no guesses, restore by the C17 fallback."""
+        cfg = state.config.default_plan
+        me = state.fighters[state.index(pid)]
+        res = me.reserves
+        if cfg.group == "first_with_reserve":
+            g = next((k for k in range(3) if res[k] > 0), 0)
+        else:
+            g = max(range(3), key=lambda k: res[k])
+        skill = max(me.sheet.skills, key=lambda s: s.level)  # first on ties
+        soak = None
+        if cfg.soak == "largest_reserve":
+            after = [r - (1 if k == g and r > 0 else 0) for k, r in enumerate(res)]
+            best = max(range(3), key=lambda k: after[k])
+            soak = GROUPS[best] if after[best] > 0 else None
+        return Plan(GROUPS[g], skill.id, cfg.action, soak=soak, auto=True)
+
+    def random_order(self, state: PlansState, pid: str, rng: random.Random) -> Plan:
+        """A legal plan drawn near-uniformly: each part uniform over its legal choices."""
+        r = rng.random
+        i = state.index(pid)
+        me, them = state.fighters[i], state.fighters[1 - i]
+        res = me.reserves
+        skills = me.sheet.skills
+        g = int(r() * 3)
+        skill = skills[int(r() * len(skills))]
+        second_skill = second_group = None
+        if r() < 0.5:
+            options = [
+                (s.id, pg)
+                for pg in range(3)
+                if pg != g and res[pg] > 0
+                for s in skills
+                if s.id != skill.id and pg in s.groups
+            ]
+            if options:
+                second_skill, pay = options[int(r() * len(options))]
+                second_group = GROUPS[pay]
+        soaks = [None, *(GROUPS[k] for k in range(3) if res[k] > 0)]
+        used = {g} if res[g] > 0 else set()
+        if second_group is not None:
+            used.add(GROUP_INDEX[second_group])
+        restores = [None, *(GROUPS[k] for k in range(3) if k not in used)]
+        their = them.sheet.skills
+        guess_skill = int(r() * (len(their) + 1))
+        guess_group = int(r() * 4)
+        guess_action = int(r() * 6)
+        return Plan(
+            group=GROUPS[g],
+            skill=skill.id,
+            action=ACTIONS[int(r() * 5)],
+            second_skill=second_skill,
+            second_group=second_group,
+            soak=soaks[int(r() * len(soaks))],
+            restore=restores[int(r() * len(restores))],
+            guess_group=GROUPS[guess_group] if guess_group < 3 else None,
+            guess_skill=their[guess_skill].id if guess_skill < len(their) else None,
+            guess_action=ACTIONS[guess_action] if guess_action < 5 else None,
+            auto=True,
+        )
+
+    # --- resolution -------------------------------------------------------------------------
+
+    def resolve(
+        self, state: PlansState, orders: Mapping[str, Sealed[Plan]], log: TurnLog
+    ) -> PlansState:
+        a, b = state.fighters
+        sa, sb = orders.get(a.pid), orders.get(b.pid)
+        pa = sa.order if sa is not None else self.default_order(state, a.pid)
+        pb = sb.order if sb is not None else self.default_order(state, b.pid)
+        defaults = (sa is None or sa.default, sb is None or sb.default)
+        return resolve_turn(state, (pa, pb), defaults, log)
+
+    def outcome(self, state: PlansState) -> Outcome:
+        return outcome(state)
+
+    def count_keys(self, event: Event) -> tuple[str, ...]:
+        """Simulator keys: the kind (``damage``, ``healed``, ``soaked``, ``tie``…), plus
+        ``tie:damage``/``tie:quiet`` (C16) and ``restore:fallback`` (C17)."""
+        kind = event.kind
+        if kind == "tie":
+            return ("tie", "tie:damage" if event.data["damage"] else "tie:quiet")
+        if kind == "restore" and event.data["fallback"]:
+            return ("restore", "restore:fallback")
+        return (kind,)
+
+    # --- views and serialization ------------------------------------------------------------
+
+    def view(self, state: PlansState, pid: str | None = None) -> dict[str, Any]:
+        cfg = state.config
+        return {
+            "turn": state.turn,
+            "turn_cap": cfg.turn_cap,
+            "attacker": state.attacker,
+            "defender": state.defender,
+            "end_condition": cfg.end_condition,
+            "wound_limit": cfg.wound_limit,
+            "initiative": dict(state.initiative),
+            "fighters": [fighter_view(f) for f in state.fighters],
+            "you": pid,
+        }
+
+    def dump_state(self, state: PlansState) -> dict[str, Any]:
+        return dump_state(state)
+
+    def load_state(self, raw: Mapping[str, Any]) -> PlansState:
+        return load_state(raw)
+
+    def turn_of(self, state: PlansState) -> int:
+        return state.turn
+
+    # --- the order builder ------------------------------------------------------------------
+
+    def preview(self, state: PlansState, pid: str, order: Plan, guess_diff: int = 0) -> PlanPreview:
+        """Pool and exact success chances of ``order`` for the confirmation screen."""
+        me = state.fighters[state.index(pid)]
+        return preview_plan(state.config, me.sheet, me.reserves, order, guess_diff)
+
+    def sheet(self, state: PlansState, pid: str) -> Sheet:
+        return state.fighters[state.index(pid)].sheet
+
+
+RULESET = PlansRuleset()

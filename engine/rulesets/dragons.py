@@ -1,0 +1,1730 @@
+"""Ruleset ``dragons``: a dragon dogfight on Savage Worlds.
+
+Spec: ``shared/rules/dragon-dogfight.md``, rule ids D1-D36; base mechanics in
+:mod:`engine.savage`; decisions of ``savage-worlds-core.md`` section 15 quoted as "decision N".
+
+A battle: any number of dragons on sides, Wild Cards or Extras, some GM-run (NPCs). A dragon's
+position is (Speed, Altitude) only (D5-D6). Each turn every dragon seals one movement order and
+up to three actions; resolution runs activations in initiative order (D7-D10), applying every
+result at once (decision 9). Every DEFAULT of the rules is a field of :class:`DragonsConfig`.
+
+The state is immutable (frozen dataclasses); :meth:`DragonsRuleset.resolve` works on mutable
+per-turn copies (:class:`_Live`) and freezes them at the end.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.dice import TurnLog
+from engine.errors import Rejection, parse_model
+from engine.events import Event
+from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
+from engine.savage import (
+    DamageSpec,
+    Die,
+    Edition,
+    TraitRoll,
+    damage_effect,
+    damage_roll,
+    edition_rules,
+    gang_up,
+    multi_action_penalty,
+    opposed,
+    parry,
+    parse_damage,
+    parse_die,
+    range_band,
+    shaken_recovery,
+    trait_roll,
+    wound_penalty,
+)
+
+MoveKind = Literal["level", "climb", "dive"]
+MOVE_KINDS: tuple[str, ...] = ("level", "climb", "dive")
+ACTION_TYPES: tuple[str, ...] = ("attack", "tail", "force", "break", "power")
+FORCE_CHOICES: tuple[str, ...] = ("up", "down")
+FORCE_RAISE_CHOICES: tuple[str, ...] = ("climb", "dive")
+IN = "in"
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+class DragonsConfig(BaseModel):
+    """Every DEFAULT of the dragon rules (and the section-15 decisions they use) as data."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    edition: Edition = "SWADE"  # decision 1
+    lowest_start_altitude: int = 10  # D5
+    max_actions: int = Field(3, ge=1, le=5)  # D3
+    multi_action_penalty: int = Field(2, ge=0, le=10)  # D3 / decision 4
+    level_speed_up: int = Field(2, ge=0, le=10)  # D11
+    level_slow_down: int = Field(1, ge=0, le=10)  # D11
+    climb_speed_cost: int = Field(3, ge=1, le=10)  # D12
+    dive_speed_gain: int = Field(2, ge=0, le=10)  # D13
+    max_altitude_change: int = Field(10, ge=1, le=50)  # largest climb/dive an order may ask
+    refuse_impossible_climb: bool = True  # D14 DEFAULT: refused at validation
+    level_capped_by_top_speed: bool = True  # D15 DEFAULT
+    range_per_speed: int = 10  # D19
+    range_per_altitude: int = 50  # D19
+    range_same_position: int = 5  # D19
+    range_on_tail: int = 5  # D19 / D26
+    band_penalties: tuple[int, int, int] = (0, -2, -4)  # D20
+    default_breath_bands: tuple[int, int, int] = (25, 50, 100)  # D20 DEFAULT (presets)
+    extreme_range: bool = False  # decision 21 (SWADE only when enabled)
+    melee_requires_range_5: bool = False  # D21 DEFAULT: same Altitude is enough
+    gang_up: bool = True  # decision 23
+    gang_up_cap: int = 4  # decision 23
+    target_number: int = 4  # D20
+    wound_speed_loss: tuple[int, int] = (2, 3)  # D24: at the 1st and the 2nd wound
+    cumulative_speed_loss: bool = True  # D24 DEFAULT / decision 12
+    wound_penalty_cap: int = 3  # decision 11
+    break_at_two_wounds: int = Field(2, ge=0, le=6)  # D24: weapon damaged on d6 <= this
+    break_at_three_wounds: int = Field(4, ge=0, le=6)  # D24
+    altitude_loss_at_three_wounds: int = 1  # D24
+    out_at_wounds: int = 4  # D24
+    terrain: Literal["blue", "ground"] = "blue"  # D24: the Blue (death) or over ground (GM)
+    fall_speed_step: int = Field(5, ge=1)  # D30: +1 Altitude lost per 5 Speed
+    fall_out_depth: int = 10  # D31
+    fall_first_penalty: int = 0  # D32 DEFAULT / decision 29: the first roll is at -0
+    force_penalty: int = 2  # D27 / decision 19
+    break_tail_penalty: int = 2  # D28 / decision 19
+    forced_speed_up: int = 2  # D27 DEFAULT
+    forced_slow_down: int = 1  # D27 DEFAULT
+    forced_climb: int = 1  # D27 DEFAULT
+    forced_dive: int = 1  # D27 DEFAULT
+    dangerous_crit_altitude_loss: int = 0  # decision 32 (off)
+    extra_crit_confirm: bool = True  # decision 16
+    consumed_attacks_nearest: bool = True  # D34: the dragon gives its own orders
+    default_speed_delta: int = 0  # default order: level flight, Speed unchanged, no action
+    turn_limit: int | None = Field(None, ge=1)  # D35 DEFAULT: none (the GM may set one)
+    wild_die: int = 6  # 2.3
+
+
+# --------------------------------------------------------------------------- characters (D1)
+
+
+class WeaponSpec(BaseModel):
+    """A dragon weapon. Ranged weapons have bands in D19 units (D20); melee damage may use the
+    dragon's Strength (``str+d8``, decision 26)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_-]{0,19}$")
+    melee: bool = False
+    damage: str
+    ap: int = Field(0, ge=0, le=20)
+    range: tuple[int, int, int] | None = None
+
+
+class CharacterSpec(BaseModel):
+    """A pilot on a dragon (D1). The pilot rolls every trait (decision 2); the dragon supplies
+    Top Speed, Toughness (armour included), Strength and weapons. A missing skill is unskilled.
+    ``speed``/``altitude`` are the starting position (Altitude is relative, D5)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field("", max_length=40)
+    wild_card: bool = True
+    piloting: str | None = "d6"
+    fighting: str | None = "d6"
+    shooting: str | None = "d6"
+    spirit: str = "d6"
+    arcane: str | None = None
+    top_speed: int = Field(10, ge=1, le=60)
+    toughness: int = Field(10, ge=1, le=40)
+    armor: int = Field(0, ge=0, le=20)
+    strength: str = "d10"
+    weapons: tuple[WeaponSpec, ...] = Field(min_length=1, max_length=6)
+    speed: int = Field(5, ge=0, le=60)
+    altitude: int = Field(10, ge=-1000, le=1000)
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    name: str
+    melee: bool
+    damage: DamageSpec
+    ap: int
+    bands: tuple[int, int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    """A parsed stat block (what resolution needs), with the sheet it came from."""
+
+    spec: CharacterSpec
+    piloting: Die | None
+    fighting: Die | None
+    shooting: Die | None
+    spirit: Die
+    arcane: Die | None
+    strength: Die
+    weapons: tuple[Weapon, ...]
+    parry: int
+
+    def weapon(self, name: str) -> Weapon | None:
+        return next((w for w in self.weapons if w.name == name), None)
+
+
+def build_stats(spec: CharacterSpec) -> Stats:
+    """Parse a sheet; raises :class:`Rejection` with the field and what was expected."""
+
+    def die(name: str, value: str | None) -> Die | None:
+        return None if value is None else parse_die(value, field=name)
+
+    if spec.armor > spec.toughness:
+        raise Rejection("armor_exceeds_toughness", armor=spec.armor, toughness=spec.toughness)
+    if spec.speed > spec.top_speed:
+        raise Rejection("speed_above_top_speed", speed=spec.speed, top_speed=spec.top_speed)
+    weapons: list[Weapon] = []
+    for i, w in enumerate(spec.weapons):
+        where = f"weapons.{i}"
+        if any(w.name == other.name for other in spec.weapons[:i]):
+            raise Rejection("duplicate_weapon", field=f"{where}.name", weapon=w.name)
+        dmg = parse_damage(w.damage, field=f"{where}.damage")
+        if w.melee:
+            weapons.append(Weapon(w.name, True, dmg, w.ap, None))
+            continue
+        if dmg.strength:
+            raise Rejection("ranged_damage_uses_strength", field=f"{where}.damage", weapon=w.name)
+        if w.range is None:
+            raise Rejection("ranged_weapon_needs_range", field=f"{where}.range", weapon=w.name)
+        s, m, lg = w.range
+        if not 0 < s <= m <= lg:
+            raise Rejection(
+                "bad_range_bands", field=f"{where}.range", expected="0 < short <= medium <= long"
+            )
+        weapons.append(Weapon(w.name, False, dmg, w.ap, w.range))
+    fighting = die("fighting", spec.fighting)
+    return Stats(
+        spec=spec,
+        piloting=die("piloting", spec.piloting),
+        fighting=fighting,
+        shooting=die("shooting", spec.shooting),
+        spirit=parse_die(spec.spirit, field="spirit"),
+        arcane=die("arcane", spec.arcane),
+        strength=parse_die(spec.strength, field="strength"),
+        weapons=tuple(weapons),
+        parry=parry(fighting),  # D21 / decision 25
+    )
+
+
+def presets(config: DragonsConfig) -> dict[str, dict[str, Any]]:
+    """D2 DEFAULT: a young dragon and a war dragon, each with a pilot (every number editable),
+    and a nameless raider (an Extra) for GM crowds."""
+    bands = list(config.default_breath_bands)
+    return {
+        "young": {
+            "name": "Young dragon",
+            "wild_card": True,
+            "piloting": "d8",
+            "fighting": "d6",
+            "shooting": "d8",
+            "spirit": "d6",
+            "top_speed": 10,
+            "toughness": 9,
+            "armor": 2,
+            "strength": "d10",
+            "weapons": [
+                {"name": "breath", "damage": "2d8", "range": bands},
+                {"name": "claws", "melee": True, "damage": "str+d6"},
+            ],
+            "speed": 6,
+            "altitude": 10,
+        },
+        "war": {
+            "name": "War dragon",
+            "wild_card": True,
+            "piloting": "d6",
+            "fighting": "d8",
+            "shooting": "d8",
+            "spirit": "d8",
+            "top_speed": 8,
+            "toughness": 12,
+            "armor": 4,
+            "strength": "d12",
+            "weapons": [
+                {"name": "breath", "damage": "3d6", "ap": 2, "range": bands},
+                {"name": "bite", "melee": True, "damage": "str+d8", "ap": 2},
+            ],
+            "speed": 5,
+            "altitude": 10,
+        },
+        "raider": {
+            "name": "Raider",
+            "wild_card": False,
+            "piloting": "d6",
+            "fighting": "d6",
+            "shooting": "d6",
+            "spirit": "d6",
+            "top_speed": 10,
+            "toughness": 8,
+            "armor": 1,
+            "strength": "d8",
+            "weapons": [
+                {"name": "breath", "damage": "2d6", "range": bands},
+                {"name": "claws", "melee": True, "damage": "str+d4"},
+            ],
+            "speed": 6,
+            "altitude": 10,
+        },
+    }
+
+
+# --------------------------------------------------------------------------- state
+
+
+@dataclass(frozen=True, slots=True)
+class Dragon:
+    """A participant's dynamic state. ``index`` is the GM's listing order (D8 among NPCs);
+    ``tail_of`` names the victim this dragon is pursuing (D25-D26); ``status`` is ``in`` or
+    how it left (``left``, ``out``, ``dead``, ``fell``)."""
+
+    pid: str
+    side: str
+    name: str
+    npc: bool
+    index: int
+    wild_card: bool
+    speed: int
+    altitude: int
+    wounds: int = 0
+    shaken: bool = False
+    falling: bool = False
+    fall_turns: int = 0
+    status: str = IN
+    tail_of: str | None = None
+    broken: tuple[str, ...] = ()
+    consumed: bool = False
+
+    @property
+    def in_battle(self) -> bool:
+        return self.status == IN
+
+    @property
+    def team(self) -> str:
+        """The side that counts for friend/foe and victory; a consumed dragon is its own
+        side, hostile to all (D34)."""
+        return f"dragon:{self.pid}" if self.consumed else self.side
+
+
+@dataclass(frozen=True, slots=True)
+class DragonsState:
+    config: DragonsConfig
+    stats: Mapping[str, Stats]
+    dragons: tuple[Dragon, ...]
+    turn: int = 1
+
+    def dragon(self, pid: str) -> Dragon:
+        for d in self.dragons:
+            if d.pid == pid:
+                return d
+        raise Rejection("no_such_participant", pid=pid)
+
+
+# --------------------------------------------------------------------------- orders
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action (D3). ``type``: attack (weapon, target), tail (target), force (choice: up or
+    down; raise_choice: climb or dive), break (target: optional pursuer), power (text)."""
+
+    type: str
+    weapon: str | None = None
+    target: str | None = None
+    choice: str | None = None
+    raise_choice: str | None = None
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class DragonOrder:
+    """One movement (level with a Speed change ``n``; climb/dive ``n`` units) with an optional
+    aerobatics name (D33), and up to three actions (D3)."""
+
+    move: str = "level"
+    n: int = 0
+    aerobatics: str | None = None
+    actions: tuple[Action, ...] = ()
+
+
+_ORDER_KEYS = frozenset({"move", "n", "aerobatics", "actions"})
+_ACTION_KEYS = frozenset({"type", "weapon", "target", "choice", "raise_choice", "text"})
+
+
+def _bad(field_name: str, expected: str) -> Rejection:
+    return Rejection("invalid_field", what="order", field=field_name, expected=expected)
+
+
+def _str_field(raw: Mapping[str, Any], key: str, where: str, *, required: bool) -> str | None:
+    value = raw.get(key)
+    if value is None:
+        if required:
+            raise _bad(f"{where}.{key}", "required")
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > 60:
+        raise _bad(f"{where}.{key}", "a non-empty text up to 60 characters")
+    return value.strip()
+
+
+def parse_order_dict(config: DragonsConfig, raw: Mapping[str, Any]) -> DragonOrder:
+    """Parse an order's JSON form (shape only; :meth:`DragonsRuleset.validate` checks it
+    against the battle)."""
+    if not isinstance(raw, Mapping):
+        raise _bad("order", "an object")
+    for key in raw:
+        if key not in _ORDER_KEYS:
+            raise _bad(str(key), "no such field")
+    move = raw.get("move", "level")
+    if move not in MOVE_KINDS:
+        raise _bad("move", "level, climb or dive")
+    n = raw.get("n", 0)
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise _bad("n", "an integer")
+    if move == "level" and not -config.level_slow_down <= n <= config.level_speed_up:
+        # D11: level flight changes Speed by -1..+2.
+        raise Rejection(
+            "bad_speed_change", value=n, min=-config.level_slow_down, max=config.level_speed_up
+        )
+    if move != "level" and not 1 <= n <= config.max_altitude_change:
+        raise Rejection("bad_altitude_change", value=n, min=1, max=config.max_altitude_change)
+    aero = raw.get("aerobatics")
+    if aero is not None and (not isinstance(aero, str) or not aero.strip() or len(aero) > 60):
+        raise _bad("aerobatics", "a manoeuvre name up to 60 characters, or null")
+    raw_actions = raw.get("actions", [])
+    if not isinstance(raw_actions, list | tuple):
+        raise _bad("actions", "a list")
+    limit = min(config.max_actions, edition_rules(config.edition).action_cap or config.max_actions)
+    if len(raw_actions) > limit:
+        raise Rejection("too_many_actions", count=len(raw_actions), limit=limit)  # D3
+    actions: list[Action] = []
+    for i, a in enumerate(raw_actions):
+        where = f"actions.{i}"
+        if not isinstance(a, Mapping):
+            raise _bad(where, "an object")
+        for key in a:
+            if key not in _ACTION_KEYS:
+                raise _bad(f"{where}.{key}", "no such field")
+        kind = a.get("type")
+        if kind not in ACTION_TYPES:
+            raise _bad(f"{where}.type", "attack, tail, force, break or power")
+        if kind == "attack":
+            actions.append(
+                Action(
+                    "attack",
+                    weapon=_str_field(a, "weapon", where, required=True),
+                    target=_str_field(a, "target", where, required=True),
+                )
+            )
+        elif kind == "tail":
+            actions.append(Action("tail", target=_str_field(a, "target", where, required=True)))
+        elif kind == "force":
+            choice = a.get("choice")
+            if choice not in FORCE_CHOICES:
+                raise _bad(f"{where}.choice", "up or down")
+            raise_choice = a.get("raise_choice")
+            if raise_choice is not None and raise_choice not in FORCE_RAISE_CHOICES:
+                raise _bad(f"{where}.raise_choice", "climb, dive or null")
+            actions.append(Action("force", choice=choice, raise_choice=raise_choice))
+        elif kind == "break":
+            actions.append(Action("break", target=_str_field(a, "target", where, required=False)))
+        else:
+            text = a.get("text", "")
+            if not isinstance(text, str) or len(text) > 200:
+                raise _bad(f"{where}.text", "a text up to 200 characters")
+            actions.append(Action("power", text=text.strip()))
+    return DragonOrder(move, n, aero.strip() if aero else None, tuple(actions))
+
+
+def dump_order_dict(order: DragonOrder) -> dict[str, Any]:
+    """The JSON form of an order (inverse of :func:`parse_order_dict`)."""
+    actions: list[dict[str, Any]] = []
+    for a in order.actions:
+        if a.type == "attack":
+            actions.append({"type": "attack", "weapon": a.weapon, "target": a.target})
+        elif a.type == "tail":
+            actions.append({"type": "tail", "target": a.target})
+        elif a.type == "force":
+            actions.append({"type": "force", "choice": a.choice, "raise_choice": a.raise_choice})
+        elif a.type == "break":
+            actions.append({"type": "break", "target": a.target})
+        else:
+            actions.append({"type": "power", "text": a.text})
+    return {"move": order.move, "n": order.n, "aerobatics": order.aerobatics, "actions": actions}
+
+
+# --------------------------------------------------------------------------- pure geometry
+
+
+def distance(config: DragonsConfig, a: Dragon, b: Dragon) -> int:
+    """D19: Range = 10 x |Speed difference| + 50 x |Altitude difference|; 5 when equal."""
+    if a.speed == b.speed and a.altitude == b.altitude:
+        return config.range_same_position
+    return config.range_per_speed * abs(a.speed - b.speed) + config.range_per_altitude * abs(
+        a.altitude - b.altitude
+    )
+
+
+def fall_loss(config: DragonsConfig, speed: int) -> int:
+    """D30: 1 Altitude at Speed 0-5, 2 at 6-10, 3 at 11-15, and so on."""
+    return max(1, -(-speed // config.fall_speed_step))
+
+
+def movement_result(
+    config: DragonsConfig, stats: Stats, dragon: Dragon, move: str, n: int
+) -> tuple[int, int, Rejection | None, bool]:
+    """Speed and Altitude after a movement (D11-D15), the reason it is illegal (or None), and
+    whether it is a dangerous dive (D15, D33). Pure: used by validation and the order builder."""
+    top = stats.spec.top_speed
+    if move == "level":
+        speed = dragon.speed + n
+        if n > 0 and config.level_capped_by_top_speed and speed > max(top, dragon.speed):
+            return (
+                speed,
+                dragon.altitude,
+                Rejection("above_top_speed", speed=speed, top_speed=top),
+                False,
+            )  # D15 DEFAULT
+        if speed < 0:
+            return speed, dragon.altitude, Rejection("speed_below_zero", speed=speed), False  # D14
+        return speed, dragon.altitude, None, False
+    if move == "climb":
+        speed = dragon.speed - config.climb_speed_cost * n  # D12
+        if speed < 0 and config.refuse_impossible_climb:  # D14 DEFAULT
+            return (
+                speed,
+                dragon.altitude + n,
+                Rejection(
+                    "climb_too_steep",
+                    climb=n,
+                    speed=dragon.speed,
+                    cost=config.climb_speed_cost * n,
+                    max_climb=dragon.speed // config.climb_speed_cost,
+                ),
+                False,
+            )
+        return max(speed, 0), dragon.altitude + n, None, False
+    speed = dragon.speed + config.dive_speed_gain * n  # D13
+    return speed, dragon.altitude - n, None, speed > top  # D15 -> D33
+
+
+@dataclass(frozen=True, slots=True)
+class MoveOption:
+    """One movement choice for the order builder."""
+
+    move: str
+    n: int
+    speed: int
+    altitude: int
+    legal: bool
+    reason: Rejection | None
+    dangerous: bool
+
+
+def movement_options(state: DragonsState, pid: str, *, max_steps: int = 4) -> list[MoveOption]:
+    """Every movement a dragon may choose now (level -1..+2, climb and dive 1..``max_steps``)
+    with the resulting Speed/Altitude, or the reason it is illegal (D11-D16)."""
+    cfg = state.config
+    dragon = state.dragon(pid)
+    stats = state.stats[pid]
+    out: list[MoveOption] = []
+    candidates = [("level", k) for k in range(-cfg.level_slow_down, cfg.level_speed_up + 1)]
+    steps = min(max_steps, cfg.max_altitude_change)
+    candidates += [(m, k) for m in ("climb", "dive") for k in range(1, steps + 1)]
+    for move, n in candidates:
+        speed, alt, reason, dangerous = movement_result(cfg, stats, dragon, move, n)
+        if reason is None and dragon.tail_of is not None and (move, n) != ("level", 0):
+            reason = Rejection("pursuer_copies_victim", victim=dragon.tail_of)  # D26
+        if reason is None and dragon.shaken and move != "level":
+            # D16: allowed (recovery may come first), but shown as a warning-free option;
+            # the resolution turns it into level flight if still Shaken.
+            pass
+        out.append(MoveOption(move, n, speed, alt, reason is None, reason, dangerous))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AttackCheck:
+    """Whether an attack is possible from a position, and at what range band (D18-D21)."""
+
+    possible: bool
+    reason: str | None
+    range: int
+    band: str | None
+    penalty: int
+    tn: int
+
+
+def attack_check(
+    state: DragonsState,
+    pid: str,
+    weapon: str,
+    target: str,
+    move: tuple[str, int] = ("level", 0),
+) -> AttackCheck:
+    """Is ``pid``'s attack with ``weapon`` on ``target`` possible after ``move`` (the target
+    where it is now)? For the order builder; resolution re-checks at the moment (D10)."""
+    cfg = state.config
+    attacker = state.dragon(pid)
+    victim = state.dragon(target)
+    stats = state.stats[pid]
+    w = stats.weapon(weapon)
+    if attacker.tail_of is None:
+        speed, alt, _, _ = movement_result(cfg, stats, attacker, *move)
+        attacker = replace(attacker, speed=max(speed, 0), altitude=alt)
+    rng = distance(cfg, attacker, victim)
+    if w is None:
+        return AttackCheck(False, "no_such_weapon", rng, None, 0, cfg.target_number)
+    reason, rng, band, penalty, tn = _attack_geometry(cfg, state.stats, attacker, victim, w)
+    return AttackCheck(reason is None, reason, rng, band, penalty, tn)
+
+
+def _attack_geometry(
+    cfg: DragonsConfig,
+    stats: Mapping[str, Stats],
+    attacker: Dragon | _Live,
+    victim: Dragon | _Live,
+    weapon: Weapon,
+) -> tuple[str | None, int, str | None, int, int]:
+    """(reason it is impossible or None, range, band, band penalty, TN) — D18-D21, D26."""
+    rng = distance(cfg, attacker, victim)  # type: ignore[arg-type]
+    if weapon.name in attacker.broken:
+        return "weapon_broken", rng, None, 0, cfg.target_number  # D24
+    if victim.tail_of == attacker.pid:
+        return "cannot_attack_pursuer", rng, None, 0, cfg.target_number  # D26
+    if weapon.melee:
+        tn = stats[victim.pid].parry  # D21
+        if attacker.altitude != victim.altitude:
+            return "not_same_altitude", rng, None, 0, tn
+        if cfg.melee_requires_range_5 and rng != cfg.range_same_position:
+            return "not_adjacent", rng, None, 0, tn
+        return None, rng, None, 0, tn
+    on_tail = attacker.tail_of == victim.pid and attacker.altitude == victim.altitude
+    if on_tail:
+        rng = cfg.range_on_tail  # D19: a pursuer always fires at Range 5
+    elif attacker.altitude <= victim.altitude:
+        return "not_above_or_on_tail", rng, None, 0, cfg.target_number  # D18
+    assert weapon.bands is not None
+    band = range_band(
+        rng,
+        weapon.bands,
+        penalties=cfg.band_penalties,
+        extreme=cfg.extreme_range and edition_rules(cfg.edition).extreme_range,
+    )
+    if band is None:
+        return "out_of_range", rng, None, 0, cfg.target_number  # D20
+    return None, rng, band[0], band[1], cfg.target_number
+
+
+def nearest_target(state: DragonsState, pid: str) -> str | None:
+    """D34 DEFAULT "nearest": the smallest D19 Range, ties by initiative order."""
+    me = state.dragon(pid)
+    order = {p: i for i, p in enumerate(initiative(state, {}))}
+    others = [d for d in state.dragons if d.in_battle and d.pid != pid]
+    if not others:
+        return None
+    return min(others, key=lambda d: (distance(state.config, me, d), order.get(d.pid, 1 << 20))).pid
+
+
+def seal_rank(dragon: Dragon, seq: int) -> tuple[int, int, int]:
+    """D8: players by sealing time; Extras and GM characters count as sealing last, among
+    themselves in the GM's listing order (D8 DEFAULT)."""
+    if dragon.npc or not dragon.wild_card:
+        return (1, dragon.index, 0)
+    return (0, seq, dragon.index)
+
+
+def initiative(state: DragonsState, orders: Mapping[str, Sealed[DragonOrder]]) -> list[str]:
+    """D7-D8: higher Speed first, then higher Altitude, then earlier sealing."""
+
+    def key(d: Dragon) -> tuple[int, int, tuple[int, int, int]]:
+        sealed = orders.get(d.pid)
+        seq = sealed.seq if sealed is not None else 1 << 30
+        return (-d.speed, -d.altitude, seal_rank(d, seq))
+
+    return [d.pid for d in sorted((d for d in state.dragons if d.in_battle), key=key)]
+
+
+# --------------------------------------------------------------------------- typed syntax
+
+_WORDS: dict[str, str] = {
+    "level": "level", "lvl": "level", "l": "level", "уровень": "level", "ровно": "level",
+    "climb": "climb", "up": "climb", "набор": "climb", "вверх": "climb",
+    "dive": "dive", "down": "dive", "снижение": "dive", "пике": "dive", "вниз": "dive",
+    "aero": "aero", "aerobatics": "aero", "трюк": "aero", "пилотаж": "aero",
+    "attack": "attack", "atk": "attack", "a": "attack", "атака": "attack", "атаковать": "attack",
+    "tail": "tail", "хвост": "tail",
+    "force": "force", "принуждение": "force", "принудить": "force",
+    "break": "break", "отрыв": "break", "сброс": "break",
+    "power": "power", "сила": "power",
+}  # fmt: skip
+_FORCE_WORDS: dict[str, str] = {
+    "up": "up", "faster": "up", "быстрее": "up", "down": "down", "slower": "down",
+    "медленнее": "down", "climb": "climb", "вверх": "climb", "dive": "dive", "вниз": "dive",
+}  # fmt: skip
+
+
+def parse_typed(text: str) -> dict[str, Any]:
+    """Parse the typed order syntax into an order dict (shape checked later by
+    :meth:`DragonsRuleset.parse_order`), e.g. ``/order level +2; attack breath n1; tail p3``.
+
+    Commands, separated by ``;`` or new lines: ``level [±N]``, ``climb N``, ``dive N``,
+    ``aero NAME``, ``attack WEAPON TARGET``, ``tail TARGET``, ``force up|down [climb|dive]``,
+    ``break [TARGET]``, ``power TEXT``; Russian keywords work too. Raises :class:`Rejection`.
+    """
+    body = text.strip()
+    if body.startswith("/"):
+        head, _, body = body.partition(" ")
+        if head.split("@")[0].lower() not in ("/order", "/приказ", "/o"):
+            raise Rejection("typed_unknown_command", word=head)
+    order: dict[str, Any] = {"move": "level", "n": 0, "aerobatics": None, "actions": []}
+    moved = False
+    for part in body.replace("\n", ";").split(";"):
+        words = part.split()
+        if not words:
+            continue
+        command = _WORDS.get(words[0].lower())
+        args = words[1:]
+        if command is None:
+            raise Rejection(
+                "typed_unknown_word",
+                word=words[0],
+                expected="level, climb, dive, aero, attack, tail, force, break, power",
+            )
+        if command in MOVE_KINDS:
+            if moved:
+                raise Rejection("typed_two_movements", word=words[0])
+            moved = True
+            order["move"] = command
+            default = "0" if command == "level" else None
+            value = args[0] if args else default
+            if value is None:
+                raise Rejection("typed_missing_argument", command=command, expected="N")
+            try:
+                order["n"] = int(value)
+            except ValueError:
+                raise Rejection("typed_bad_number", command=command, word=value) from None
+            if len(args) > 1:
+                raise Rejection("typed_extra_words", command=command, words=" ".join(args[1:]))
+        elif command == "aero":
+            order["aerobatics"] = " ".join(args) or "aerobatics"
+        elif command == "attack":
+            if len(args) != 2:
+                raise Rejection("typed_missing_argument", command=command, expected="WEAPON TARGET")
+            order["actions"].append({"type": "attack", "weapon": args[0], "target": args[1]})
+        elif command == "tail":
+            if len(args) != 1:
+                raise Rejection("typed_missing_argument", command=command, expected="TARGET")
+            order["actions"].append({"type": "tail", "target": args[0]})
+        elif command == "force":
+            picks = [_FORCE_WORDS.get(a.lower()) for a in args]
+            if not 1 <= len(picks) <= 2 or picks[0] not in FORCE_CHOICES:
+                raise Rejection(
+                    "typed_missing_argument", command=command, expected="up|down [climb|dive]"
+                )
+            raise_pick = picks[1] if len(picks) == 2 else None
+            if len(picks) == 2 and raise_pick not in FORCE_RAISE_CHOICES:
+                raise Rejection("typed_bad_word", command=command, word=args[1])
+            order["actions"].append(
+                {"type": "force", "choice": picks[0], "raise_choice": raise_pick}
+            )
+        elif command == "break":
+            if len(args) > 1:
+                raise Rejection("typed_extra_words", command=command, words=" ".join(args[1:]))
+            order["actions"].append({"type": "break", "target": args[0] if args else None})
+        else:
+            order["actions"].append({"type": "power", "text": " ".join(args)})
+    return order
+
+
+# --------------------------------------------------------------------------- sky chart (D36)
+
+
+def sky_chart(state: DragonsState) -> str:
+    """A monospace chart of Altitude (rows, high first) against Speed (columns) for every dragon
+    still in the battle (D36). Only occupied values are shown, so distances are not to scale;
+    the legend gives the exact numbers."""
+    shown = [d for d in state.dragons if d.in_battle]
+    if not shown:
+        return "(no dragons in the battle)"
+    letters = {d.pid: chr(ord("A") + i % 26) for i, d in enumerate(state.dragons)}
+    speeds = sorted({d.speed for d in shown})
+    alts = sorted({d.altitude for d in shown}, reverse=True)
+    cells: dict[tuple[int, int], str] = {}
+    for d in shown:
+        cells[(d.altitude, d.speed)] = cells.get((d.altitude, d.speed), "") + letters[d.pid]
+    width = max(3, *(len(c) + 1 for c in cells.values()), *(len(str(s)) + 1 for s in speeds))
+    label = max(len(str(a)) for a in alts)
+    lines = [f"{'H':>{label}} │" + "".join(f"{'':>{width}}" for _ in speeds)]
+    for a in alts:
+        row = "".join(f"{cells.get((a, s), '·'):>{width}}" for s in speeds)
+        lines.append(f"{a:>{label}} │{row}")
+    lines.append(" " * label + " └" + "─" * (width * len(speeds)))
+    lines.append(" " * label + "  " + "".join(f"{s:>{width}}" for s in speeds) + "  S")
+    for d in shown:
+        marks = [f"W{d.wounds}"] if d.wounds else []
+        if d.shaken:
+            marks.append("shaken")
+        if d.falling:
+            marks.append("falling")
+        if d.tail_of:
+            marks.append(f"tail→{letters.get(d.tail_of, '?')}")
+        if d.consumed:
+            marks.append("dragon")
+        extra = f" {' '.join(marks)}" if marks else ""
+        lines.append(f"{letters[d.pid]} {d.pid} [{d.side}] S{d.speed} H{d.altitude}{extra}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+class _Live:
+    """A mutable copy of a :class:`Dragon` for one resolution."""
+
+    __slots__ = (
+        "altitude",
+        "broken",
+        "consumed",
+        "fall_turns",
+        "falling",
+        "index",
+        "name",
+        "npc",
+        "pid",
+        "shaken",
+        "side",
+        "speed",
+        "status",
+        "tail_of",
+        "wild_card",
+        "wounds",
+    )
+
+    def __init__(self, d: Dragon) -> None:
+        self.pid = d.pid
+        self.side = d.side
+        self.name = d.name
+        self.npc = d.npc
+        self.index = d.index
+        self.wild_card = d.wild_card
+        self.speed = d.speed
+        self.altitude = d.altitude
+        self.wounds = d.wounds
+        self.shaken = d.shaken
+        self.falling = d.falling
+        self.fall_turns = d.fall_turns
+        self.status = d.status
+        self.tail_of = d.tail_of
+        self.broken = d.broken
+        self.consumed = d.consumed
+
+    def freeze(self) -> Dragon:
+        return Dragon(
+            self.pid, self.side, self.name, self.npc, self.index, self.wild_card, self.speed,
+            self.altitude, self.wounds, self.shaken, self.falling, self.fall_turns, self.status,
+            self.tail_of, self.broken, self.consumed,
+        )  # fmt: skip
+
+    @property
+    def in_battle(self) -> bool:
+        return self.status == IN
+
+    @property
+    def team(self) -> str:
+        return f"dragon:{self.pid}" if self.consumed else self.side
+
+
+def _able(d: _Live) -> bool:
+    return d.in_battle and not d.falling and not d.shaken
+
+
+class _Turn:
+    """One resolution: activations in initiative order (D10), effects applied at once."""
+
+    def __init__(
+        self,
+        state: DragonsState,
+        orders: Mapping[str, Sealed[DragonOrder]],
+        log: TurnLog,
+    ) -> None:
+        self.cfg = state.config
+        self.state = state
+        self.stats = state.stats
+        self.live = {d.pid: _Live(d) for d in state.dragons}
+        self.orders = orders
+        self.log = log
+        self.forced: dict[str, tuple[str, int]] = {}
+        self.spent: set[tuple[str, int]] = set()
+        self.activated: set[str] = set()
+        self.ranks = {
+            d.pid: seal_rank(d, orders[d.pid].seq if d.pid in orders else 1 << 30)
+            for d in state.dragons
+        }
+
+    # --- helpers
+
+    def order_of(self, pid: str) -> DragonOrder:
+        sealed = self.orders.get(pid)
+        if sealed is None:
+            return DragonOrder("level", self.cfg.default_speed_delta)
+        return sealed.order
+
+    def penalty(self, d: _Live) -> list[tuple[str, int]]:
+        return [("wounds", wound_penalty(d.wounds, self.cfg.wound_penalty_cap))]  # decision 11
+
+    def roll(
+        self,
+        d: _Live,
+        trait: str,
+        die: Die | None,
+        mods: Sequence[tuple[str, int]],
+        *,
+        tn: int | None = None,
+        crit_matters: bool = False,
+    ) -> TraitRoll:
+        return trait_roll(
+            self.log,
+            d.pid,
+            trait,
+            die,
+            wild_card=d.wild_card,
+            modifiers=mods,
+            tn=self.cfg.target_number if tn is None else tn,
+            wild_die=self.cfg.wild_die,
+            crit_matters=crit_matters,
+            confirm_extra_crit=self.cfg.extra_crit_confirm,
+        )
+
+    def clear_tails(self, d: _Live, reason: str) -> None:
+        """A dragon that falls or leaves ends every tail it is part of."""
+        if d.tail_of is not None:
+            self.log.emit("tail_broken", d.pid, victim=d.tail_of, reason=reason)
+            d.tail_of = None
+        for other in self.live.values():
+            if other.tail_of == d.pid:
+                self.log.emit("tail_broken", other.pid, victim=d.pid, reason=reason)
+                other.tail_of = None
+
+    def start_fall(self, d: _Live, reason: str) -> None:
+        """D29: the dragon starts Falling."""
+        if d.falling or not d.in_battle:
+            return
+        d.falling = True
+        d.fall_turns = 0
+        self.log.emit("fall", d.pid, reason=reason, speed=d.speed, altitude=d.altitude)
+        self.clear_tails(d, "fall")
+
+    def leave(self, d: _Live, status: str, reason: str, fate: str) -> None:
+        d.status = status
+        d.falling = False
+        self.log.emit("out", d.pid, reason=reason, status=status, fate=fate)
+        self.clear_tails(d, "out")
+
+    def check_too_low(self) -> None:
+        """D31: a falling dragon 10 or more below the lowest dragon that is not falling: an
+        Extra dies, a Wild Card leaves (it recovers later and flies home)."""
+        steady = [d.altitude for d in self.live.values() if d.in_battle and not d.falling]
+        if not steady:
+            return
+        floor = min(steady) - self.cfg.fall_out_depth
+        for d in self.live.values():
+            if d.in_battle and d.falling and d.altitude <= floor:
+                if d.wild_card:
+                    self.leave(d, "left", "fell_too_far", "returns_later")
+                else:
+                    self.leave(d, "dead", "fell_too_far", "dead")
+
+    # --- the turn
+
+    def run(self) -> None:
+        order = initiative(self.state, self.orders)
+        self.log.emit(
+            "initiative",
+            None,
+            turn=self.state.turn,
+            order=order,
+            positions={p: [self.live[p].speed, self.live[p].altitude] for p in order},
+        )
+        for pid in order:
+            d = self.live[pid]
+            if d.in_battle:
+                self.activate(d)
+            self.activated.add(pid)
+        self.check_too_low()
+        self.log.emit(
+            "status",
+            None,
+            turn=self.state.turn,
+            dragons=[
+                {
+                    "pid": d.pid,
+                    "side": d.side,
+                    "speed": d.speed,
+                    "altitude": d.altitude,
+                    "wounds": d.wounds,
+                    "shaken": d.shaken,
+                    "falling": d.falling,
+                    "tail_of": d.tail_of,
+                    "status": d.status,
+                    "broken": list(d.broken),
+                    "consumed": d.consumed,
+                }
+                for d in self.live.values()
+            ],
+        )
+
+    def activate(self, d: _Live) -> None:
+        self.log.emit("activation", d.pid, speed=d.speed, altitude=d.altitude)
+        if d.falling:
+            self.fall_turn(d)
+            return
+        order = self.order_of(d.pid)
+        if d.consumed and self.cfg.consumed_attacks_nearest:
+            order = self.consumed_order(d)
+        may_act = True
+        if d.shaken:
+            # Decision 8: Spirit at the start of the activation, before movement.
+            roll = self.roll(d, "spirit", self.stats[d.pid].spirit, self.penalty(d))
+            recovered, may_act = shaken_recovery(roll, self.cfg.edition)
+            if recovered:
+                d.shaken = False
+            self.log.emit(
+                "recover", d.pid, roll=roll.to_data(), recovered=recovered, may_act=may_act
+            )
+        if d.tail_of is None:
+            move, n = self.forced.get(d.pid, (order.move, order.n))
+            aero = None if d.pid in self.forced else order.aerobatics
+            self.move(d, move, n, aero, forced=d.pid in self.forced)
+        if not order.actions:
+            return
+        if not d.in_battle or d.falling or d.shaken or not may_act:
+            reason = "shaken" if d.shaken or not may_act else "falling" if d.falling else "out"
+            self.log.emit("actions_void", d.pid, reason=reason, count=len(order.actions))
+            return
+        mods = [*self.penalty(d), ("multi_action", multi_action_penalty(
+            len(order.actions), self.cfg.multi_action_penalty))]  # fmt: skip
+        for i, action in enumerate(order.actions):
+            if (d.pid, i) in self.spent:
+                continue
+            if not _able(d):  # e.g. consumed by a crit-failed power earlier this activation
+                self.log.emit("impossible", d.pid, action=i, type=action.type, reason="disabled")
+                continue
+            if action.type == "attack":
+                self.attack(d, i, action, mods)
+            elif action.type == "tail":
+                self.tail(d, i, action, mods)
+            elif action.type == "force":
+                self.force(d, i, action, mods)
+            elif action.type == "break":
+                self.break_tail(d, i, action, mods)
+            else:
+                self.power(d, i, action, mods)
+
+    def impossible(self, d: _Live, i: int, action: Action, reason: str, **data: Any) -> None:
+        # Decision 6: the declared action still counted for the multi-action penalty.
+        self.log.emit("impossible", d.pid, action=i, type=action.type, reason=reason, **data)
+
+    # --- movement (D11-D16, D26, D33)
+
+    def move(self, d: _Live, move: str, n: int, aero: str | None, *, forced: bool) -> None:
+        converted = False
+        if d.shaken and move != "level":
+            move, n, converted = "level", 0, True  # D16 / decision 7
+        before = (d.speed, d.altitude)
+        self.apply_move(d, move, n)
+        self.log.emit(
+            "move",
+            d.pid,
+            move=move,
+            n=n,
+            aerobatics=aero,
+            forced=forced,
+            converted=converted,
+            speed_from=before[0],
+            altitude_from=before[1],
+            speed=d.speed,
+            altitude=d.altitude,
+        )
+        followers = [p for p in self.live.values() if p.tail_of == d.pid and p.in_battle]
+        moved: list[_Live] = []
+        for p in followers:
+            if self.copy_move(p, d, move, n):
+                moved.append(p)
+        self.after_move(d, move, aero)
+        for p in moved:
+            if p.in_battle and not p.falling:
+                self.after_move(p, move, aero)
+
+    def apply_move(self, d: _Live, move: str, n: int) -> None:
+        top = self.stats[d.pid].spec.top_speed
+        if move == "level":
+            speed = d.speed + n
+            if n > 0 and self.cfg.level_capped_by_top_speed:
+                speed = min(speed, max(top, d.speed))  # a forced "speed up" stops at Top Speed
+            d.speed = max(speed, 0)
+        elif move == "climb":
+            d.speed = max(d.speed - self.cfg.climb_speed_cost * n, 0)  # D12, D14
+            d.altitude += n
+        else:
+            d.speed += self.cfg.dive_speed_gain * n  # D13
+            d.altitude -= n
+
+    def copy_move(self, p: _Live, victim: _Live, move: str, n: int) -> bool:
+        """D26: the pursuer copies the victim's movement; a manoeuvre it cannot make breaks the
+        tail (D28 DEFAULT) and it keeps its position."""
+        reason: str | None = None
+        if p.shaken and move != "level":
+            reason = "shaken"  # D16: a Shaken pursuer cannot change Altitude
+        else:
+            probe = Dragon(p.pid, p.side, p.name, p.npc, p.index, p.wild_card, p.speed, p.altitude)
+            _, _, why, _ = movement_result(self.cfg, self.stats[p.pid], probe, move, n)
+            if why is not None:
+                reason = why.code
+        if reason is not None:
+            self.log.emit("tail_broken", p.pid, victim=victim.pid, reason=reason)
+            p.tail_of = None
+            return False
+        before = (p.speed, p.altitude)
+        self.apply_move(p, move, n)
+        self.log.emit(
+            "move",
+            p.pid,
+            move=move,
+            n=n,
+            copied_from=victim.pid,
+            speed_from=before[0],
+            altitude_from=before[1],
+            speed=p.speed,
+            altitude=p.altitude,
+        )
+        return True
+
+    def after_move(self, d: _Live, move: str, aero: str | None) -> None:
+        if d.speed <= 0:
+            self.start_fall(d, "speed_zero")  # D14
+            return
+        top = self.stats[d.pid].spec.top_speed
+        reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", move == "dive"
+                   and d.speed > top)) if on]  # fmt: skip
+        if not reasons:
+            return
+        # D33 / decision 5: a free Piloting roll, wound penalties only.
+        roll = self.roll(d, "piloting", self.stats[d.pid].piloting, self.penalty(d))
+        self.log.emit("dangerous", d.pid, reasons=reasons, aerobatics=aero, roll=roll.to_data())
+        if not roll.success:
+            if roll.crit and self.cfg.dangerous_crit_altitude_loss:
+                d.altitude -= self.cfg.dangerous_crit_altitude_loss  # decision 32 (option)
+            self.start_fall(d, "dangerous")
+
+    # --- falling (D29-D32)
+
+    def fall_turn(self, d: _Live) -> None:
+        loss = fall_loss(self.cfg, d.speed)  # D30
+        d.altitude -= loss
+        d.speed += self.cfg.dive_speed_gain * loss
+        self.log.emit("falling", d.pid, lost=loss, speed=d.speed, altitude=d.altitude)
+        self.check_too_low()
+        if not d.in_battle:
+            return
+        penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
+        roll = self.roll(d, "piloting", self.stats[d.pid].piloting,
+                         [*self.penalty(d), ("falling", penalty)])  # fmt: skip
+        self.log.emit("regain", d.pid, roll=roll.to_data(), success=roll.success)
+        if roll.success:
+            d.falling = False
+            d.fall_turns = 0
+        else:
+            d.fall_turns += 1
+
+    # --- attacks and damage (D17-D24)
+
+    def attack(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+        stats = self.stats[d.pid]
+        t = self.live.get(a.target or "")
+        weapon = stats.weapon(a.weapon or "")
+        if t is None or not t.in_battle or weapon is None:
+            self.impossible(d, i, a, "target_gone" if weapon else "no_such_weapon")
+            return
+        reason, rng, band, penalty, tn = _attack_geometry(self.cfg, self.stats, d, t, weapon)
+        if reason is not None:
+            self.impossible(d, i, a, reason, target=t.pid, weapon=weapon.name, range=rng)
+            return
+        if weapon.melee:
+            extra: list[tuple[str, int]] = []
+            if self.cfg.gang_up:
+                extra.append(("gang_up", self.gang_up(d, t)))
+            roll = self.roll(d, "fighting", stats.fighting, [*mods, *extra], tn=tn)
+        else:
+            roll = self.roll(d, "shooting", stats.shooting, [*mods, ("range", penalty)], tn=tn)
+        self.log.emit(
+            "attack",
+            d.pid,
+            target=t.pid,
+            weapon=weapon.name,
+            melee=weapon.melee,
+            range=rng,
+            band=band,
+            roll=roll.to_data(),
+        )
+        if not roll.success:
+            self.log.emit("miss", d.pid, target=t.pid, weapon=weapon.name)
+            return
+        self.log.emit("hit", d.pid, target=t.pid, weapon=weapon.name, raises=roll.raises)
+        self.damage(d, t, weapon, raised=roll.raises > 0)
+
+    def gang_up(self, d: _Live, t: _Live) -> int:
+        """Decision 23: other foes of the target adjacent to it (same Altitude, Range 5), minus
+        the target's allies there."""
+        foes = allies = 0
+        for o in self.live.values():
+            if o.pid in (d.pid, t.pid) or not o.in_battle or o.falling:
+                continue
+            if o.altitude != t.altitude or o.speed != t.speed:
+                continue
+            if o.team == t.team:
+                allies += 1
+            else:
+                foes += 1
+        return gang_up(foes, allies, self.cfg.gang_up_cap)
+
+    def damage(self, d: _Live, t: _Live, weapon: Weapon, *, raised: bool) -> None:
+        """D22 / decision 26: Strength die + weapon dice (melee) or fixed dice, all acing,
+        +1d6 on a raise; compared with Toughness, AP lowering only armour (decision 27)."""
+        spec = weapon.damage
+        dice = list(spec.dice)
+        flat = spec.flat
+        if spec.strength:
+            strength = self.stats[d.pid].strength
+            dice.insert(0, strength.sides)
+            flat += strength.bonus
+        dmg = damage_roll(self.log, d.pid, dice, flat=flat, raise_bonus=raised)
+        tstats = self.stats[t.pid].spec
+        eff = damage_effect(
+            dmg.total, tstats.toughness, armor=tstats.armor, ap=weapon.ap, already_shaken=t.shaken
+        )
+        self.log.emit(
+            "damage",
+            d.pid,
+            target=t.pid,
+            weapon=weapon.name,
+            roll=dmg.to_data(),
+            toughness=tstats.toughness,
+            armor=tstats.armor,
+            ap=weapon.ap,
+            excess=eff.excess,
+            wounds=eff.wounds,
+        )
+        if not eff.hit:
+            return
+        if not t.shaken:
+            self.log.emit("shaken", t.pid, by=d.pid)
+        t.shaken = True
+        if eff.wounds:
+            self.wound(t, eff.wounds, by=d.pid)
+
+    def wound(self, t: _Live, wounds: int, *, by: str | None) -> None:
+        """D24: the dragon wound table (replacing the base wound effects)."""
+        old = t.wounds
+        new = old + wounds
+        t.wounds = min(new, self.cfg.out_at_wounds)
+        self.log.emit("wound", t.pid, by=by, wounds=wounds, total=new)
+        fate = "dead" if self.cfg.terrain == "blue" else "gm"
+        if not t.wild_card:
+            # D24 / decision 14: an Extra leaves at 1 wound, falls (dead in the Blue) at 2.
+            if new >= 2:
+                self.leave(t, "dead" if fate == "dead" else "fell", "extra_falls", fate)
+            else:
+                self.leave(t, "left", "extra_retreats", "retreats")
+            return
+        if new >= self.cfg.out_at_wounds:
+            self.leave(t, "out", "incapacitated", fate)  # D24: 4+ wounds
+            return
+        loss = 0
+        for level in range(old + 1, new + 1):  # decision 12: every threshold, in order
+            if level in (1, 2):
+                step = self.cfg.wound_speed_loss[level - 1]
+                loss = loss + step if self.cfg.cumulative_speed_loss else step
+            if level == 2:
+                self.breakage(t, self.cfg.break_at_two_wounds)
+            if level == 3:
+                if loss:
+                    self.lose_speed(t, loss)
+                    loss = 0
+                t.altitude -= self.cfg.altitude_loss_at_three_wounds
+                self.start_fall(t, "third_wound")
+                self.breakage(t, self.cfg.break_at_three_wounds)
+                self.spirit_or_consumed(t, "third_wound")
+        if loss:
+            self.lose_speed(t, loss)
+
+    def lose_speed(self, t: _Live, loss: int) -> None:
+        t.speed = max(t.speed - loss, 0)
+        self.log.emit("speed_loss", t.pid, lost=loss, speed=t.speed)
+        if t.speed == 0:
+            self.start_fall(t, "speed_zero")  # D14
+
+    def breakage(self, t: _Live, threshold: int) -> None:
+        """D24 / decision 28: a plain d6 per working weapon; at or under ``threshold`` it is
+        damaged for the rest of the battle."""
+        for w in self.stats[t.pid].weapons:
+            if w.name in t.broken:
+                continue
+            face = self.log.die(6, f"breakage:{w.name}", t.pid)
+            if face <= threshold:
+                t.broken = (*t.broken, w.name)
+                self.log.emit("weapon_broken", t.pid, weapon=w.name, face=face)
+
+    def spirit_or_consumed(self, t: _Live, reason: str) -> None:
+        """D34 / decision 31: Spirit at TN 4 with wound penalties; failure: the dragon takes
+        over (the GM controls it; it attacks the nearest target)."""
+        roll = self.roll(t, "spirit", self.stats[t.pid].spirit, self.penalty(t))
+        self.log.emit("spirit", t.pid, reason=reason, roll=roll.to_data(), success=roll.success)
+        if not roll.success and not t.consumed:
+            t.consumed = True
+            self.clear_tails(t, "takeover")
+            self.log.emit("takeover", t.pid, reason=reason)
+
+    def consumed_order(self, d: _Live) -> DragonOrder:
+        """D34: a consumed dragon flies level and attacks the nearest dragon with the first
+        weapon that can reach it."""
+        frozen = replace(self.state, dragons=tuple(x.freeze() for x in self.live.values()))
+        target = nearest_target(frozen, d.pid)
+        actions: tuple[Action, ...] = ()
+        if target is not None:
+            t = self.live[target]
+            for w in self.stats[d.pid].weapons:
+                if _attack_geometry(self.cfg, self.stats, d, t, w)[0] is None:
+                    actions = (Action("attack", weapon=w.name, target=target),)
+                    break
+        self.log.emit("consumed_orders", d.pid, target=target, actions=len(actions))
+        return DragonOrder("level", 0, None, actions)
+
+    # --- tailing (D25-D28)
+
+    def tail(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+        t = self.live.get(a.target or "")
+        if t is None or not t.in_battle or t.falling:
+            self.impossible(d, i, a, "target_gone")
+            return
+        if d.tail_of == t.pid:
+            self.impossible(d, i, a, "already_on_tail", target=t.pid)
+            return
+        if (d.speed, d.altitude) != (t.speed, t.altitude):
+            self.impossible(d, i, a, "not_same_position", target=t.pid)  # D25
+            return
+        # D25: if the target also attempts it this turn, one contest decides both.
+        mutual = None
+        if not t.shaken and t.pid not in self.activated:
+            their = self.order_of(t.pid).actions
+            mutual = next(
+                (j for j, x in enumerate(their) if x.type == "tail" and x.target == d.pid), None
+            )
+        dmods = self.penalty(t)
+        if mutual is not None:
+            self.spent.add((t.pid, mutual))
+            n_actions = len(self.order_of(t.pid).actions)
+            dmods = [*dmods, ("multi_action", multi_action_penalty(
+                n_actions, self.cfg.multi_action_penalty))]  # fmt: skip
+        mine = self.roll(d, "piloting", self.stats[d.pid].piloting, mods)
+        theirs = self.roll(t, "piloting", self.stats[t.pid].piloting, dmods)
+        res = opposed(mine, theirs)
+        contest = res.to_data()
+        if res.initiator_wins:
+            self.set_tail(d, t)
+            self.log.emit("tail", d.pid, victim=t.pid, mutual=mutual is not None, contest=contest)
+        elif res.defender_wins and mutual is not None:
+            self.set_tail(t, d)
+            self.log.emit("tail", t.pid, victim=d.pid, mutual=True, contest=contest)
+        else:
+            self.log.emit("evade", t.pid, pursuer=d.pid, contest=contest)
+
+    def set_tail(self, pursuer: _Live, victim: _Live) -> None:
+        if victim.tail_of == pursuer.pid:
+            victim.tail_of = None
+        pursuer.tail_of = victim.pid
+
+    def force(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+        victim = self.live.get(d.tail_of or "")
+        if victim is None or not victim.in_battle:
+            self.impossible(d, i, a, "not_on_tail")
+            return
+        if self.ranks[d.pid] >= self.ranks[victim.pid]:
+            self.impossible(d, i, a, "sealed_after_victim", victim=victim.pid)  # D27
+            return
+        if victim.pid in self.activated:
+            self.impossible(d, i, a, "victim_already_moved", victim=victim.pid)
+            return
+        mine = self.roll(d, "piloting", self.stats[d.pid].piloting,
+                         [*mods, ("force", -self.cfg.force_penalty)])  # fmt: skip
+        theirs = self.roll(victim, "piloting", self.stats[victim.pid].piloting,
+                           self.penalty(victim))  # fmt: skip
+        res = opposed(mine, theirs)
+        if not res.initiator_wins:
+            self.log.emit("force_failed", d.pid, victim=victim.pid, contest=res.to_data())
+            return
+        choice = a.raise_choice if res.raises >= 1 and a.raise_choice else a.choice or "up"
+        move = {
+            "up": ("level", self.cfg.forced_speed_up),
+            "down": ("level", -self.cfg.forced_slow_down),
+            "climb": ("climb", self.cfg.forced_climb),
+            "dive": ("dive", self.cfg.forced_dive),
+        }[choice]
+        self.forced[victim.pid] = move
+        self.log.emit(
+            "force", d.pid, victim=victim.pid, choice=choice, move=list(move),
+            contest=res.to_data(),
+        )  # fmt: skip
+
+    def break_tail(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+        pursuers = [p for p in self.live.values() if p.tail_of == d.pid and p.in_battle]
+        if a.target is not None:
+            pursuers = [p for p in pursuers if p.pid == a.target]
+        if not pursuers:
+            self.impossible(d, i, a, "no_pursuer")
+            return
+        p = pursuers[0]
+        mine = self.roll(d, "piloting", self.stats[d.pid].piloting,
+                         [*mods, ("break_tail", -self.cfg.break_tail_penalty)])  # fmt: skip
+        theirs = self.roll(p, "piloting", self.stats[p.pid].piloting, self.penalty(p))
+        res = opposed(mine, theirs)
+        if res.initiator_wins:
+            p.tail_of = None
+            self.log.emit("tail_broken", p.pid, victim=d.pid, reason="contest",
+                          contest=res.to_data())  # fmt: skip
+        else:
+            self.log.emit("break_failed", d.pid, pursuer=p.pid, contest=res.to_data())
+
+    # --- powers (D34a)
+
+    def power(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+        arcane = self.stats[d.pid].arcane
+        if arcane is None:
+            self.impossible(d, i, a, "no_arcane_skill")
+            return
+        roll = self.roll(d, "arcane", arcane, mods, crit_matters=True)
+        self.log.emit("power", d.pid, text=a.text, roll=roll.to_data(), success=roll.success)
+        if roll.crit:
+            self.spirit_or_consumed(d, "power_crit")  # D34
+
+
+# --------------------------------------------------------------------------- the ruleset
+
+
+class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
+    """The dragon dogfight (D1-D36)."""
+
+    id = "dragons"
+    version = "1"
+    config_model = DragonsConfig
+    character_model = CharacterSpec
+    min_participants = 2
+    max_participants = 12
+    count_keys_default: ClassVar[tuple[str, ...]] = (
+        "hit", "shaken", "wound", "fall", "tail", "takeover", "out",
+    )  # fmt: skip
+
+    # --- configuration and characters
+
+    def check_character(self, config: DragonsConfig, raw: Mapping[str, Any]) -> CharacterSpec:
+        spec = parse_model(CharacterSpec, raw, what="character")
+        build_stats(spec)
+        return spec
+
+    def presets(self, config: DragonsConfig) -> Mapping[str, Mapping[str, Any]]:
+        return presets(config)
+
+    # --- the turn
+
+    def setup(
+        self, config: DragonsConfig, entrants: Sequence[Entrant], log: TurnLog
+    ) -> DragonsState:
+        specs = [self.check_character(config, e.character) for e in entrants]
+        lowest = min(s.altitude for s in specs)
+        shift = config.lowest_start_altitude - lowest  # D5: the lowest dragon starts at 10
+        dragons = tuple(
+            Dragon(
+                pid=e.pid,
+                side=e.side or e.pid,
+                name=e.name or s.name,
+                npc=e.npc,
+                index=i,
+                wild_card=s.wild_card,
+                speed=s.speed,
+                altitude=s.altitude + shift,
+            )
+            for i, (e, s) in enumerate(zip(entrants, specs, strict=True))
+        )
+        stats = {e.pid: build_stats(s) for e, s in zip(entrants, specs, strict=True)}
+        log.emit("battle", None, positions={d.pid: [d.speed, d.altitude] for d in dragons})
+        return DragonsState(config, stats, dragons)
+
+    def acting(self, state: DragonsState) -> frozenset[str]:
+        # D34: a consumed dragon receives no orders from its pilot's player.
+        return frozenset(
+            d.pid
+            for d in state.dragons
+            if d.in_battle and not (d.consumed and state.config.consumed_attacks_nearest)
+        )
+
+    def parse_order(self, state: DragonsState, pid: str, raw: Mapping[str, Any]) -> DragonOrder:
+        return parse_order_dict(state.config, raw)
+
+    def validate(self, state: DragonsState, pid: str, order: DragonOrder) -> Rejection | None:
+        cfg = state.config
+        try:
+            me = state.dragon(pid)
+        except Rejection as exc:
+            return exc
+        if not me.in_battle:
+            return Rejection("not_in_battle", pid=pid)
+        stats = state.stats[pid]
+        if me.tail_of is not None:
+            if (order.move, order.n) != ("level", 0) or order.aerobatics:
+                return Rejection("pursuer_copies_victim", victim=me.tail_of)  # D26
+        elif not me.falling:  # D32: a falling dragon's movement is void anyway
+            reason = movement_result(cfg, stats, me, order.move, order.n)[2]
+            if reason is not None:
+                return reason
+        weapons_used: set[str] = set()
+        will_tail = me.tail_of is not None
+        for i, a in enumerate(order.actions):
+            where = f"actions.{i}"
+            if a.type in ("attack", "tail"):
+                target = next((d for d in state.dragons if d.pid == a.target), None)
+                if target is None:
+                    return Rejection("no_such_target", field=where, target=a.target)
+                if target.pid == pid:
+                    return Rejection("cannot_target_self", field=where)
+                if not target.in_battle:
+                    return Rejection("target_not_in_battle", field=where, target=target.pid)
+                if target.team == me.team:
+                    return Rejection("target_is_ally", field=where, target=target.pid)
+            if a.type == "attack":
+                weapon = stats.weapon(a.weapon or "")
+                if weapon is None:
+                    names = ", ".join(w.name for w in stats.weapons)
+                    return Rejection("no_such_weapon", field=where, weapon=a.weapon, choices=names)
+                if weapon.name in me.broken:
+                    return Rejection("weapon_broken", field=where, weapon=weapon.name)  # D24
+                if weapon.name in weapons_used:
+                    return Rejection("weapon_used_twice", field=where, weapon=weapon.name)  # D17
+                weapons_used.add(weapon.name)
+                if state.dragon(a.target or "").tail_of == pid:
+                    return Rejection("cannot_attack_pursuer", field=where, target=a.target)  # D26
+            elif a.type == "tail":
+                if me.tail_of == a.target:
+                    return Rejection("already_on_tail", field=where, target=a.target)
+                will_tail = True
+            elif a.type == "force":
+                if not will_tail:
+                    return Rejection("not_on_tail", field=where)  # D27
+            elif a.type == "break":
+                pursuers = [d.pid for d in state.dragons if d.tail_of == pid and d.in_battle]
+                if not pursuers:
+                    return Rejection("no_pursuer", field=where)  # D28
+                if a.target is not None and a.target not in pursuers:
+                    return Rejection("not_your_pursuer", field=where, target=a.target)
+            elif a.type == "power" and stats.arcane is None:
+                return Rejection("no_arcane_skill", field=where)  # D34a
+        return None
+
+    def dump_order(self, order: DragonOrder) -> dict[str, Any]:
+        return dump_order_dict(order)
+
+    def default_order(self, state: DragonsState, pid: str) -> DragonOrder:
+        """Level flight, no action (DEFAULT), Speed change from config; a pursuer or a dragon
+        that could not make the change keeps its Speed."""
+        cfg = state.config
+        me = state.dragon(pid)
+        delta = cfg.default_speed_delta
+        if (
+            me.tail_of is not None
+            or movement_result(cfg, state.stats[pid], me, "level", delta)[2] is not None
+        ):
+            delta = 0
+        return DragonOrder("level", delta)
+
+    def random_order(self, state: DragonsState, pid: str, rng: random.Random) -> DragonOrder:
+        """A random legal order: a uniformly chosen legal movement, an occasional aerobatics,
+        and 0-3 actions drawn from those that look possible after the movement (so random
+        battles end)."""
+        cfg = state.config
+        me = state.dragon(pid)
+        if not me.in_battle or me.falling:
+            return self.default_order(state, pid)
+        stats = state.stats[pid]
+        if me.tail_of is not None:
+            move, n = "level", 0
+        else:
+            legal = [o for o in movement_options(state, pid, max_steps=3) if o.legal]
+            pick = legal[int(rng.random() * len(legal))] if legal else None
+            move, n = (pick.move, pick.n) if pick else ("level", 0)
+        aero = "loop" if me.tail_of is None and rng.random() < 0.05 else None
+        if me.tail_of is None:
+            after = replace(
+                me, speed=movement_result(cfg, stats, me, move, n)[0], altitude=me.altitude
+                + (n if move == "climb" else -n if move == "dive" else 0),
+            )  # fmt: skip
+        else:
+            after = me
+        candidates: list[Action] = []
+        for other in state.dragons:
+            if not other.in_battle or other.team == me.team or other.tail_of == pid:
+                continue
+            for w in stats.weapons:
+                if _attack_geometry(cfg, state.stats, after, other, w)[0] is None:
+                    candidates.append(Action("attack", weapon=w.name, target=other.pid))
+            if (after.speed, after.altitude) == (other.speed, other.altitude) and (
+                me.tail_of != other.pid
+            ):
+                candidates.append(Action("tail", target=other.pid))
+        if me.tail_of is not None:
+            candidates.append(Action("force", choice=rng.choice(FORCE_CHOICES),
+                                     raise_choice=rng.choice(FORCE_RAISE_CHOICES)))  # fmt: skip
+        if any(d.tail_of == pid and d.in_battle for d in state.dragons):
+            candidates.append(Action("break"))
+        if stats.arcane is not None and rng.random() < 0.1:
+            candidates.append(Action("power", text="power"))
+        rng.shuffle(candidates)
+        count = min(len(candidates), int(rng.random() * cfg.max_actions) + 1)
+        chosen: list[Action] = []
+        used: set[str] = set()
+        for a in candidates:
+            if len(chosen) >= count:
+                break
+            if a.type == "attack":
+                if a.weapon in used:
+                    continue
+                used.add(a.weapon or "")
+            chosen.append(a)
+        order = DragonOrder(move, n, aero, tuple(chosen))
+        if self.validate(state, pid, order) is not None:
+            return DragonOrder(move, n, aero)
+        return order
+
+    def resolve(
+        self,
+        state: DragonsState,
+        orders: Mapping[str, Sealed[DragonOrder]],
+        log: TurnLog,
+    ) -> DragonsState:
+        turn = _Turn(state, orders, log)
+        turn.run()
+        return DragonsState(
+            state.config,
+            state.stats,
+            tuple(turn.live[d.pid].freeze() for d in state.dragons),
+            state.turn + 1,
+        )
+
+    def outcome(self, state: DragonsState) -> Outcome:
+        """D35: over when at most one side has dragons still in the battle (or at the GM's turn
+        limit, a draw)."""
+        teams = {d.team for d in state.dragons if d.in_battle}
+        if len(teams) > 1:
+            limit = state.config.turn_limit
+            if limit is not None and state.turn > limit:
+                return Outcome("draw", reason="turn_limit")
+            return Outcome("running")
+        if not teams:
+            return Outcome("draw", reason="no_one_left")
+        (team,) = teams
+        winners = tuple(d.pid for d in state.dragons if d.side == team and not d.consumed)
+        if not winners:
+            return Outcome("draw", reason="dragon_remains")
+        return Outcome("win", winners, reason="last_side")
+
+    # --- views and serialization
+
+    def view(self, state: DragonsState, pid: str | None = None) -> dict[str, Any]:
+        return {
+            "turn": state.turn,
+            "dragons": [
+                {
+                    **_dump_dragon(d),
+                    "top_speed": state.stats[d.pid].spec.top_speed,
+                    "parry": state.stats[d.pid].parry,
+                    "weapons": [w.name for w in state.stats[d.pid].weapons],
+                }
+                for d in state.dragons
+            ],
+            "chart": sky_chart(state),
+        }
+
+    def dump_state(self, state: DragonsState) -> dict[str, Any]:
+        return {
+            "turn": state.turn,
+            "config": state.config.model_dump(mode="json"),
+            "characters": {pid: s.spec.model_dump(mode="json") for pid, s in state.stats.items()},
+            "dragons": [_dump_dragon(d) for d in state.dragons],
+        }
+
+    def load_state(self, raw: Mapping[str, Any]) -> DragonsState:
+        config = DragonsConfig.model_validate(raw["config"])
+        stats = {
+            pid: build_stats(CharacterSpec.model_validate(c))
+            for pid, c in raw["characters"].items()
+        }
+        dragons = tuple(Dragon(**{**d, "broken": tuple(d["broken"])}) for d in raw["dragons"])
+        return DragonsState(config, stats, dragons, int(raw["turn"]))
+
+    def turn_of(self, state: DragonsState) -> int:
+        return state.turn
+
+    def count_keys(self, event: Event) -> tuple[str, ...]:
+        """Simulator statistics: event kinds (hit, shaken, wound, fall, tail, takeover, out…)."""
+        return (event.kind,)
+
+
+def _dump_dragon(d: Dragon) -> dict[str, Any]:
+    return {
+        "pid": d.pid,
+        "side": d.side,
+        "name": d.name,
+        "npc": d.npc,
+        "index": d.index,
+        "wild_card": d.wild_card,
+        "speed": d.speed,
+        "altitude": d.altitude,
+        "wounds": d.wounds,
+        "shaken": d.shaken,
+        "falling": d.falling,
+        "fall_turns": d.fall_turns,
+        "status": d.status,
+        "tail_of": d.tail_of,
+        "broken": list(d.broken),
+        "consumed": d.consumed,
+    }
+
+
+RULESET = DragonsRuleset()
+
+__all__ = [
+    "RULESET",
+    "Action",
+    "AttackCheck",
+    "CharacterSpec",
+    "Dragon",
+    "DragonOrder",
+    "DragonsConfig",
+    "DragonsRuleset",
+    "DragonsState",
+    "MoveOption",
+    "attack_check",
+    "distance",
+    "initiative",
+    "movement_options",
+    "nearest_target",
+    "parse_typed",
+    "sky_chart",
+]

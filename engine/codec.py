@@ -62,6 +62,14 @@ def match_to_doc(match: Match) -> dict[str, Any]:
         "ui": dict(match.ui),
         "attention": match.attention,
         "audit": [dict(a) for a in match.audit],
+        "clock": dict(match.clock),
+        "paused_at": match.paused_at,
+        "paused_left": match.paused_left,
+        "reminded": match.reminded,
+        "extended_turn": match.extended_turn,
+        "extended_total": match.extended_total,
+        "missed": dict(match.missed),
+        "wake_at": match.wake_at,
         "version": match.version,
     }
 
@@ -119,6 +127,13 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
             audit=tuple(dict(a) for a in doc.get("audit") or ()),
+            clock=dict(doc.get("clock") or {}),
+            paused_at=_opt_float(doc.get("paused_at")),
+            paused_left=_opt_float(doc.get("paused_left")),
+            reminded=bool(doc.get("reminded", False)),
+            extended_turn=int(doc.get("extended_turn", 0)),
+            extended_total=int(doc.get("extended_total", 0)),
+            missed={str(k): int(v) for k, v in (doc.get("missed") or {}).items()},
             version=int(doc.get("version", 0)),
         )
     except (KeyError, TypeError, ValueError) as exc:

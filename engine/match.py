@@ -113,6 +113,13 @@ class Match:
     ui: Mapping[str, Any] = field(default_factory=dict)  # message ids etc., for the edge
     attention: str | None = None  # set when a record is corrupt: the GM must look
     audit: tuple[Mapping[str, Any], ...] = ()  # GM interventions: who, when, what, why
+    clock: Mapping[str, Any] = field(default_factory=dict)  # ClockConfig overrides
+    paused_at: float | None = None
+    paused_left: float | None = None  # seconds that were left on the deadline when paused
+    reminded: bool = False  # this turn's reminder went out
+    extended_turn: int = 0  # extensions granted this turn
+    extended_total: int = 0  # extensions granted in the whole match
+    missed: Mapping[str, int] = field(default_factory=dict)  # consecutive default orders by pid
     version: int = 0
 
     def seat(self, pid: str) -> Seat:
@@ -135,6 +142,18 @@ class Match:
     @property
     def rules(self) -> Ruleset[Any, Any, Any]:
         return registry.get(self.ruleset)
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None
+
+    @property
+    def wake_at(self) -> float | None:
+        """When the sweeper must look at this match next (a reminder, a deadline, the end of a
+        pause), or None. Stores index this value; it never depends on anyone's sealed order."""
+        from engine.clock import wake_at
+
+        return wake_at(self)
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -297,7 +316,18 @@ def start(match: Match, user_id: int, now: float, next_seed: bytes) -> tuple[Mat
 
 
 def open_turn(match: Match, now: float, seed: bytes) -> Match:
-    """Open ``match.turn`` for sealing with a fresh secret seed and its public commitment."""
+    """Open ``match.turn`` for sealing with a fresh secret seed and its public commitment; in a
+    running match the turn's deadline starts (unless paused: it starts on resume)."""
+    from engine.clock import clock_config
+
+    deadline = None
+    paused_left = match.paused_left
+    seconds = clock_config(match).turn_seconds
+    if match.phase is Phase.RUNNING and seconds is not None:
+        if match.paused:
+            paused_left = float(seconds)
+        else:
+            deadline = now + seconds
     return replace(
         match,
         sealed=(),
@@ -305,6 +335,10 @@ def open_turn(match: Match, now: float, seed: bytes) -> Match:
         turn_seed=seed.hex(),
         commitment=seed_commitment(seed),
         turn_opened_at=now,
+        deadline=deadline,
+        paused_left=paused_left,
+        reminded=False,
+        extended_turn=0,
     )
 
 
@@ -373,8 +407,8 @@ def missing(match: Match) -> tuple[str, ...]:
 
 
 def ready(match: Match) -> bool:
-    """Every participant who must act has sealed."""
-    return match.phase is Phase.RUNNING and not missing(match)
+    """Every participant who must act has sealed (a paused match waits for its resume)."""
+    return match.phase is Phase.RUNNING and not match.paused and not missing(match)
 
 
 # --------------------------------------------------------------------------- resolution
@@ -434,7 +468,10 @@ def resolve(
         ruleset_version=rules.version,
     )
     result = rules.outcome(new_state)
-    after = replace(match, state=dumped_state, turn=match.turn + 1)
+    missed = {pid: (match.missed.get(pid, 0) + 1 if o.default else 0) for pid, o in sealed.items()}
+    after = replace(
+        match, state=dumped_state, turn=match.turn + 1, missed={**match.missed, **missed}
+    )
     if result.finished:
         after = replace(
             after,

@@ -41,12 +41,14 @@ class MatchRepository(Protocol):
         withdraw: str | None = None,
         record: TurnRecord | None = None,
         discard_orders: bool = False,
+        drop_record: int | None = None,
     ) -> Match:
         """Atomically: write ``match`` if the stored version is still ``expected_version``;
         seal (or replace) one order, or withdraw one pid's order; append a resolved turn's
         ``record`` (which also removes that turn's sealed-order items); ``discard_orders``
-        drops the current turn's orders (undo, GM end). Returns the match with its new
-        version. Raises ``ConflictError`` when the version moved on (nothing written)."""
+        drops the current turn's orders (undo, GM end); ``drop_record`` deletes the record of
+        that turn (undo). Returns the match with its new version. Raises ``ConflictError``
+        when the version moved on (nothing written)."""
         ...
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
@@ -58,7 +60,8 @@ class MatchRepository(Protocol):
         ...
 
     def due(self, now: float, limit: int = 50) -> list[str]:
-        """Ids of running matches whose deadline is at or before ``now``."""
+        """Ids of running matches whose ``wake_at`` (next reminder, deadline or end of a pause;
+        stored in the match document) is at or before ``now``, earliest first."""
         ...
 
     def history(self, match_id: str) -> list[TurnRecord]:

@@ -22,7 +22,6 @@ from pydantic import BaseModel
 
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
-from engine.events import Event
 
 C = TypeVar("C", bound=BaseModel)
 S = TypeVar("S")
@@ -75,6 +74,9 @@ class Ruleset(ABC, Generic[C, S, O]):
     character_model: ClassVar[type[BaseModel]]
     min_participants: ClassVar[int] = 2
     max_participants: ClassVar[int] = 2
+    # The simulator counts every event under its kind; for a kind listed here it also counts
+    # it under ``kind:value`` of the named data field (e.g. {"hit": "part"} -> ``hit:head``).
+    count_detail: ClassVar[Mapping[str, str]] = {}
 
     # --- configuration and characters (data, validated at the edge of the core) ---
 
@@ -142,14 +144,20 @@ class Ruleset(ABC, Generic[C, S, O]):
     def load_state(self, raw: Mapping[str, Any]) -> S:
         """Inverse of :meth:`dump_state`."""
 
+    # --- GM rulings (optional) ---
+
+    def editable(self, state: S, pid: str) -> Mapping[str, Any]:
+        """Fields of ``pid``'s state a GM may set by ruling, with their current values."""
+        return {}
+
+    def edit(self, state: S, pid: str, field: str, value: Any) -> S:
+        """Set one field of ``pid``'s state (a GM ruling the rules don't cover); raises
+        :class:`Rejection` for an unknown field or a bad value."""
+        raise Rejection("edit_unsupported", field=field)
+
     def turn_of(self, state: S) -> int:
         """The number of the turn about to be played (1-based)."""
         return int(self.dump_state(state).get("turn", 1))
-
-    def count_keys(self, event: Event) -> tuple[str, ...]:
-        """Keys under which the simulator counts ``event`` (default: its kind). A ruleset may
-        add finer keys, e.g. ``hit:head`` for a ``hit`` event."""
-        return (event.kind,)
 
     # --- shared helpers ---
 

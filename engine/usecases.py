@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
+from engine import clock, gm
 from engine import match as lifecycle
-from engine.errors import ConflictError, Rejection
+from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import Loaded, MatchRepository
@@ -317,3 +318,177 @@ def sealed_fingerprints(deps: Deps, match_id: str) -> dict[str, str]:
     """The public fingerprints of the current turn's sealed orders, by pid (never the orders)."""
     loaded = deps.repo.load(match_id)
     return {pid: o.fingerprint for pid, o in loaded.orders.items() if pid in loaded.match.sealed}
+
+
+# --------------------------------------------------------------------------- clock and GM powers
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """This turn's reminder is due: DM ``missing`` players about ``match.deadline``."""
+
+    match: Match
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """A pause ran out by itself (``max_pause_seconds``)."""
+
+    match: Match
+    record: TurnRecord | None
+
+
+SweepResult = Resolution | Reminder | Resumed
+
+
+def _gm_step(deps: Deps, match_id: str, change: Callable[[Match, float], Match]) -> Match:
+    return _update(deps, match_id, lambda ld: change(ld.match, deps.clock()))
+
+
+def pause(deps: Deps, match_id: str, user_id: int) -> Match:
+    return _gm_step(deps, match_id, lambda m, now: gm.pause(m, user_id, now))
+
+
+def resume(deps: Deps, match_id: str, user_id: int) -> SealResultLike:
+    """Resume; if every order is already in, the turn resolves at once."""
+
+    def step() -> SealResultLike:
+        loaded = deps.repo.load(match_id)
+        resumed = gm.resume(loaded.match, user_id, deps.clock())
+        return _save_maybe_resolving(deps, loaded, resumed)
+
+    return _retry(step)
+
+
+SealResultLike = tuple[Match, TurnRecord | None]
+
+
+def _save_maybe_resolving(deps: Deps, loaded: Loaded, changed: Match) -> SealResultLike:
+    """Save ``changed``; when it leaves every order in, resolve the turn in the same write."""
+    if lifecycle.ready(changed):
+        resolved, record = lifecycle.resolve(
+            changed, loaded.orders, deps.clock(), deps.entropy.seed(), reason="all_sealed"
+        )
+        saved = deps.repo.save(resolved, expected_version=loaded.match.version, record=record)
+        return saved, record
+    saved = deps.repo.save(changed, expected_version=loaded.match.version)
+    return saved, None
+
+
+def extend(deps: Deps, match_id: str, user_id: int, seconds: int) -> Match:
+    return _gm_step(deps, match_id, lambda m, now: gm.extend(m, user_id, now, seconds))
+
+
+def configure_clock(deps: Deps, match_id: str, user_id: int, **options: Any) -> Match:
+    return _gm_step(deps, match_id, lambda m, now: gm.configure_clock(m, user_id, now, **options))
+
+
+def undo(deps: Deps, match_id: str, user_id: int, reason: str = "") -> tuple[Match, TurnRecord]:
+    """Undo the last resolved turn: the exact previous state, the turn reopened (its orders
+    discarded: players seal again), a new committed seed. Returns the match and the undone
+    record."""
+
+    def step() -> tuple[Match, TurnRecord]:
+        loaded = deps.repo.load(match_id)
+        lifecycle.require_gm(loaded.match, user_id)
+        history = deps.repo.history(match_id)
+        if not history:
+            raise Rejection("nothing_to_undo")
+        last = history[-1]
+        reopened = gm.undo(loaded.match, user_id, last, deps.clock(), deps.entropy.seed(), reason)
+        saved = deps.repo.save(
+            reopened,
+            expected_version=loaded.match.version,
+            discard_orders=True,
+            drop_record=last.turn,
+        )
+        return saved, last
+
+    return _retry(step)
+
+
+def replace_player(
+    deps: Deps, match_id: str, user_id: int, pid: str, new_user_id: int, new_name: str
+) -> Match:
+    return _gm_step(
+        deps,
+        match_id,
+        lambda m, now: gm.replace_player(m, user_id, pid, new_user_id, new_name, now),
+    )
+
+
+def forfeit(deps: Deps, match_id: str, user_id: int, pid: str, reason: str = "") -> SealResultLike:
+    """A participant leaves a running match (their own choice, or removed by the GM); the turn
+    resolves if that leaves every remaining order in."""
+
+    def step() -> SealResultLike:
+        loaded = deps.repo.load(match_id)
+        changed = gm.forfeit(loaded.match, user_id, pid, deps.clock(), reason)
+        orders = {p: o for p, o in loaded.orders.items() if p != pid}
+        return _save_maybe_resolving(deps, Loaded(loaded.match, orders), changed)
+
+    return _retry(step)
+
+
+def edit_state(
+    deps: Deps, match_id: str, user_id: int, pid: str, field: str, value: Any, reason: str
+) -> Match:
+    return _gm_step(
+        deps, match_id, lambda m, now: gm.edit(m, user_id, pid, field, value, now, reason)
+    )
+
+
+def hand_gm(
+    deps: Deps, match_id: str, user_id: int, new_gm: int, *, as_admin: bool = False
+) -> Match:
+    return _gm_step(
+        deps, match_id, lambda m, now: gm.hand_gm(m, user_id, new_gm, now, as_admin=as_admin)
+    )
+
+
+def history(deps: Deps, match_id: str) -> list[TurnRecord]:
+    """Resolved turns (revealed: safe to show to anyone in the match)."""
+    return deps.repo.history(match_id)
+
+
+def tick(deps: Deps, match_id: str) -> SweepResult | None:
+    """Do what the clock asks of one match now: end an expired pause, resolve at the deadline
+    (missing orders become defaults), or send the turn's one reminder. A firing with nothing due
+    (the turn already resolved, the deadline moved) does nothing and returns None."""
+
+    def step() -> SweepResult | None:
+        loaded = deps.repo.load(match_id)
+        m = loaded.match
+        now = deps.clock()
+        if m.phase is not Phase.RUNNING:
+            return None
+        if m.paused_at is not None:
+            if now < m.paused_at + clock.clock_config(m).max_pause_seconds:
+                return None
+            resumed = gm.resume(m, None, now)
+            saved, record = _save_maybe_resolving(deps, loaded, resumed)
+            return Resumed(saved, record)
+        if m.deadline is not None and m.deadline <= now:
+            return _resolve_loaded(deps, loaded, "deadline")
+        due = clock.reminder_at(m)
+        if due is not None and due <= now:
+            saved = deps.repo.save(clock.mark_reminded(m), expected_version=m.version)
+            return Reminder(saved, lifecycle.missing(saved))
+        return None
+
+    return _retry(step)
+
+
+def sweep(deps: Deps, limit: int = 50) -> list[SweepResult]:
+    """Everything the clock asks of all matches now (the Lambda sweeper and the local timer
+    both call this)."""
+    results: list[SweepResult] = []
+    for match_id in deps.repo.due(deps.clock(), limit):
+        try:
+            result = tick(deps, match_id)
+        except (CorruptRecordError, NotFoundError, TryAgainError):
+            continue  # flagged or raced; the next sweep looks again
+        if result is not None:
+            results.append(result)
+    return results

@@ -7,6 +7,7 @@ in unit tests too. Thread-safe, so race tests can run against it.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -15,6 +16,8 @@ from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import Loaded, index_users
+
+log = logging.getLogger("sekundant.storage")
 
 UPDATE_TTL_SECONDS = 48 * 3600
 
@@ -45,20 +48,24 @@ class MemoryRepository:
             return codec.match_from_doc(_frozen(stored))
 
     def load(self, match_id: str) -> Loaded:
-        with self._lock:
-            doc = self.matches.get(match_id)
-            if doc is None:
-                raise NotFoundError(match_id)
-            match = codec.match_from_doc(_frozen(doc))
-            try:
-                orders = {
-                    pid: codec.order_from_doc(_frozen(o))
-                    for pid, o in self.orders[match_id].items()
-                    if o["turn"] == match.turn
-                }
-            except (KeyError, TypeError, ValueError) as exc:
-                raise CorruptRecordError(match_id, f"unreadable order: {exc!r}") from exc
-            return Loaded(match, orders)
+        try:
+            with self._lock:
+                doc = self.matches.get(match_id)
+                if doc is None:
+                    raise NotFoundError(match_id)
+                match = codec.match_from_doc(_frozen(doc))
+                try:
+                    orders = {
+                        pid: codec.order_from_doc(_frozen(o))
+                        for pid, o in self.orders[match_id].items()
+                        if o["turn"] == match.turn
+                    }
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise CorruptRecordError(match_id, f"unreadable order: {exc!r}") from exc
+                return Loaded(match, orders)
+        except CorruptRecordError as exc:
+            self._corrupt(exc)
+            raise
 
     def save(
         self,
@@ -69,6 +76,7 @@ class MemoryRepository:
         withdraw: str | None = None,
         record: TurnRecord | None = None,
         discard_orders: bool = False,
+        drop_record: int | None = None,
     ) -> Match:
         with self._lock:
             current = self.matches.get(match.id)
@@ -88,12 +96,24 @@ class MemoryRepository:
                     del orders[pid]
             if discard_orders:
                 orders.clear()
+            if drop_record is not None:
+                self.records[match.id] = [
+                    r for r in self.records[match.id] if r["turn"] != drop_record
+                ]
             self.matches[match.id] = stored
             return codec.match_from_doc(_frozen(stored))
 
     def _active(self) -> list[Match]:
-        out = [codec.match_from_doc(_frozen(d)) for d in self.matches.values()]
-        return sorted((m for m in out if m.phase is not Phase.FINISHED), key=lambda m: m.created_at)
+        out = []
+        for match_id, doc in self.matches.items():
+            try:
+                out.append(codec.match_from_doc(_frozen(doc)))
+            except CorruptRecordError as exc:  # flag it and go on: one bad match hides no other
+                log.error("corrupt record: match %s: %s", match_id, exc.detail)
+                self._flag(match_id, exc.detail)
+        return sorted(
+            (m for m in out if m.phase is not Phase.FINISHED), key=lambda m: (m.created_at, m.id)
+        )
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
         with self._lock:
@@ -105,17 +125,23 @@ class MemoryRepository:
 
     def due(self, now: float, limit: int = 50) -> list[str]:
         with self._lock:
-            due = [
-                m
-                for m in self._active()
-                if m.phase is Phase.RUNNING and m.deadline is not None and m.deadline <= now
-            ]
-            due.sort(key=lambda m: m.deadline or 0.0)
+            due = [m for m in self._active() if m.wake_at is not None and m.wake_at <= now]
+            due.sort(key=lambda m: m.wake_at or 0.0)
             return [m.id for m in due[:limit]]
 
     def history(self, match_id: str) -> list[TurnRecord]:
-        with self._lock:
-            return [codec.record_from_doc(_frozen(r)) for r in self.records.get(match_id, [])]
+        try:
+            with self._lock:
+                try:
+                    return [
+                        codec.record_from_doc(_frozen(r)) for r in self.records.get(match_id, [])
+                    ]
+                except (KeyError, TypeError, ValueError) as exc:
+                    detail = f"unreadable turn record: {exc!r}"
+                    raise CorruptRecordError(match_id, detail) from exc
+        except CorruptRecordError as exc:
+            self._corrupt(exc)
+            raise
 
     def drop_last_record(self, match_id: str, turn: int) -> None:
         with self._lock:
@@ -137,8 +163,21 @@ class MemoryRepository:
 
     def flag(self, match_id: str, detail: str) -> None:
         with self._lock:
-            if match_id in self.matches:
-                self.matches[match_id]["attention"] = detail
+            self._flag(match_id, detail)
+
+    def _flag(self, match_id: str, detail: str) -> None:
+        # Like the real adapters: only attention and version change, and the version bump makes
+        # a writer that loaded before the flag retry (so the flag is never overwritten unseen).
+        doc = self.matches.get(match_id)
+        if doc is None:
+            return
+        doc["attention"] = detail
+        if isinstance(doc.get("version"), int):
+            doc["version"] += 1
+
+    def _corrupt(self, exc: CorruptRecordError) -> None:
+        log.error("corrupt record: match %s: %s", exc.match_id, exc.detail)
+        self.flag(exc.match_id, exc.detail)
 
     def load_prefs(self, user_id: int) -> dict[str, Any]:
         with self._lock:

@@ -99,6 +99,18 @@ class Coin(Ruleset[CoinConfig, CoinState, CoinOrder]):
             return Outcome("draw", reason="turn_limit")
         return RUNNING
 
+    def editable(self, state: CoinState, pid: str) -> Mapping[str, Any]:
+        return {"score": state.scores[state.pids.index(pid)]}
+
+    def edit(self, state: CoinState, pid: str, field: str, value: Any) -> CoinState:
+        if field != "score":
+            raise Rejection("edit_unknown_field", field=field, allowed="score")
+        if not isinstance(value, int) or value < 0:
+            raise Rejection("edit_bad_value", field=field, expected="a whole number >= 0")
+        scores = list(state.scores)
+        scores[state.pids.index(pid)] = value
+        return replace(state, scores=tuple(scores))
+
     def view(self, state: CoinState, pid: str | None = None) -> dict[str, Any]:
         return {"scores": dict(zip(state.pids, state.scores, strict=True)), "turn": state.turn}
 

@@ -1,0 +1,1064 @@
+"""The Telegram shell: one wiring function (:func:`build_application`) and thin handlers.
+
+Each handler parses the update, calls one use case of :mod:`engine.usecases` (which loads,
+runs the pure core and saves), renders with :mod:`handlers.telegram.render` and the ruleset's UI
+module, and sends. No PTB conversation state, persistence or job queue: everything lives in the
+store or in the (signed) callback data. Services reach handlers through ``bot_data``.
+
+Errors: a :class:`~engine.errors.Rejection` becomes its translated message (a reply, or a
+private alert for a button), nothing changed; lost races become "please try again".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden, RetryAfter
+from telegram.ext import (
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    filters,
+)
+from telegram.helpers import create_deep_linked_url
+from telegram.request import BaseRequest
+
+from engine import match as lifecycle
+from engine import rulesets as registry
+from engine import usecases
+from engine.errors import ConflictError, NotFoundError, Rejection
+from engine.match import Match, Phase, TurnRecord
+from engine.ports import PrefsRepository
+from engine.ruleset import Outcome
+from engine.usecases import Deps, TryAgainError
+from handlers.telegram import callbacks as cbcodec
+from handlers.telegram import render
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
+from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
+
+log = logging.getLogger("sekundant.bot")
+
+Ctx = ContextTypes.DEFAULT_TYPE
+SERVICES = "sekundant"
+RETRY_AFTER_MAX = 5.0  # seconds we are willing to sleep on a 429 inside one update
+
+
+@dataclass
+class Services:
+    """What the handlers need, reached through ``application.bot_data``."""
+
+    deps: Deps
+    secret: bytes
+    default_lang: str = "ru"
+    retry_after_max: float = RETRY_AFTER_MAX
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    errors: list[BaseException] = field(default_factory=list)  # for a webhook's status code
+    _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
+    _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
+
+    # --- per-user language (/lang): the store when it supports prefs, else process memory ---
+
+    def user_lang(self, user: User | None) -> str:
+        """A user's language: their ``/lang`` choice, else their Telegram client's."""
+        if user is None:
+            return self.default_lang
+        seen = normalize(user.language_code, self.default_lang)
+        self._seen[user.id] = seen
+        return self.lang_for(user.id, seen)
+
+    def lang_for(self, user_id: int, fallback: str) -> str:
+        """The language to DM ``user_id`` in when no update of theirs is at hand."""
+        if user_id in self._prefs:
+            return self._prefs[user_id]
+        repo = self.deps.repo
+        if isinstance(repo, PrefsRepository):
+            lang = repo.load_prefs(user_id).get("lang")
+            if lang in LANGS:
+                self._prefs[user_id] = str(lang)
+                return str(lang)
+        return self._seen.get(user_id, fallback)
+
+    def set_user_lang(self, user_id: int, lang: str) -> None:
+        self._prefs[user_id] = lang
+        repo = self.deps.repo
+        if isinstance(repo, PrefsRepository):
+            repo.save_prefs(user_id, {**repo.load_prefs(user_id), "lang": lang})
+
+    def cb(self, callback: Callback) -> str:
+        return cbcodec.encode(callback, self.secret)
+
+
+def services(context: Ctx) -> Services:
+    svc: Services = context.application.bot_data[SERVICES]
+    return svc
+
+
+# --------------------------------------------------------------------------- sending
+
+
+def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
+    if not rows:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(b.label, url=b.url)
+                if b.url
+                else InlineKeyboardButton(b.label, callback_data=svc.cb(b.cb or Callback("x")))
+                for b in row
+            ]
+            for row in rows
+        ]
+    )
+
+
+async def _api(svc: Services, call: Callable[[], Awaitable[Any]]) -> Any:
+    """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
+    webhook answers 500 and Telegram retries later)."""
+    try:
+        return await call()
+    except RetryAfter as exc:
+        delay = exc.retry_after
+        seconds = delay.total_seconds() if isinstance(delay, timedelta) else float(delay)
+        if seconds > svc.retry_after_max:
+            raise
+        await svc.sleep(seconds)
+        return await call()
+
+
+async def send(context: Ctx, chat_id: int, screen: Screen) -> Message:
+    """Send a screen (split under 4096 characters; the keyboard goes on the last part)."""
+    svc = services(context)
+    parts = render.split_text(screen.text)
+    msg: Message | None = None
+    for i, part in enumerate(parts):
+        kb = markup(svc, screen.rows) if i == len(parts) - 1 else None
+
+        async def call(part: str = part, kb: InlineKeyboardMarkup | None = kb) -> Message:
+            return await context.bot.send_message(
+                chat_id,
+                part,
+                parse_mode=ParseMode.HTML,
+                reply_markup=kb,
+                disable_web_page_preview=True,
+            )
+
+        msg = await _api(svc, call)
+    assert msg is not None
+    return msg
+
+
+async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
+    """Edit a message in place; "not modified" is fine, a vanished message is logged."""
+    svc = services(context)
+    text = render.split_text(screen.text)[0]
+    try:
+        await _api(
+            svc,
+            lambda: context.bot.edit_message_text(
+                text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup(svc, screen.rows),
+                disable_web_page_preview=True,
+            ),
+        )
+    except BadRequest as exc:
+        if "not modified" not in exc.message.lower():
+            log.warning("edit of %s/%s failed: %s", chat_id, message_id, exc.message)
+
+
+async def dm(context: Ctx, match: Match, user_id: int, screen: Screen) -> Message | None:
+    """A private message to a player. ``Forbidden`` (never started the bot, or blocked it)
+    marks them unreachable and tells the group with a deep-link button; the match goes on."""
+    try:
+        return await send(context, user_id, screen)
+    except Forbidden:
+        await mark_unreachable(context, match, user_id)
+        return None
+
+
+async def mark_unreachable(context: Ctx, match: Match, user_id: int) -> None:
+    svc = services(context)
+    seat = match.seat_of_user(user_id)
+    if seat is None:
+        return
+    if seat.reachable:
+        with contextlib.suppress(Rejection, NotFoundError, TryAgainError):
+            usecases.set_reachable(svc.deps, match.id, user_id, False)
+    tr = Tr(match.lang)
+    url = deep_link(context, f"play_{match.id}")
+    await send(
+        context,
+        match.chat_id,
+        Screen(
+            tr("group.unreachable", name=seat.name), [[Button(tr("btn.open_private"), url=url)]]
+        ),
+    )
+
+
+def deep_link(context: Ctx, payload: str) -> str:
+    return create_deep_linked_url(context.bot.username, payload)
+
+
+# --------------------------------------------------------------------------- guard
+
+
+def _rejection_text(tr: Tr, exc: Exception) -> str:
+    if isinstance(exc, Rejection):
+        key = f"err.{exc.code}"
+        params = {k: (v if isinstance(v, int | float) else str(v)) for k, v in exc.params.items()}
+        if tr.has(key):
+            try:
+                return tr(key, **params)
+            except (KeyError, IndexError):
+                pass
+        return tr("err.unknown", code=exc.code)
+    if isinstance(exc, TryAgainError | ConflictError):
+        return tr("err.try_again")
+    return tr("err.no_match")
+
+
+Handler = Callable[[Update, Ctx], Coroutine[Any, Any, None]]
+EXPECTED = (Rejection, TryAgainError, ConflictError, NotFoundError)
+
+
+def command(fn: Handler) -> Handler:
+    """A command handler: expected failures become a translated reply, nothing changed."""
+
+    async def wrapper(update: Update, context: Ctx) -> None:
+        try:
+            await fn(update, context)
+        except EXPECTED as exc:
+            svc = services(context)
+            tr = Tr(svc.user_lang(update.effective_user))
+            if update.effective_chat is not None:
+                await send(context, update.effective_chat.id, Screen(_rejection_text(tr, exc)))
+
+    return wrapper
+
+
+# --------------------------------------------------------------------------- lookups
+
+
+def _lobby_url(context: Ctx, match: Match) -> str:
+    return deep_link(context, f"join_{match.id}")
+
+
+async def refresh_lobby(context: Ctx, match: Match) -> None:
+    mid = match.ui.get("lobby")
+    if mid is None:
+        return
+    screen = render.lobby_screen(Tr(match.lang), match, _lobby_url(context, match))
+    await edit(context, match.chat_id, int(mid), screen)
+
+
+async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | None = None) -> None:
+    svc = services(context)
+    mid = match.ui.get("status")
+    if mid is None or match.phase is not Phase.RUNNING:
+        return
+    if fps is None:
+        fps = usecases.sealed_fingerprints(svc.deps, match.id)
+    await edit(context, match.chat_id, int(mid), render.status_screen(Tr(match.lang), match, fps))
+
+
+def _user_matches(svc: Services, user_id: int) -> list[Match]:
+    return svc.deps.repo.active_for_user(user_id)
+
+
+def _own_seat(match: Match, user_id: int) -> str | None:
+    seat = match.seat_of_user(user_id)
+    return seat.pid if seat else None
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@command
+async def cmd_start(update: Update, context: Ctx) -> None:
+    """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``) or the welcome."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    tr = Tr(svc.user_lang(user))
+    payload = context.args[0] if context.args else ""
+    # The user can be messaged now: clear any "unreachable" mark.
+    for m in _user_matches(svc, user.id):
+        seat = m.seat_of_user(user.id)
+        if seat is not None and not seat.reachable:
+            changed = usecases.set_reachable(svc.deps, m.id, user.id, True)
+            if changed.phase is Phase.RUNNING:
+                await refresh_status(context, changed)
+    if payload.startswith("join_"):
+        await _join(update, context, payload.removeprefix("join_"))
+        return
+    if payload.startswith("play_"):
+        match = svc.deps.repo.load(payload.removeprefix("play_")).match
+        await _open_match(context, tr, match, user.id)
+        return
+    await send(context, chat.id, Screen(tr("start.welcome")))
+
+
+async def _join(update: Update, context: Ctx, match_id: str) -> None:
+    svc = services(context)
+    user = update.effective_user
+    assert user is not None
+    tr = Tr(svc.user_lang(user))
+    try:
+        match = usecases.join(svc.deps, match_id, user.id, user.full_name)
+        await refresh_lobby(context, match)
+    except Rejection as exc:
+        if exc.code != "already_joined":
+            raise
+        match = svc.deps.repo.load(match_id).match
+    await send(context, user.id, Screen(tr("join.done", title=Raw(render.match_title(tr, match)))))
+    await _open_match(context, tr, match, user.id)
+
+
+async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
+    """Show a player what to do now in ``match``: pick a character, or build an order."""
+    pid = _own_seat(match, user_id)
+    if pid is None:
+        raise Rejection("not_a_participant")
+    if match.phase is Phase.LOBBY:
+        await send(context, user_id, character_screen(tr, match, pid))
+    elif match.phase is Phase.RUNNING and pid in lifecycle.acting(match):
+        await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+    else:
+        await send(context, user_id, Screen(render.match_list(tr, [match])))
+
+
+def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
+    ui = get_ui(match.ruleset)
+    rules = match.rules
+    presets = rules.presets(rules.config(match.config))
+    rows = [
+        [Button(ui.preset_label(tr, pid_, ch), Callback("chr", match.id, 0, (pid, pid_)))]
+        for pid_, ch in presets.items()
+    ]
+    text = tr(
+        "character.pick",
+        title=Raw(render.match_title(tr, match)),
+        example=Raw(esc(_character_example(presets))),
+    )
+    return Screen(text, rows)
+
+
+def _character_example(presets: Mapping[str, Mapping[str, Any]]) -> str:
+    for ch in presets.values():
+        parts = []
+        for k, v in ch.items():
+            val = ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+            if val:
+                parts.append(f"{k}={val}")
+        return "/character " + " ".join(parts)
+    return "/character key=value"
+
+
+@command
+async def cmd_duel(update: Update, context: Ctx) -> None:
+    """``/duel`` or ``/newmatch`` in a group: pick the ruleset with buttons."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    tr = Tr(svc.user_lang(user))
+    if chat.type == "private":
+        await send(context, chat.id, Screen(tr("duel.group_only")))
+        return
+    active = svc.deps.repo.active_in_chat(chat.id)
+    if active:
+        await send(context, chat.id, Screen(tr("duel.exists", id=active[0].id)))
+        return
+    ids = [r for r in registry.available() if has_ui(r)] or registry.available()
+    rows = [
+        [Button(tr(f"ruleset.{rid}"), Callback("new", "", 0, (rid, str(user.id))))] for rid in ids
+    ]
+    await send(context, chat.id, Screen(tr("duel.pick"), rows))
+
+
+@command
+async def cmd_help(update: Update, context: Ctx) -> None:
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    if chat.type == "private":
+        tr = Tr(svc.user_lang(user))
+        matches = _user_matches(svc, user.id)
+    else:
+        matches = svc.deps.repo.active_in_chat(chat.id)
+        tr = Tr(matches[0].lang if matches else svc.user_lang(user))
+    parts = [tr("help.private" if chat.type == "private" else "help.group")]
+    for rid in dict.fromkeys(m.ruleset for m in matches):
+        parts.append(tr(get_ui(rid).help_key))
+    if not matches:
+        parts.append(tr("help.rulesets"))
+    await send(context, chat.id, Screen("\n\n".join(parts)))
+
+
+@command
+async def cmd_lang(update: Update, context: Ctx) -> None:
+    """``/lang [ru|en]``: the user's language in private; the match's language in a group (GM)."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    choice = (context.args[0].lower() if context.args else "")[:2]
+    if chat.type == "private":
+        if choice not in LANGS:
+            tr = Tr(svc.user_lang(user))
+            rows = [[Button(tr(f"lang.{lg}"), Callback("ul", "", 0, (lg,))) for lg in LANGS]]
+            await send(context, chat.id, Screen(tr("lang.pick"), rows))
+            return
+        svc.set_user_lang(user.id, choice)
+        await send(context, chat.id, Screen(Tr(choice)("lang.set")))
+        return
+    matches = svc.deps.repo.active_in_chat(chat.id)
+    if not matches:
+        raise NotFoundError(chat.id)
+    if choice not in LANGS:
+        raise Rejection("invalid_field", what="lang", field="lang", expected="ru, en")
+    match = usecases.set_language(svc.deps, matches[0].id, user.id, choice)
+    await send(context, chat.id, Screen(Tr(choice)("lang.match_set")))
+    await refresh_lobby(context, match)
+    await refresh_status(context, match)
+
+
+@command
+async def cmd_status(update: Update, context: Ctx) -> None:
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    if chat.type != "private":
+        matches = svc.deps.repo.active_in_chat(chat.id)
+        if not matches:
+            await send(context, chat.id, Screen(Tr(svc.user_lang(user))("matches.none")))
+            return
+        m = matches[0]
+        tr = Tr(m.lang)
+        if m.phase is Phase.LOBBY:
+            await send(context, chat.id, Screen(render.lobby_screen(tr, m, "").text))
+        else:
+            fps = usecases.sealed_fingerprints(svc.deps, m.id)
+            await send(context, chat.id, Screen(render.status_text(tr, m, fps)))
+        return
+    tr = Tr(svc.user_lang(user))
+    matches = _user_matches(svc, user.id)
+    lines = [render.match_list(tr, matches)]
+    ui_rows: list[list[Button]] = []
+    for m in matches:
+        if m.phase is not Phase.RUNNING:
+            continue
+        for o in usecases.my_orders(svc.deps, m.id, user.id):
+            lines.append(
+                tr(
+                    "status.mine",
+                    id=m.id,
+                    order=Raw(get_ui(m.ruleset).order_text(tr, o.order)),
+                    fp=render.short_fp(o.fingerprint),
+                )
+            )
+        pid = _own_seat(m, user.id)
+        if pid and pid in lifecycle.acting(m):
+            ui_rows.append(
+                [Button(tr("btn.order_for", id=m.id), Callback("b", m.id, m.turn, (pid,)))]
+            )
+    await send(context, chat.id, Screen("\n".join(lines), ui_rows))
+
+
+def _pick_match(
+    svc: Services, user_id: int, words: list[str], phase: Phase
+) -> tuple[Match | None, list[Match], list[str]]:
+    """The match a private command is about: named by its id as the first word, or the only
+    one in ``phase``. Returns (match or None, candidates, remaining words)."""
+    candidates = [
+        m
+        for m in _user_matches(svc, user_id)
+        if m.phase is phase and m.seat_of_user(user_id) is not None
+    ]
+    if words:
+        named = [m for m in candidates if m.id == words[0]]
+        if named:
+            return named[0], candidates, words[1:]
+    if len(candidates) == 1:
+        return candidates[0], candidates, words
+    return None, candidates, words
+
+
+async def _choose(
+    context: Ctx, tr: Tr, chat_id: int, candidates: list[Match], user_id: int, example: str
+) -> None:
+    if not candidates:
+        raise Rejection("no_active_match")
+    rows = []
+    for m in candidates:
+        pid = _own_seat(m, user_id) or ""
+        kind = "b" if m.phase is Phase.RUNNING else "pick"
+        rows.append(
+            [
+                Button(
+                    render.match_title(tr, m).replace("<b>", "").replace("</b>", ""),
+                    Callback(kind, m.id, m.turn, (pid,)),
+                )
+            ]
+        )
+    await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
+
+
+@command
+async def cmd_order(update: Update, context: Ctx) -> None:
+    """``/order [match] <typed order>`` in private; with no order, the builder."""
+    svc = services(context)
+    user = update.effective_user
+    assert user is not None
+    tr = Tr(svc.user_lang(user))
+    words = list(context.args or [])
+    match, candidates, words = _pick_match(svc, user.id, words, Phase.RUNNING)
+    if match is None:
+        example = get_ui(candidates[0].ruleset).typed_example() if candidates else ""
+        await _choose(
+            context,
+            tr,
+            user.id,
+            candidates,
+            user.id,
+            f"/order {candidates[0].id if candidates else ''} {example}",
+        )
+        return
+    pid = _own_seat(match, user.id)
+    assert pid is not None
+    if not words:
+        await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        return
+    order = get_ui(match.ruleset).parse_typed(words)
+    await _seal(context, tr, match, pid, user.id, order, message=None)
+
+
+@command
+async def cmd_character(update: Update, context: Ctx) -> None:
+    """``/character [match] <sheet>`` in private: a typed character for the lobby."""
+    svc = services(context)
+    user = update.effective_user
+    assert user is not None
+    tr = Tr(svc.user_lang(user))
+    match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
+    if match is None:
+        await _choose(context, tr, user.id, candidates, user.id, "/character <id> …")
+        return
+    pid = _own_seat(match, user.id)
+    assert pid is not None
+    if not words:
+        await send(context, user.id, character_screen(tr, match, pid))
+        return
+    sheet = get_ui(match.ruleset).parse_character(words)
+    match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
+    label = get_ui(match.ruleset).character_label(tr, sheet)
+    await send(context, user.id, Screen(tr("character.set", character=Raw(label))))
+    await refresh_lobby(context, match)
+
+
+@command
+async def cmd_takegm(update: Update, context: Ctx) -> None:
+    """``/takegm`` in a group: a chat administrator takes the GM role of the active match."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    matches = svc.deps.repo.active_in_chat(chat.id)
+    if not matches:
+        raise NotFoundError(chat.id)
+    match = matches[0]
+    tr = Tr(match.lang)
+    member = await _api(svc, lambda: context.bot.get_chat_member(chat.id, user.id))
+    if member.status not in ("administrator", "creator"):
+        raise Rejection("admins_only")
+    match = usecases.take_gm(svc.deps, match.id, user.id)
+    await send(context, chat.id, Screen(tr("gm.taken", name=user.full_name)))
+
+
+# --------------------------------------------------------------------------- buttons
+
+
+class Alert(Exception):  # noqa: N818 - control flow: answer the press with this alert
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+async def on_button(update: Update, context: Ctx) -> None:
+    """Every inline button. Unknown, forged or stale presses get a private alert and change
+    nothing; expected failures too."""
+    svc = services(context)
+    query = update.callback_query
+    assert query is not None
+    user = query.from_user
+    tr = Tr(svc.user_lang(user))
+    cb = cbcodec.decode(query.data, svc.secret)
+    toast: str | None = None
+    alert = False
+    try:
+        if cb is None:
+            raise Alert(tr("err.forged"))
+        handler = BUTTONS.get(cb.kind)
+        if handler is None:
+            raise Alert(tr("err.forged"))
+        toast = await handler(context, query.message, user, tr, cb)  # type: ignore[arg-type]
+    except Alert as exc:
+        toast, alert = exc.text, True
+    except EXPECTED as exc:
+        toast, alert = _rejection_text(tr, exc), True
+    except (ValueError, IndexError):
+        toast, alert = tr("err.forged"), True
+    with contextlib.suppress(BadRequest):
+        await _api(svc, lambda: query.answer(toast[:200] if toast else None, show_alert=alert))
+
+
+Button_ = Callable[[Ctx, Message, User, Tr, Callback], Awaitable[str | None]]
+
+
+def _load(svc: Services, cb: Callback) -> Match:
+    return svc.deps.repo.load(cb.match).match
+
+
+def _require_turn(tr: Tr, match: Match, cb: Callback) -> None:
+    """Bind a press to the turn it was drawn for: an older button is stale."""
+    if match.phase is not Phase.RUNNING or match.turn != cb.turn:
+        raise Alert(tr("err.stale"))
+
+
+def _require_gm(tr: Tr, match: Match, user: User) -> None:
+    if match.gm_user_id != user.id:
+        raise Alert(tr("err.gm_only"))
+
+
+async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    rid, owner = cb.arg(0), int(cb.arg(1))
+    if owner != user.id:
+        raise Alert(tr("err.not_yours"))
+    if svc.deps.repo.active_in_chat(msg.chat.id):
+        raise Alert(tr("duel.exists", id=svc.deps.repo.active_in_chat(msg.chat.id)[0].id))
+    lang = svc.user_lang(user)
+    match = usecases.create_match(svc.deps, msg.chat.id, user.id, rid, lang=lang)
+    gtr = Tr(match.lang)
+    await edit(
+        context,
+        msg.chat.id,
+        msg.message_id,
+        render.lobby_screen(gtr, match, _lobby_url(context, match)),
+    )
+    usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
+    return None
+
+
+async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is not Phase.LOBBY:
+        raise Alert(tr("err.stale"))
+    name = cb.arg(0)
+    if name == "lang":
+        lang = cb.arg(1)
+        if lang not in LANGS:
+            raise ValueError(lang)
+        match = usecases.set_language(svc.deps, match.id, user.id, lang)
+    else:
+        opts = {o.name: o for o in get_ui(match.ruleset).options(tr, match)}
+        if name not in opts:
+            raise Alert(tr("err.stale"))
+        match = usecases.configure(svc.deps, match.id, user.id, opts[name].patch)
+    await refresh_lobby(context, match)
+    return None
+
+
+async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is not Phase.LOBBY:
+        raise Alert(tr("err.stale"))
+    match, events = usecases.start(svc.deps, match.id, user.id)
+    gtr = Tr(match.lang)
+    ui = get_ui(match.ruleset)
+    names = names_of(match)
+    lines = [gtr("start.title", title=Raw(render.match_title(gtr, match)))]
+    for s in match.seats:
+        lines.append(
+            gtr(
+                "lobby.seat", name=s.name, character=Raw(ui.character_label(gtr, s.character or {}))
+            )
+        )
+    lines += [ui.event_text(gtr, names, e.kind, e.actor, e.data) for e in events]
+    await edit(context, match.chat_id, msg.message_id, Screen("\n".join(lines)))
+    await open_turn(context, match)
+    return None
+
+
+async def open_turn(context: Ctx, match: Match) -> None:
+    """A turn opened: one status message in the group (edited in place from now on), and
+    each acting player's order builder in private."""
+    svc = services(context)
+    gtr = Tr(match.lang)
+    status = await send(context, match.chat_id, render.status_screen(gtr, match, {}))
+    match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
+    need = lifecycle.acting(match)
+    for seat in match.seats:
+        if seat.user_id is None or seat.pid not in need:
+            continue
+        ptr = Tr(svc.lang_for(seat.user_id, match.lang))
+        await dm(context, match, seat.user_id, render.builder_screen(ptr, match, seat.pid, ()))
+
+
+async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    if match.phase is not Phase.LOBBY:
+        raise Alert(tr("err.stale"))
+    pid, preset = cb.arg(0), cb.arg(1)
+    rules = match.rules
+    presets = rules.presets(rules.config(match.config))
+    if preset not in presets:
+        raise Alert(tr("err.stale"))
+    match = usecases.set_character(svc.deps, match.id, user.id, pid, presets[preset])
+    label = get_ui(match.ruleset).character_label(tr, presets[preset])
+    await edit(
+        context, msg.chat.id, msg.message_id, Screen(tr("character.set", character=Raw(label)))
+    )
+    await refresh_lobby(context, match)
+    return None
+
+
+async def btn_pick(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    await _open_match(context, tr, match, user.id)
+    return None
+
+
+async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_turn(tr, match, cb)
+    pid = cb.arg(0)
+    if match.seat(pid) not in match.controlled_by(user.id):
+        raise Alert(tr("err.not_yours"))
+    screen = render.builder_screen(tr, match, pid, cb.args[1:])
+    if msg.chat.type == "private":
+        await edit(context, msg.chat.id, msg.message_id, screen)
+    else:
+        await dm(context, match, user.id, screen)
+    return None
+
+
+async def btn_seal(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_turn(tr, match, cb)
+    pid = cb.arg(0)
+    order = get_ui(match.ruleset).order_from_args(cb.args[1:])
+    await _seal(context, tr, match, pid, user.id, order, message=msg)
+    return tr("receipt.toast")
+
+
+async def _seal(
+    context: Ctx,
+    tr: Tr,
+    match: Match,
+    pid: str,
+    user_id: int,
+    order: Mapping[str, Any],
+    message: Message | None,
+) -> None:
+    """Seal, give the player a receipt (the builder message becomes it), update the group's
+    status message; when this order completed the turn, reveal."""
+    svc = services(context)
+    res = usecases.seal_order(svc.deps, match.id, user_id, pid, order)
+    receipt = render.receipt_screen(
+        tr, match, pid, res.order.order, res.order.fingerprint, res.replaced
+    )
+    if res.record is not None:
+        receipt = Screen(receipt.text)  # the turn is over: no "change" button
+    if message is not None:
+        await edit(context, message.chat.id, message.message_id, receipt)
+    else:
+        await send(context, user_id, receipt)
+    if res.record is None:
+        fps = dict(usecases.sealed_fingerprints(svc.deps, match.id))
+        fps[pid] = res.order.fingerprint
+        await refresh_status(context, res.match, fps)
+    else:
+        await on_resolved(context, match, res.match, res.record)
+
+
+async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
+    """A turn resolved: close its status message, post the reveal, then the next turn (or the
+    final summary)."""
+    gtr = Tr(after.lang)
+    status_id = before.ui.get("status")
+    if status_id is not None:
+        fps = {o.pid: o.fingerprint for o in record.orders if not o.default}
+        await edit(
+            context,
+            after.chat_id,
+            int(status_id),
+            render.closed_status(gtr, after, record.turn, fps),
+        )
+    ui = get_ui(after.ruleset)
+    text = ui.render_reveal(gtr, after, record)
+    text += "\n\n" + render.turn_label(gtr, after, record.turn)
+    await send(context, after.chat_id, Screen(text))
+    if after.phase is Phase.FINISHED:
+        await send(context, after.chat_id, summary_screen(gtr, after))
+        return
+    await open_turn(context, after)
+
+
+def summary_screen(tr: Tr, match: Match) -> Screen:
+    ui = get_ui(match.ruleset)
+    lines = [
+        tr("summary.title", title=Raw(render.match_title(tr, match))),
+        ui.outcome_text(tr, match),
+    ]
+    return Screen("\n".join(lines))
+
+
+async def btn_gm_status(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    _require_turn(tr, match, cb)
+    names = {s.pid: s.name for s in match.seats}
+    missing = [names[p] for p in lifecycle.missing(match)]
+    sealed = [names[p] for p in match.sealed]
+    raise Alert(
+        tr(
+            "gm.status",
+            turn=match.turn,
+            sealed=", ".join(sealed) or "—",
+            missing=", ".join(missing) or "—",
+        )
+        .replace("<b>", "")
+        .replace("</b>", "")
+    )
+
+
+async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    _require_turn(tr, match, cb)
+    missing = lifecycle.missing(match)
+    if missing and cb.kind == "gfr":
+        names = names_of(match)
+        gtr = Tr(match.lang)
+        fps = usecases.sealed_fingerprints(svc.deps, match.id)
+        text = (
+            render.status_text(gtr, match, fps)
+            + "\n\n"
+            + gtr("gm.force_confirm", names=Raw(", ".join(names[p] for p in missing)))
+        )
+        await edit(
+            context,
+            msg.chat.id,
+            msg.message_id,
+            Screen(text, render.confirm_rows(gtr, match, "gfc")),
+        )
+        return None
+    res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    await on_resolved(context, match, res.match, res.record)
+    return None
+
+
+async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is Phase.FINISHED or match.turn != cb.turn:
+        raise Alert(tr("err.stale"))
+    gtr = Tr(match.lang)
+    if cb.kind == "gend":
+        await edit(
+            context,
+            msg.chat.id,
+            msg.message_id,
+            Screen(
+                msg.text_html + "\n\n" + gtr("gm.end_confirm"),
+                render.confirm_rows(gtr, match, "gec"),
+            ),
+        )
+        return None
+    ended = usecases.end_match(svc.deps, match.id, user.id, Outcome("draw", reason="gm"))
+    await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
+    if match.phase is Phase.RUNNING:
+        await send(context, ended.chat_id, summary_screen(gtr, ended))
+    return None
+
+
+async def btn_back(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    """Cancel a GM confirmation: the panel (or lobby) comes back as it was."""
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is Phase.LOBBY:
+        await refresh_lobby(context, match)
+    else:
+        _require_turn(tr, match, cb)
+        await refresh_status(context, match)
+    return None
+
+
+async def btn_user_lang(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    lang = cb.arg(0)
+    if lang not in LANGS:
+        raise ValueError(lang)
+    svc.set_user_lang(user.id, lang)
+    await edit(context, msg.chat.id, msg.message_id, Screen(Tr(lang)("lang.set")))
+    return None
+
+
+BUTTONS: dict[str, Button_] = {
+    "new": btn_new,
+    "opt": btn_option,
+    "start": btn_start,
+    "chr": btn_character,
+    "pick": btn_pick,
+    "b": btn_builder,
+    "s": btn_seal,
+    "gst": btn_gm_status,
+    "gfr": btn_force,
+    "gfc": btn_force,
+    "gend": btn_end,
+    "gec": btn_end,
+    "gx": btn_back,
+    "ul": btn_user_lang,
+}
+
+
+# --------------------------------------------------------------------------- chat member
+
+
+async def on_my_chat_member(update: Update, context: Ctx) -> None:
+    """A user blocked (or unblocked) the bot in private: mark them (un)reachable."""
+    svc = services(context)
+    change = update.my_chat_member
+    if change is None or change.chat.type != "private":
+        return
+    reachable = change.new_chat_member.status not in ("kicked", "left")
+    for m in _user_matches(svc, change.from_user.id):
+        seat = m.seat_of_user(change.from_user.id)
+        if seat is not None and seat.reachable != reachable:
+            with contextlib.suppress(*EXPECTED):
+                changed = usecases.set_reachable(svc.deps, m.id, change.from_user.id, reachable)
+                await refresh_status(context, changed)
+
+
+async def on_error(update: object, context: Ctx) -> None:
+    """Unexpected errors: logged, and kept for a webhook handler deciding its status code."""
+    svc = context.application.bot_data.get(SERVICES)
+    if isinstance(svc, Services) and context.error is not None:
+        svc.errors.append(context.error)
+    log.error("update failed", exc_info=context.error)
+
+
+# --------------------------------------------------------------------------- wiring
+
+
+def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
+    """The command menus for private chats and groups in ``lang`` (used by ``run`` on startup
+    and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
+    tr = Tr(lang)
+    private = ["start", "order", "character", "status", "lang", "help"]
+    group = ["duel", "status", "lang", "takegm", "help"]
+    return {
+        "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
+        "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
+    }
+
+
+async def set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Register the command menus for both scopes in both languages (default: English)."""
+    for lang in (*LANGS, None):
+        menus = bot_commands(lang or "en")
+        await app.bot.set_my_commands(
+            menus["private"], scope=BotCommandScopeAllPrivateChats(), language_code=lang
+        )
+        await app.bot.set_my_commands(
+            menus["group"], scope=BotCommandScopeAllGroupChats(), language_code=lang
+        )
+
+
+def callback_secret(token: str) -> bytes:
+    """The key signing callback data: derived from the bot token, so it is stable across
+    restarts and Lambda containers without another secret to manage."""
+    return hashlib.sha256(b"sekundant-callback|" + token.encode()).digest()
+
+
+def build_application(
+    deps: Deps,
+    token: str,
+    *,
+    request: BaseRequest | None = None,
+    get_updates_request: BaseRequest | None = None,
+    base_url: str = "https://api.telegram.org",
+    default_lang: str = "ru",
+    updater: bool = False,
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    """The one place the bot is wired: handlers, services, request classes.
+
+    ``request`` replaces PTB's HTTP client (the fake Bot API in tests and the sandbox);
+    ``base_url`` is the Bot API root (methods go to ``<root>/bot<token>/<method>``). With
+    ``updater=False`` (webhook, tests) updates are fed with ``process_update``.
+    """
+    builder: ApplicationBuilder[Any, Any, Any, Any, Any, Any] = (
+        Application.builder()
+        .token(token)
+        .base_url(f"{base_url}/bot")
+        .base_file_url(f"{base_url}/file/bot")
+    )
+    if request is not None:
+        builder = builder.request(request)
+        builder = builder.get_updates_request(get_updates_request or request)
+    if not updater:
+        builder = builder.updater(None)
+    app = builder.build()
+    app.bot_data[SERVICES] = Services(
+        deps=deps, secret=callback_secret(token), default_lang=normalize(default_lang)
+    )
+    private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+    group = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
+    anywhere = filters.UpdateType.MESSAGE
+    app.add_handler(CommandHandler("start", cmd_start, filters=private))
+    app.add_handler(CommandHandler(["duel", "newmatch"], cmd_duel, filters=anywhere))
+    app.add_handler(CommandHandler("help", cmd_help, filters=anywhere))
+    app.add_handler(CommandHandler("lang", cmd_lang, filters=anywhere))
+    app.add_handler(CommandHandler("status", cmd_status, filters=anywhere))
+    app.add_handler(CommandHandler("order", cmd_order, filters=private))
+    app.add_handler(CommandHandler("character", cmd_character, filters=private))
+    app.add_handler(CommandHandler("takegm", cmd_takegm, filters=group))
+    app.add_handler(CallbackQueryHandler(on_button))
+    app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_error_handler(on_error)
+    return app

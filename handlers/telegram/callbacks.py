@@ -1,0 +1,76 @@
+"""Callback data: short, versioned, bound to a match and turn, and signed.
+
+Layout: ``v1:<kind>:<match>:<turn>:<arg>:<arg>...:<mac>`` where ``mac`` is 6 base64url
+characters of HMAC-SHA256(secret, everything before it). Telegram caps callback data at 64
+bytes; :func:`encode` refuses longer data so a too-long button is a bug found in tests, not a
+400 from Telegram in production.
+
+The MAC makes forged presses (a modified client sending arbitrary data) recognisable before
+anything is parsed; binding to the turn makes stale presses (a button from turn 2 pressed in
+turn 3) recognisable by the handler. Authorization (GM only, own seat) is still checked by the
+core on every press: the MAC is not a permission.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+
+VERSION = "v1"
+MAX_BYTES = 64
+_MAC_LEN = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Callback:
+    """A decoded button press: what (``kind``), for which match and turn, with which args."""
+
+    kind: str
+    match: str = ""
+    turn: int = 0
+    args: tuple[str, ...] = ()
+
+    def arg(self, i: int, default: str = "") -> str:
+        return self.args[i] if i < len(self.args) else default
+
+    def int_arg(self, i: int) -> int:
+        """Integer argument ``i``; a malformed one raises ``ValueError`` (treated as forged)."""
+        return int(self.args[i])
+
+
+def _mac(secret: bytes, body: str) -> str:
+    digest = hmac.new(secret, body.encode(), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:_MAC_LEN]
+
+
+def encode(cb: Callback, secret: bytes) -> str:
+    """The callback data string for ``cb``. Raises ``ValueError`` when a field contains ``:``
+    or the result exceeds 64 bytes."""
+    parts = [VERSION, cb.kind, cb.match, str(cb.turn), *cb.args]
+    if any(":" in p for p in parts):
+        raise ValueError(f"callback field contains ':': {parts!r}")
+    body = ":".join(parts)
+    data = f"{body}:{_mac(secret, body)}"
+    if len(data.encode()) > MAX_BYTES:
+        raise ValueError(f"callback data over {MAX_BYTES} bytes: {data!r}")
+    return data
+
+
+def decode(data: str | None, secret: bytes) -> Callback | None:
+    """The press encoded in ``data``, or None when it is not ours: unknown version, malformed,
+    or a MAC that does not match (forged or from another deployment)."""
+    if not data or len(data.encode()) > MAX_BYTES:
+        return None
+    body, _, mac = data.rpartition(":")
+    if not body or not hmac.compare_digest(mac, _mac(secret, body)):
+        return None
+    parts = body.split(":")
+    if len(parts) < 4 or parts[0] != VERSION:
+        return None
+    try:
+        turn = int(parts[3])
+    except ValueError:
+        return None
+    return Callback(parts[1], parts[2], turn, tuple(parts[4:]))

@@ -1,0 +1,252 @@
+"""An in-process fake of the Telegram Bot API, plugged into PTB as its request class.
+
+It keeps chats and their messages, assigns message ids, applies edits, answers getMe locally,
+records every call, and behaves like Telegram where it matters to the bot:
+
+- a private chat with a user who never pressed Start (or blocked the bot) answers sendMessage
+  with 403 ``Forbidden: bot can't initiate conversation with a user``;
+- an edit that changes nothing answers 400 ``message is not modified``;
+- callback data over 64 bytes and texts over 4096 characters answer 400;
+- scripted failures (``fail_next``) simulate 429 ``RetryAfter`` and other errors.
+
+Used by the tests (as the recording request), the offline sandbox and the benchmark, so all
+three run the same :class:`telegram.ext.Application` as production.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram.request import BaseRequest, RequestData
+
+BOT_ID = 7000000001
+BOT_USERNAME = "sekundant_bot"
+BOT_INFO: dict[str, Any] = {
+    "id": BOT_ID,
+    "is_bot": True,
+    "first_name": "Sekundant",
+    "username": BOT_USERNAME,
+    "can_join_groups": True,
+    "can_read_all_group_messages": False,
+    "supports_inline_queries": False,
+}
+MAX_TEXT = 4096
+
+
+@dataclass
+class FakeMessage:
+    """A message as a chat shows it now (edits applied)."""
+
+    message_id: int
+    chat_id: int
+    text: str
+    from_bot: bool = True
+    user_id: int | None = None
+    reply_markup: dict[str, Any] | None = None
+    edits: int = 0
+
+    @property
+    def buttons(self) -> list[dict[str, Any]]:
+        """Every inline button, row by row, flattened (the sandbox numbers them)."""
+        rows = (self.reply_markup or {}).get("inline_keyboard", [])
+        return [b for row in rows for b in row]
+
+
+@dataclass
+class FakeChat:
+    id: int
+    type: str  # private | group | supergroup
+    title: str = ""
+    messages: list[FakeMessage] = field(default_factory=list)
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+
+
+class FakeBotAPI(BaseRequest):
+    """The fake Bot API server, as a PTB request object (no sockets)."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.chats: dict[int, FakeChat] = {}
+        self.users: dict[int, dict[str, Any]] = {}
+        self.started: set[int] = set()  # users who pressed Start and did not block the bot
+        self.admins: dict[int, dict[int, str]] = {}  # chat -> user -> status
+        self.alerts: list[tuple[int, str, bool]] = []  # (user, text, show_alert)
+        self.fail_next: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+        self._next_id = 1000
+        self._callback_owner: dict[str, int] = {}
+
+    # --- the world ---
+
+    def add_user(self, user: dict[str, Any], *, started: bool = True) -> None:
+        self.users[int(user["id"])] = user
+        self.chat(int(user["id"]), "private", user.get("first_name", ""))
+        if started:
+            self.started.add(int(user["id"]))
+
+    def chat(self, chat_id: int, kind: str = "supergroup", title: str = "") -> FakeChat:
+        if chat_id not in self.chats:
+            self.chats[chat_id] = FakeChat(chat_id, kind, title)
+        return self.chats[chat_id]
+
+    def chat_json(self, chat_id: int) -> dict[str, Any]:
+        c = self.chat(chat_id)
+        if c.type == "private":
+            return {"id": c.id, "type": "private", "first_name": c.title}
+        return {"id": c.id, "type": c.type, "title": c.title}
+
+    def new_message_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    def message(self, chat_id: int, message_id: int) -> FakeMessage | None:
+        for m in self.chat(chat_id).messages:
+            if m.message_id == message_id:
+                return m
+        return None
+
+    def message_json(self, m: FakeMessage) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "message_id": m.message_id,
+            "date": 0,
+            "chat": self.chat_json(m.chat_id),
+            "text": m.text,
+        }
+        if m.from_bot:
+            out["from"] = {k: BOT_INFO[k] for k in ("id", "is_bot", "first_name", "username")}
+        elif m.user_id is not None:
+            out["from"] = self.users[m.user_id]
+        if m.reply_markup:
+            out["reply_markup"] = m.reply_markup
+        if m.edits:
+            out["edit_date"] = 1
+        return out
+
+    def note_callback(self, query_id: str, user_id: int) -> None:
+        self._callback_owner[query_id] = user_id
+
+    def calls_of(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    # --- BaseRequest ---
+
+    @property
+    def read_timeout(self) -> float | None:
+        return 1.0
+
+    async def initialize(self) -> None:
+        return None
+
+    async def shutdown(self) -> None:
+        return None
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: Any = None,
+        write_timeout: Any = None,
+        connect_timeout: Any = None,
+        pool_timeout: Any = None,
+    ) -> tuple[int, bytes]:
+        api = url.rsplit("/", 1)[-1]
+        params = dict(request_data.parameters) if request_data else {}
+        self.calls.append(Call(api, params))
+        scripted = self.fail_next.get(api)
+        if scripted:
+            code, body = scripted.pop(0)
+            return code, json.dumps({"ok": False, "error_code": code, **body}).encode()
+        try:
+            result = self._handle(api, params)
+        except _ApiError as err:
+            return err.code, json.dumps(
+                {"ok": False, "error_code": err.code, "description": err.description}
+            ).encode()
+        return 200, json.dumps({"ok": True, "result": result}).encode()
+
+    # --- methods ---
+
+    def _handle(self, api: str, p: dict[str, Any]) -> Any:
+        if api == "getMe":
+            return BOT_INFO
+        if api == "sendMessage":
+            return self._send(p)
+        if api == "editMessageText":
+            return self._edit(p, text=str(p["text"]))
+        if api == "editMessageReplyMarkup":
+            return self._edit(p, text=None)
+        if api == "answerCallbackQuery":
+            owner = self._callback_owner.get(str(p.get("callback_query_id")), 0)
+            if p.get("text"):
+                self.alerts.append((owner, str(p["text"]), bool(p.get("show_alert"))))
+            return True
+        if api == "getChatMember":
+            status = self.admins.get(int(p["chat_id"]), {}).get(int(p["user_id"]), "member")
+            user = self.users.get(
+                int(p["user_id"]), {"id": int(p["user_id"]), "is_bot": False, "first_name": "?"}
+            )
+            return {"status": status, "user": user}
+        if api in ("setMyCommands", "deleteMyCommands", "deleteWebhook", "setWebhook"):
+            return True
+        if api == "deleteMessage":
+            chat = self.chat(int(p["chat_id"]))
+            chat.messages = [m for m in chat.messages if m.message_id != int(p["message_id"])]
+            return True
+        raise _ApiError(400, f"Bad Request: method {api} is not faked")
+
+    def _check_markup(self, markup: Any) -> dict[str, Any] | None:
+        if not markup:
+            return None
+        if isinstance(markup, str):
+            markup = json.loads(markup)
+        for row in markup.get("inline_keyboard", []):
+            for b in row:
+                if len(str(b.get("callback_data", "")).encode()) > 64:
+                    raise _ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+        return dict(markup)
+
+    def _send(self, p: dict[str, Any]) -> dict[str, Any]:
+        chat_id = int(p["chat_id"])
+        text = str(p["text"])
+        if len(text) > MAX_TEXT:
+            raise _ApiError(400, "Bad Request: message is too long")
+        chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
+        if chat.type == "private" and chat_id not in self.started:
+            raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        m = FakeMessage(
+            self.new_message_id(),
+            chat_id,
+            text,
+            reply_markup=self._check_markup(p.get("reply_markup")),
+        )
+        chat.messages.append(m)
+        return self.message_json(m)
+
+    def _edit(self, p: dict[str, Any], text: str | None) -> dict[str, Any]:
+        chat_id = int(p["chat_id"])
+        m = self.message(chat_id, int(p["message_id"]))
+        if m is None:
+            raise _ApiError(400, "Bad Request: message to edit not found")
+        markup = self._check_markup(p.get("reply_markup"))
+        new_text = m.text if text is None else text
+        if len(new_text) > MAX_TEXT:
+            raise _ApiError(400, "Bad Request: message is too long")
+        if new_text == m.text and markup == m.reply_markup:
+            raise _ApiError(400, "Bad Request: message is not modified")
+        m.text, m.reply_markup = new_text, markup
+        m.edits += 1
+        return self.message_json(m)
+
+
+class _ApiError(Exception):
+    def __init__(self, code: int, description: str) -> None:
+        super().__init__(description)
+        self.code = code
+        self.description = description

@@ -1,0 +1,261 @@
+"""Per-ruleset user interface, registered by ruleset id.
+
+Adding a ruleset's Telegram UI is adding one module here and one line in :data:`_MODULES`: the
+module exposes ``UI = <RulesetUI subclass instance>``. A ruleset without a UI module gets
+:class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a plain event list
+as its reveal, so a new ruleset is playable before anyone draws its keyboards.
+
+The UI never talks to Telegram or storage: it returns :class:`Screen` values (HTML text and
+rows of :class:`Button`), builds order dicts from button arguments or typed words, and renders
+revealed turns. Builder state travels in the callback data (``Callback("b", args=...)``), so a
+half-built order needs no storage and a stale builder simply fails the turn check.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import Rejection
+from engine.match import Match, TurnRecord
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Tr
+
+_MODULES: dict[str, str] = {
+    "pistol": "handlers.telegram.ui.pistol",
+}
+_LOADED: dict[str, RulesetUI] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """An inline button: a callback press or a URL."""
+
+    label: str
+    cb: Callback | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """A message: HTML text and inline keyboard rows."""
+
+    text: str
+    rows: Sequence[Sequence[Button]] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A lobby option the GM cycles with one button: pressing sets ``patch`` on the config."""
+
+    name: str  # short id, travels in callback data
+    label: str  # translated, shown on the button with the current value
+    patch: Mapping[str, Any]  # the config change the press applies (the next value)
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text))
+
+
+def names_of(match: Match) -> dict[str, str]:
+    """Participant names by pid, HTML-escaped (names are user-provided)."""
+    return {s.pid: esc(s.name) for s in match.seats}
+
+
+class RulesetUI:
+    """The fallback UI, and the base class of every ruleset's UI."""
+
+    ruleset = ""
+    help_key = "help.generic"
+
+    # --- lobby ---
+
+    def options(self, tr: Tr, match: Match) -> list[Option]:
+        """Lobby options the GM can change with buttons (besides the language)."""
+        return []
+
+    def turn_limit(self, match: Match) -> int | None:
+        """The last turn of the match, when the ruleset has one ("turn k of N")."""
+        return None
+
+    def character_label(self, tr: Tr, character: Mapping[str, Any]) -> str:
+        """A short HTML description of a character sheet."""
+        return esc(", ".join(f"{k}={_show(v)}" for k, v in character.items()) or "—")
+
+    def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
+        return preset_id
+
+    def parse_character(self, words: Sequence[str]) -> dict[str, Any]:
+        """A typed character: a JSON object, or ``key value`` / ``key=value`` words."""
+        return parse_words(words, what="character")
+
+    # --- orders ---
+
+    def builder(self, tr: Tr, match: Match, pid: str, state: Sequence[str]) -> Screen:
+        """The order builder screen for builder ``state`` (callback args after the pid). The
+        fallback has no buttons: it explains the typed syntax."""
+        return Screen(tr("builder.typed_only", turn=match.turn))
+
+    def order_from_args(self, args: Sequence[str]) -> dict[str, Any]:
+        """The order a seal button carries (its callback args after the pid)."""
+        raise Rejection("invalid_button")
+
+    def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
+        """A typed order (the words after ``/order``): JSON or ``key value`` pairs."""
+        return parse_words(words, what="order")
+
+    def typed_example(self) -> str:
+        return "key value"
+
+    def order_text(self, tr: Tr, order: Mapping[str, Any]) -> str:
+        """An order in words (receipts, confirmation screens, the reveal)."""
+        return esc(", ".join(f"{k} {_show(v)}" for k, v in order.items()))
+
+    # --- results ---
+
+    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+        """The group's reveal of a resolved turn: orders, every die with its purpose, result."""
+        names = names_of(match)
+        lines = [tr("reveal.title", turn=record.turn)]
+        for o in record.orders:
+            key = "reveal.order_default" if o.default else "reveal.order"
+            lines.append(
+                tr(
+                    key,
+                    name=_raw(names.get(o.pid, o.pid)),
+                    order=_raw(self.order_text(tr, o.order)),
+                )
+            )
+        for e in record.events:
+            lines.append(self.event_text(tr, names, e.kind, e.actor, e.data))
+        return "\n".join(line for line in lines if line)
+
+    def event_text(
+        self,
+        tr: Tr,
+        names: Mapping[str, str],
+        kind: str,
+        actor: str | None,
+        data: Mapping[str, Any],
+    ) -> str:
+        who = _raw(names.get(actor or "", actor or ""))
+        if kind == "roll":
+            return tr(
+                "reveal.roll",
+                who=who,
+                purpose=purpose_label(tr, str(data.get("purpose"))),
+                dice=_raw(dice_text(data)),
+            )
+        detail = ", ".join(f"{k}={_show(v)}" for k, v in data.items())
+        return tr("reveal.event", who=who, kind=kind, detail=detail)
+
+    def outcome_text(self, tr: Tr, match: Match) -> str:
+        """The final result line."""
+        out = match.outcome or {}
+        names = names_of(match)
+        winners = [names.get(p, p) for p in out.get("winners", [])]
+        status = str(out.get("status", ""))
+        if status == "win" and winners:
+            return tr("outcome.win", names=_raw(", ".join(winners)))
+        if status == "mutual":
+            return tr("outcome.mutual")
+        if out.get("by_gm"):
+            return tr("outcome.ended_by_gm")
+        return tr("outcome.draw")
+
+
+def _raw(text: str) -> Any:
+    from handlers.telegram.i18n import Raw
+
+    return Raw(text)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        if len(value) == 2 and all(isinstance(v, int) for v in value):
+            return f"{value[0]}:{value[1]}"
+        return ",".join(_show(v) for v in value)
+    return str(value)
+
+
+def dice_text(data: Mapping[str, Any]) -> str:
+    """``d6: 4`` / ``d6!: 6+2 = 8`` for a roll event's data."""
+    faces = [int(f) for f in data.get("faces", [])]
+    sides = data.get("sides", "?")
+    ace = "!" if data.get("mode") == "ace" else ""
+    if len(faces) == 1:
+        return f"d{sides}{ace}: <b>{faces[0]}</b>"
+    return f"d{sides}{ace}: {'+'.join(map(str, faces))} = <b>{sum(faces)}</b>"
+
+
+def purpose_label(tr: Tr, purpose: str) -> str:
+    """A translated roll purpose when the catalog has one (``purpose.<id>``), else the id."""
+    key = f"purpose.{purpose}"
+    return tr(key) if tr.has(key) else purpose
+
+
+def _value(word: str) -> Any:
+    """A typed value: int, ``a:b`` pair of ints, comma list, or the word itself."""
+    try:
+        return int(word)
+    except ValueError:
+        pass
+    if ":" in word:
+        a, _, b = word.partition(":")
+        try:
+            return [int(a), int(b)]
+        except ValueError:
+            return word
+    if "," in word:
+        return [_value(w) for w in word.split(",") if w]
+    return word
+
+
+def parse_words(words: Sequence[str], *, what: str) -> dict[str, Any]:
+    """``{"a": 1}`` JSON, or ``key value key value`` / ``key=value`` words. Raises a
+    :class:`Rejection` (``typed_syntax``) naming what was expected."""
+    text = " ".join(words).strip()
+    if not text:
+        raise Rejection("typed_empty", what=what)
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise Rejection("typed_json", what=what, detail=exc.msg) from None
+        if not isinstance(value, dict):
+            raise Rejection("typed_json", what=what, detail="object expected")
+        return value
+    flat: list[str] = []
+    for w in words:
+        if "=" in w:
+            k, _, v = w.partition("=")
+            flat += [k, v]
+        else:
+            flat.append(w)
+    if len(flat) % 2:
+        raise Rejection("typed_pairs", what=what, word=flat[-1])
+    return {flat[i].lower(): _value(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+
+def get_ui(ruleset_id: str) -> RulesetUI:
+    """The UI registered for ``ruleset_id`` (the fallback when there is none)."""
+    ui = _LOADED.get(ruleset_id)
+    if ui is not None:
+        return ui
+    module = _MODULES.get(ruleset_id)
+    ui = importlib.import_module(module).UI if module else RulesetUI()
+    _LOADED[ruleset_id] = ui
+    return ui
+
+
+def has_ui(ruleset_id: str) -> bool:
+    return ruleset_id in _MODULES
+
+
+def register(ruleset_id: str, ui: RulesetUI) -> None:
+    """Register a UI object directly (tests, plugins)."""
+    _LOADED[ruleset_id] = ui

@@ -1,0 +1,548 @@
+"""DynamoDB repository: the store on AWS Lambda (one table, declared in ``template.yaml``).
+
+Single-table layout (details and the reasoning in ``docs/storage.md``):
+
+==================  =====================  ==========================  =========================
+item                PK                     SK                          index keys
+==================  =====================  ==========================  =========================
+match               ``MATCH#<id>``         ``CUR#MATCH``               GSI1 (deadline, sparse),
+                                                                       GSI2 (chat, sparse)
+sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
+turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
+membership          ``USER#<user id>``     ``MATCH#<id>``              -
+processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl`` attribute)
+==================  =====================  ==========================  =========================
+
+``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
+current turn's orders, never the history); ``save`` is ONE TransactWriteItems whose match Put
+is conditional on the loaded version, so concurrent writers cannot both win. No code path
+scans the table. The client is the low-level ``boto3.client("dynamodb")`` (typed values), so
+the endpoint comes from the standard SDK configuration (``AWS_ENDPOINT_URL_DYNAMODB``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from engine import codec
+from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.ports import Loaded, index_users
+from infra.store import wake_at
+
+log = logging.getLogger("sekundant.storage")
+
+UPDATE_TTL_SECONDS = 48 * 3600  # Telegram keeps undelivered updates about 24 h
+RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
+DEADLINE_INDEX = "GSI1"
+CHAT_INDEX = "GSI2"
+MATCH_SK = "CUR#MATCH"
+ORDER_SK = "CUR#ORDER#"
+TURN_SK = "TURN#"
+_USERS_CACHE_MAX = 1024
+
+Item = dict[str, dict[str, Any]]
+
+
+def _s(value: str) -> dict[str, str]:
+    return {"S": value}
+
+
+def _n(value: float) -> dict[str, str]:
+    return {"N": repr(value) if isinstance(value, float) else str(value)}
+
+
+def _dumps(doc: Any) -> str:
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def _sortable(value: float) -> str:
+    """A non-negative epoch as a fixed-width string that sorts like the number."""
+    return f"{max(value, 0.0):017.6f}"
+
+
+class DynamoRepository:
+    """The :class:`~engine.ports.MatchRepository` port on one DynamoDB table."""
+
+    def __init__(self, client: Any, table: str) -> None:
+        self.client = client
+        self.table = table
+        # Users indexed for each match at the version this instance last saw. A save at that
+        # version knows exactly which membership items to add and remove; without it, it
+        # re-puts all of them and stale ones are filtered when read.
+        self._users: dict[str, tuple[int, frozenset[int]]] = {}
+        self._users_lock = threading.Lock()
+
+    # ------------------------------------------------------------------ keys and items
+
+    @staticmethod
+    def _match_key(match_id: str) -> Item:
+        return {"PK": _s(f"MATCH#{match_id}"), "SK": _s(MATCH_SK)}
+
+    @staticmethod
+    def _order_key(match_id: str, pid: str) -> Item:
+        return {"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{ORDER_SK}{pid}")}
+
+    @staticmethod
+    def _member_key(user_id: int, match_id: str) -> Item:
+        return {"PK": _s(f"USER#{user_id}"), "SK": _s(f"MATCH#{match_id}")}
+
+    def _match_item(self, match: Match, version: int) -> tuple[Item, dict[str, Any]]:
+        doc = codec.match_to_doc(match) | {"version": version}
+        item: Item = {
+            **self._match_key(match.id),
+            "type": _s("match"),
+            "doc": _s(_dumps(doc)),
+            "version": _n(version),
+            "chat_id": _n(match.chat_id),
+            "created_at": _n(match.created_at),
+            "phase": _s(match.phase.value),
+        }
+        if match.attention is not None:
+            item["attention"] = _s(match.attention)
+        # Sparse indexes: a Put replaces the whole item, so leaving the keys out removes the
+        # match from the index (finished matches leave both; GSI1 holds only matches with a
+        # next wake-up: a reminder, a deadline or the end of a pause).
+        wake = wake_at(match)
+        if wake is not None:
+            item["GSI1PK"] = _s("DUE")
+            item["GSI1SK"] = _s(f"{_sortable(wake)}#{match.id}")
+        if match.phase is not Phase.FINISHED:
+            item["GSI2PK"] = _s(f"CHAT#{match.chat_id}")
+            item["GSI2SK"] = _s(f"{_sortable(match.created_at)}#{match.id}")
+        return item, doc
+
+    def _record_items(self, record: TurnRecord) -> list[Item]:
+        """One item per turn record; a record too big for one item is split into parts."""
+        text = _dumps(codec.record_to_doc(record))
+        data = text.encode()
+        pk = _s(f"MATCH#{record.match_id}")
+        base = {"type": _s("turn"), "turn": _n(record.turn)}
+        if len(data) <= RECORD_CHUNK_BYTES:
+            sk = _s(f"{TURN_SK}{record.turn:06d}#000")
+            return [{"PK": pk, "SK": sk, **base, "parts": _n(1), "doc": _s(text)}]
+        parts = math.ceil(len(data) / RECORD_CHUNK_BYTES)
+        return [
+            {
+                "PK": pk,
+                "SK": _s(f"{TURN_SK}{record.turn:06d}#{i:03d}"),
+                **base,
+                "parts": _n(parts),
+                "blob": {"B": data[i * RECORD_CHUNK_BYTES : (i + 1) * RECORD_CHUNK_BYTES]},
+            }
+            for i in range(parts)
+        ]
+
+    # ------------------------------------------------------------------ membership cache
+
+    def _remember(self, match_id: str, version: int, users: frozenset[int]) -> None:
+        with self._users_lock:
+            if len(self._users) >= _USERS_CACHE_MAX:
+                self._users.clear()
+            self._users[match_id] = (version, users)
+
+    def _known_users(self, match_id: str, version: int) -> frozenset[int] | None:
+        with self._users_lock:
+            seen = self._users.get(match_id)
+        return seen[1] if seen is not None and seen[0] == version else None
+
+    # ------------------------------------------------------------------ matches
+
+    def create(self, match: Match) -> Match:
+        item, doc = self._match_item(match, 1)
+        users = frozenset(index_users(match))
+        ops: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "TableName": self.table,
+                    "Item": item,
+                    "ConditionExpression": "attribute_not_exists(PK)",
+                }
+            }
+        ]
+        ops += [self._put_member(uid, match) for uid in sorted(users)]
+        try:
+            self.client.transact_write_items(TransactItems=ops)
+        except ClientError as exc:
+            if _cancel_codes(exc):  # the id exists (or a concurrent create won)
+                raise ConflictError(match.id) from None
+            raise
+        self._remember(match.id, 1, users)
+        return codec.match_from_doc(doc)
+
+    def _put_member(self, user_id: int, match: Match) -> dict[str, Any]:
+        return {
+            "Put": {
+                "TableName": self.table,
+                "Item": {
+                    **self._member_key(user_id, match.id),
+                    "type": _s("member"),
+                    "match_id": _s(match.id),
+                },
+            }
+        }
+
+    def load(self, match_id: str) -> Loaded:
+        items = list(
+            self._query(
+                KeyConditionExpression="PK = :pk AND begins_with(SK, :cur)",
+                ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":cur": _s("CUR#")},
+                ConsistentRead=True,
+            )
+        )
+        head = next((i for i in items if i["SK"]["S"] == MATCH_SK), None)
+        if head is None:
+            raise NotFoundError(match_id)
+        try:
+            match = _match_from_item(match_id, head)
+            orders: dict[str, SealedOrder] = {}
+            for item in items:
+                if item["SK"]["S"].startswith(ORDER_SK):
+                    order = _order_from_item(match_id, item)
+                    if order.turn == match.turn:
+                        orders[order.pid] = order
+        except CorruptRecordError as exc:
+            self._corrupt(exc)
+            raise
+        self._remember(match_id, match.version, frozenset(index_users(match)))
+        return Loaded(match, orders)
+
+    def save(
+        self,
+        match: Match,
+        *,
+        expected_version: int,
+        seal: SealedOrder | None = None,
+        withdraw: str | None = None,
+        record: TurnRecord | None = None,
+        discard_orders: bool = False,
+        drop_record: int | None = None,
+    ) -> Match:
+        version = expected_version + 1
+        item, doc = self._match_item(match, version)
+        head = {
+            "Put": {
+                "TableName": self.table,
+                "Item": item,
+                "ConditionExpression": "version = :v",
+                "ExpressionAttributeValues": {":v": _n(expected_version)},
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }
+        # Keyed by item, so no item gets two operations (DynamoDB refuses that).
+        ops: dict[tuple[str, str], dict[str, Any]] = {}
+
+        def put(it: Item) -> None:
+            ops[(it["PK"]["S"], it["SK"]["S"])] = {"Put": {"TableName": self.table, "Item": it}}
+
+        def delete(key: Item) -> None:
+            ops[(key["PK"]["S"], key["SK"]["S"])] = {
+                "Delete": {"TableName": self.table, "Key": key}
+            }
+
+        if drop_record is not None:
+            # Undo: the record's parts go in the same transaction (a keys-only read first,
+            # because a big record has several parts; undo is rare).
+            for key in self._record_keys(match.id, drop_record):
+                delete(key)
+        if record is not None or discard_orders:
+            # A resolved turn's orders are revealed in its record; sealed items go away.
+            for seat in match.seats:
+                delete(self._order_key(match.id, seat.pid))
+        if record is not None:
+            for it in self._record_items(record):
+                put(it)
+        if withdraw is not None:
+            delete(self._order_key(match.id, withdraw))
+        if seal is not None and not discard_orders and (record is None or seal.turn > record.turn):
+            put(
+                {
+                    **self._order_key(match.id, seal.pid),
+                    "type": _s("order"),
+                    "turn": _n(seal.turn),
+                    "doc": _s(_dumps(codec.order_to_doc(seal))),
+                }
+            )
+        users = frozenset(index_users(match)) if match.phase is not Phase.FINISHED else frozenset()
+        before = self._known_users(match.id, expected_version)
+        if before is None:
+            for uid in users:
+                put(self._put_member(uid, match)["Put"]["Item"])
+            if match.phase is Phase.FINISHED:
+                for uid in index_users(match):
+                    delete(self._member_key(uid, match.id))
+        else:
+            for uid in users - before:
+                put(self._put_member(uid, match)["Put"]["Item"])
+            for uid in before - users:
+                delete(self._member_key(uid, match.id))
+        try:
+            self.client.transact_write_items(TransactItems=[head, *ops.values()])
+        except ClientError as exc:
+            codes = _cancel_codes(exc)
+            if not codes:
+                raise
+            if codes[0] == "ConditionalCheckFailed":
+                reasons = exc.response.get("CancellationReasons") or [{}]
+                if "Item" not in reasons[0]:
+                    raise NotFoundError(match.id) from None
+                raise ConflictError(match.id) from None
+            if "TransactionConflict" in codes:  # another transaction on these items
+                raise ConflictError(match.id) from None
+            raise
+        self._remember(match.id, version, users)
+        return codec.match_from_doc(doc)
+
+    # ------------------------------------------------------------------ lookups
+
+    def _query(self, **kwargs: Any) -> Iterator[Item]:
+        """Every item of a Query, following pagination."""
+        while True:
+            page = self.client.query(TableName=self.table, **kwargs)
+            yield from page.get("Items", [])
+            last = page.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    def _active(self, items: list[Item]) -> list[Match]:
+        out: list[Match] = []
+        for item in items:
+            match_id = item["PK"]["S"].removeprefix("MATCH#")
+            try:
+                match = _match_from_item(match_id, item)
+            except CorruptRecordError as exc:
+                self._corrupt(exc)  # flag it and go on: one bad match hides no other
+                continue
+            if match.phase is not Phase.FINISHED:
+                out.append(match)
+        return sorted(out, key=lambda m: (m.created_at, m.id))
+
+    def active_in_chat(self, chat_id: int) -> list[Match]:
+        # GSI2 holds only unfinished matches (sparse), projected whole: one Query.
+        items = list(
+            self._query(
+                IndexName=CHAT_INDEX,
+                KeyConditionExpression="GSI2PK = :c",
+                ExpressionAttributeValues={":c": _s(f"CHAT#{chat_id}")},
+            )
+        )
+        return [m for m in self._active(items) if m.chat_id == chat_id]
+
+    def active_for_user(self, user_id: int) -> list[Match]:
+        members = self._query(
+            KeyConditionExpression="PK = :u AND begins_with(SK, :m)",
+            ExpressionAttributeValues={":u": _s(f"USER#{user_id}"), ":m": _s("MATCH#")},
+            ConsistentRead=True,
+        )
+        ids = sorted({m["match_id"]["S"] for m in members})
+        items = self._batch_get([self._match_key(i) for i in ids])
+        # Membership items of users who left are not always removed (see save): check again.
+        return [m for m in self._active(items) if user_id in index_users(m)]
+
+    def _batch_get(self, keys: list[Item]) -> list[Item]:
+        out: list[Item] = []
+        for start in range(0, len(keys), 100):
+            pending: dict[str, Any] = {
+                self.table: {"Keys": keys[start : start + 100], "ConsistentRead": True}
+            }
+            delay = 0.05
+            while pending:
+                page = self.client.batch_get_item(RequestItems=pending)
+                out += page.get("Responses", {}).get(self.table, [])
+                pending = page.get("UnprocessedKeys") or {}
+                if pending:
+                    time.sleep(delay)  # throttled: back off, as the SDK docs advise
+                    delay = min(delay * 2, 1.0)
+        return out
+
+    def due(self, now: float, limit: int = 50) -> list[str]:
+        # Keys "<deadline>#<id>" all sort below "<now>$" when deadline <= now ('#' < '$').
+        page = self.client.query(
+            TableName=self.table,
+            IndexName=DEADLINE_INDEX,
+            KeyConditionExpression="GSI1PK = :d AND GSI1SK < :upper",
+            ExpressionAttributeValues={":d": _s("DUE"), ":upper": _s(f"{_sortable(now)}$")},
+            Limit=limit,
+        )
+        return [i["PK"]["S"].removeprefix("MATCH#") for i in page.get("Items", [])]
+
+    # ------------------------------------------------------------------ history
+
+    def _turn_items(self, match_id: str, **kwargs: Any) -> Iterator[Item]:
+        return self._query(
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
+            ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":t": _s(TURN_SK)},
+            ConsistentRead=True,
+            **kwargs,
+        )
+
+    def history(self, match_id: str) -> list[TurnRecord]:
+        records: list[TurnRecord] = []
+        chunks: list[bytes] = []
+        try:
+            for item in self._turn_items(match_id):
+                if "doc" in item:
+                    records.append(_record_from_text(match_id, item["doc"]["S"]))
+                    continue
+                chunks.append(bytes(item["blob"]["B"]))
+                if len(chunks) == int(item["parts"]["N"]):
+                    records.append(_record_from_text(match_id, b"".join(chunks).decode()))
+                    chunks = []
+            if chunks:
+                raise CorruptRecordError(match_id, "turn record with missing parts")
+        except (KeyError, ValueError, UnicodeDecodeError) as exc:
+            err = CorruptRecordError(match_id, f"unreadable turn record: {exc!r}")
+            self._corrupt(err)
+            raise err from exc
+        except CorruptRecordError as exc:
+            self._corrupt(exc)
+            raise
+        return records
+
+    def _record_keys(self, match_id: str, turn: int) -> list[Item]:
+        return [
+            {"PK": i["PK"], "SK": i["SK"]}
+            for i in self._query(
+                KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
+                ExpressionAttributeValues={
+                    ":pk": _s(f"MATCH#{match_id}"),
+                    ":t": _s(f"{TURN_SK}{turn:06d}#"),
+                },
+                ConsistentRead=True,
+                ProjectionExpression="PK, SK",
+            )
+        ]
+
+    def drop_last_record(self, match_id: str, turn: int) -> None:
+        last = list(
+            self.client.query(
+                TableName=self.table,
+                KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
+                ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":t": _s(TURN_SK)},
+                ConsistentRead=True,
+                ScanIndexForward=False,
+                Limit=1,
+                ProjectionExpression="PK, SK, turn, parts",
+            ).get("Items", [])
+        )
+        if not last or int(last[0]["turn"]["N"]) != turn:
+            return
+        parts = int(last[0]["parts"]["N"])
+        keys = [
+            {"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{TURN_SK}{turn:06d}#{i:03d}")}
+            for i in range(parts)
+        ]
+        if len(keys) == 1:
+            self.client.delete_item(TableName=self.table, Key=keys[0])
+            return
+        self.client.transact_write_items(
+            TransactItems=[{"Delete": {"TableName": self.table, "Key": k}} for k in keys]
+        )
+
+    # ------------------------------------------------------------------ updates
+
+    def claim_update(self, update_id: int, now: float) -> bool:
+        # TTL deletion is lazy (up to days late), so an expired claim counts as absent.
+        try:
+            self.client.put_item(
+                TableName=self.table,
+                Item={
+                    "PK": _s(f"UPDATE#{update_id}"),
+                    "SK": _s("UPDATE"),
+                    "type": _s("update"),
+                    "ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
+                },
+                ConditionExpression="attribute_not_exists(PK) OR #ttl <= :now",
+                ExpressionAttributeNames={"#ttl": "ttl"},
+                ExpressionAttributeValues={":now": _n(now)},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def release_update(self, update_id: int) -> None:
+        self.client.delete_item(
+            TableName=self.table, Key={"PK": _s(f"UPDATE#{update_id}"), "SK": _s("UPDATE")}
+        )
+
+    # ------------------------------------------------------------------ attention
+
+    def flag(self, match_id: str, detail: str) -> None:
+        # Only ``attention`` and ``version`` change; the (maybe unreadable) document stays as it
+        # is. The version bump makes any writer that loaded before the flag retry.
+        try:
+            self.client.update_item(
+                TableName=self.table,
+                Key=self._match_key(match_id),
+                UpdateExpression="SET attention = :d ADD version :one",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeValues={":d": _s(detail), ":one": _n(1)},
+            )
+        except ClientError as exc:
+            code = exc.response["Error"]["Code"]
+            if code == "ConditionalCheckFailedException":
+                return  # no such match: nothing to flag
+            if code != "ValidationException":
+                raise
+            # ``version`` itself is unreadable (not a number): still set the flag.
+            self.client.update_item(
+                TableName=self.table,
+                Key=self._match_key(match_id),
+                UpdateExpression="SET attention = :d",
+                ExpressionAttributeValues={":d": _s(detail)},
+            )
+
+    def _corrupt(self, exc: CorruptRecordError) -> None:
+        log.error("corrupt record: match %s: %s", exc.match_id, exc.detail)
+        self.flag(exc.match_id, exc.detail)
+
+
+def _cancel_codes(exc: ClientError) -> list[str]:
+    """The per-item cancellation codes of a cancelled transaction (else empty)."""
+    if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
+        return []
+    reasons = exc.response.get("CancellationReasons") or []
+    codes = [str(r.get("Code", "None")) for r in reasons]
+    if not codes:  # older botocore: only the message lists them
+        message = exc.response.get("Error", {}).get("Message", "")
+        codes = [c.strip() for c in message.partition("[")[2].rstrip("]").split(",")]
+    return codes
+
+
+def _match_from_item(match_id: str, item: Mapping[str, Any]) -> Match:
+    try:
+        doc = json.loads(item["doc"]["S"])
+        if not isinstance(doc, dict):
+            raise TypeError(f"expected a JSON object, got {type(doc).__name__}")
+        # ``version`` and ``attention`` attributes are authoritative: flag() changes only them.
+        doc["version"] = int(item["version"]["N"])
+        if "attention" in item:
+            doc["attention"] = item["attention"]["S"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable match item: {exc!r}") from exc
+    return codec.match_from_doc(doc)
+
+
+def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:
+    try:
+        return codec.order_from_doc(json.loads(item["doc"]["S"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
+
+
+def _record_from_text(match_id: str, text: str) -> TurnRecord:
+    try:
+        return codec.record_from_doc(json.loads(text))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable turn record: {exc!r}") from exc

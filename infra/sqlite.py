@@ -1,0 +1,378 @@
+"""SQLite repository: the embedded store for ``make run`` (path from ``SEKUNDANT_DB``).
+
+Same semantics as the in-memory fake and the DynamoDB adapter (one contract suite runs against
+all three). WAL mode, so readers never block the writer; every write is one ``BEGIN IMMEDIATE``
+transaction whose match update is conditional on the version the caller loaded, so two
+processes (or threads) sealing the last orders at once give exactly one resolution. Each thread
+gets its own connection: SQLite itself serializes the writers.
+
+Documents are the codec's JSON (with schema and ruleset version); a few columns beside them
+(chat, deadline, version, attention) exist only to index and to condition writes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from engine import codec
+from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.ports import Loaded, index_users
+from infra.store import wake_at
+
+log = logging.getLogger("sekundant.storage")
+
+UPDATE_TTL_SECONDS = 48 * 3600  # Telegram keeps undelivered updates about 24 h
+LAYOUT_VERSION = 1  # PRAGMA user_version: the table layout (documents carry their own schema)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id         TEXT PRIMARY KEY,
+    chat_id    INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    active     INTEGER NOT NULL,          -- 1 until the match is finished
+    due        REAL,                      -- wake_at: next reminder/deadline/pause end, or NULL
+    version    INTEGER NOT NULL,          -- optimistic-concurrency counter (authoritative)
+    attention  TEXT,                      -- set by flag(); authoritative over the document
+    doc        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS matches_by_chat ON matches (chat_id, created_at) WHERE active = 1;
+CREATE INDEX IF NOT EXISTS matches_by_due ON matches (due) WHERE due IS NOT NULL;
+CREATE TABLE IF NOT EXISTS match_users (
+    user_id  INTEGER NOT NULL,
+    match_id TEXT NOT NULL,
+    PRIMARY KEY (user_id, match_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS orders (
+    match_id TEXT NOT NULL,
+    pid      TEXT NOT NULL,
+    turn     INTEGER NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (match_id, pid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records (
+    match_id TEXT NOT NULL,
+    turn     INTEGER NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (match_id, turn)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS updates (
+    update_id INTEGER PRIMARY KEY,
+    expires   REAL NOT NULL
+);
+"""
+
+
+def _dumps(doc: Any) -> str:
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+class SqliteRepository:
+    """The :class:`~engine.ports.MatchRepository` port on one SQLite file."""
+
+    def __init__(self, path: str | Path, *, synchronous: str = "FULL") -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._synchronous = synchronous
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._guard = threading.Lock()
+        db = self._db()
+        db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
+        db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+
+    # ------------------------------------------------------------------ connections
+
+    def _db(self) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(
+                self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+            )
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute(f"PRAGMA synchronous = {self._synchronous}")
+            db.execute("PRAGMA busy_timeout = 30000")
+            self._local.db = db
+            with self._guard:
+                self._connections.append(db)
+        return db
+
+    def close(self) -> None:
+        """Close every connection this repository opened (tests, shutdown)."""
+        with self._guard:
+            for db in self._connections:
+                db.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    @contextmanager
+    def _write(self, db: sqlite3.Connection | None = None) -> Iterator[sqlite3.Connection]:
+        """One write transaction. IMMEDIATE takes the write lock up front, so two writers never
+        deadlock upgrading a read lock; the second one waits (busy_timeout) and then sees the
+        first one's commit."""
+        db = db or self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every SELECT inside sees the same snapshot."""
+        db = self._db()
+        db.execute("BEGIN")
+        try:
+            yield db
+        finally:
+            db.execute("COMMIT")
+
+    # ------------------------------------------------------------------ matches
+
+    def create(self, match: Match) -> Match:
+        doc = codec.match_to_doc(match) | {"version": 1}
+        try:
+            with self._write() as db:
+                db.execute(
+                    "INSERT INTO matches (id, chat_id, created_at, active, due, version,"
+                    " attention, doc) VALUES (?, ?, ?, ?, ?, 1, ?, ?)",
+                    (
+                        match.id,
+                        match.chat_id,
+                        match.created_at,
+                        int(match.phase is not Phase.FINISHED),
+                        _due(match),
+                        match.attention,
+                        _dumps(doc),
+                    ),
+                )
+                self._index_users(db, match)
+        except sqlite3.IntegrityError:
+            raise ConflictError(match.id) from None
+        return codec.match_from_doc(doc)
+
+    def load(self, match_id: str) -> Loaded:
+        with self._read() as db:
+            row = db.execute(
+                "SELECT version, attention, doc FROM matches WHERE id = ?", (match_id,)
+            ).fetchone()
+            if row is None:
+                raise NotFoundError(match_id)
+            order_rows = db.execute(
+                "SELECT pid, turn, doc FROM orders WHERE match_id = ?", (match_id,)
+            ).fetchall()
+        try:
+            match = _match_from_row(match_id, row)
+            orders: dict[str, SealedOrder] = {}
+            for pid, turn, doc in order_rows:
+                if turn == match.turn:
+                    orders[pid] = _order_from_text(match_id, doc)
+        except CorruptRecordError as exc:
+            self._corrupt(exc)
+            raise
+        return Loaded(match, orders)
+
+    def save(
+        self,
+        match: Match,
+        *,
+        expected_version: int,
+        seal: SealedOrder | None = None,
+        withdraw: str | None = None,
+        record: TurnRecord | None = None,
+        discard_orders: bool = False,
+        drop_record: int | None = None,
+    ) -> Match:
+        version = expected_version + 1
+        doc = codec.match_to_doc(match) | {"version": version}
+        with self._write() as db:
+            cur = db.execute(
+                "UPDATE matches SET chat_id = ?, active = ?, due = ?, version = ?, attention = ?,"
+                " doc = ? WHERE id = ? AND version = ?",
+                (
+                    match.chat_id,
+                    int(match.phase is not Phase.FINISHED),
+                    _due(match),
+                    version,
+                    match.attention,
+                    _dumps(doc),
+                    match.id,
+                    expected_version,
+                ),
+            )
+            if cur.rowcount != 1:
+                exists = db.execute("SELECT 1 FROM matches WHERE id = ?", (match.id,)).fetchone()
+                if exists is None:
+                    raise NotFoundError(match.id)
+                raise ConflictError(match.id)
+            if seal is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO orders (match_id, pid, turn, doc) VALUES (?, ?, ?, ?)",
+                    (match.id, seal.pid, seal.turn, _dumps(codec.order_to_doc(seal))),
+                )
+            if withdraw is not None:
+                db.execute(
+                    "DELETE FROM orders WHERE match_id = ? AND pid = ?", (match.id, withdraw)
+                )
+            if record is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO records (match_id, turn, doc) VALUES (?, ?, ?)",
+                    (match.id, record.turn, _dumps(codec.record_to_doc(record))),
+                )
+                # The record reveals the turn's orders; the sealed items are no longer needed.
+                db.execute(
+                    "DELETE FROM orders WHERE match_id = ? AND turn <= ?", (match.id, record.turn)
+                )
+            if discard_orders:
+                db.execute("DELETE FROM orders WHERE match_id = ?", (match.id,))
+            if drop_record is not None:
+                db.execute(
+                    "DELETE FROM records WHERE match_id = ? AND turn = ?", (match.id, drop_record)
+                )
+            self._index_users(db, match)
+        return codec.match_from_doc(doc)
+
+    @staticmethod
+    def _index_users(db: sqlite3.Connection, match: Match) -> None:
+        db.execute("DELETE FROM match_users WHERE match_id = ?", (match.id,))
+        if match.phase is not Phase.FINISHED:
+            db.executemany(
+                "INSERT INTO match_users (user_id, match_id) VALUES (?, ?)",
+                [(uid, match.id) for uid in index_users(match)],
+            )
+
+    # ------------------------------------------------------------------ lookups
+
+    def _matches(self, sql: str, params: tuple[Any, ...]) -> list[Match]:
+        """Rows (id, version, attention, doc) -> matches; a corrupt one is flagged and skipped
+        so it cannot hide the others."""
+        with self._read() as db:
+            rows = db.execute(sql, params).fetchall()
+        out: list[Match] = []
+        for match_id, version, attention, doc in rows:
+            try:
+                out.append(_match_from_row(match_id, (version, attention, doc)))
+            except CorruptRecordError as exc:
+                self._corrupt(exc)
+        return out
+
+    def active_in_chat(self, chat_id: int) -> list[Match]:
+        return self._matches(
+            "SELECT id, version, attention, doc FROM matches"
+            " WHERE chat_id = ? AND active = 1 ORDER BY created_at, id",
+            (chat_id,),
+        )
+
+    def active_for_user(self, user_id: int) -> list[Match]:
+        return self._matches(
+            "SELECT m.id, m.version, m.attention, m.doc FROM match_users u"
+            " JOIN matches m ON m.id = u.match_id"
+            " WHERE u.user_id = ? AND m.active = 1 ORDER BY m.created_at, m.id",
+            (user_id,),
+        )
+
+    def due(self, now: float, limit: int = 50) -> list[str]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id FROM matches WHERE due IS NOT NULL AND due <= ? ORDER BY due, id"
+                " LIMIT ?",
+                (now, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    # ------------------------------------------------------------------ history
+
+    def history(self, match_id: str) -> list[TurnRecord]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT doc FROM records WHERE match_id = ? ORDER BY turn", (match_id,)
+            ).fetchall()
+        try:
+            return [_record_from_text(match_id, r[0]) for r in rows]
+        except CorruptRecordError as exc:
+            self._corrupt(exc)
+            raise
+
+    def drop_last_record(self, match_id: str, turn: int) -> None:
+        with self._write() as db:
+            last = db.execute(
+                "SELECT MAX(turn) FROM records WHERE match_id = ?", (match_id,)
+            ).fetchone()
+            if last is not None and last[0] == turn:
+                db.execute("DELETE FROM records WHERE match_id = ? AND turn = ?", (match_id, turn))
+
+    # ------------------------------------------------------------------ updates
+
+    def claim_update(self, update_id: int, now: float) -> bool:
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO updates (update_id, expires) VALUES (?, ?)"
+                " ON CONFLICT (update_id) DO UPDATE SET expires = excluded.expires"
+                " WHERE updates.expires <= ?",
+                (update_id, now + UPDATE_TTL_SECONDS, now),
+            )
+            # Expired claims are swept here too, so the table does not grow without bound.
+            db.execute("DELETE FROM updates WHERE expires <= ?", (now,))
+            return cur.rowcount == 1
+
+    def release_update(self, update_id: int) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM updates WHERE update_id = ?", (update_id,))
+
+    # ------------------------------------------------------------------ attention
+
+    def flag(self, match_id: str, detail: str) -> None:
+        # Only the attention column and the version change: the (maybe unreadable) document is
+        # kept as it is for the GM and for repair. The version bump makes a write that loaded
+        # the match before the flag retry, so the flag cannot be overwritten unseen.
+        with self._write() as db:
+            db.execute(
+                "UPDATE matches SET attention = ?, version = version + 1 WHERE id = ?",
+                (detail, match_id),
+            )
+
+    def _corrupt(self, exc: CorruptRecordError) -> None:
+        log.error("corrupt record: match %s: %s", exc.match_id, exc.detail)
+        self.flag(exc.match_id, exc.detail)
+
+
+def _due(match: Match) -> float | None:
+    return wake_at(match)
+
+
+def _match_from_row(match_id: str, row: tuple[Any, Any, Any]) -> Match:
+    version, attention, text = row
+    try:
+        doc = json.loads(text)
+        if not isinstance(doc, dict):
+            raise TypeError(f"expected a JSON object, got {type(doc).__name__}")
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable match document: {exc!r}") from exc
+    # The columns are authoritative: flag() changes them without touching the document.
+    doc["version"] = version
+    if attention is not None:
+        doc["attention"] = attention
+    return codec.match_from_doc(doc)
+
+
+def _order_from_text(match_id: str, text: str) -> SealedOrder:
+    try:
+        return codec.order_from_doc(json.loads(text))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
+
+
+def _record_from_text(match_id: str, text: str) -> TurnRecord:
+    try:
+        return codec.record_from_doc(json.loads(text))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable turn record: {exc!r}") from exc

@@ -1,0 +1,49 @@
+"""Choose the repository adapter from the settings (``SEKUNDANT_STORE``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine.match import Match, Phase
+from engine.ports import MatchRepository
+from infra.settings import Settings
+
+_MISSING = object()
+
+
+def wake_at(match: Match) -> float | None:
+    """What the adapters index for ``due``: ``Match.wake_at`` (next reminder, deadline or end
+    of a pause) where the core defines it, else the deadline of a running match."""
+    value: Any = getattr(match, "wake_at", _MISSING)
+    if value is _MISSING:
+        return match.deadline if match.phase is Phase.RUNNING else None
+    return None if value is None else float(value)
+
+
+def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:
+    """The repository ``settings.store`` names. ``overrides`` replace settings for tests and
+    tools: ``store``, ``path`` (SQLite file), ``client`` (a boto3 DynamoDB client), ``table``.
+
+    The DynamoDB client is created the standard SDK way, so region, credentials and the
+    endpoint (``AWS_ENDPOINT_URL_DYNAMODB``, e.g. for DynamoDB Local) come from the
+    environment."""
+    store = overrides.pop("store", settings.store)
+    if store == "memory":
+        from infra.memory import MemoryRepository
+
+        return MemoryRepository()
+    if store == "sqlite":
+        from infra.sqlite import SqliteRepository
+
+        return SqliteRepository(Path(overrides.pop("path", settings.db_path)))
+    if store == "dynamodb":
+        from infra.dynamodb import DynamoRepository
+
+        client = overrides.pop("client", None)
+        if client is None:
+            import boto3
+
+            client = boto3.client("dynamodb")
+        return DynamoRepository(client, str(overrides.pop("table", settings.table)))
+    raise ValueError(f"SEKUNDANT_STORE: unknown store {store!r} (sqlite, dynamodb or memory)")

@@ -97,7 +97,7 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 
     def validate(self, state: PlansState, pid: str, order: Plan) -> Rejection | None:
         try:
-            i = state.index(pid)
+            i = state.seat(pid)
         except KeyError:
             return Rejection("no_such_participant", pid=pid)
         me, them = state.fighters[i], state.fighters[1 - i]
@@ -110,7 +110,7 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         """DEFAULT (config ``default_plan``): first group with reserve, best skill, defensive,
         soak with the largest reserve left, no guesses, restore by the C17 fallback."""
         cfg = state.config.default_plan
-        me = state.fighters[state.index(pid)]
+        me = state.fighters[state.seat(pid)]
         res = me.reserves
         if cfg.group == "first_with_reserve":
             g = next((k for k in range(3) if res[k] > 0), 0)
@@ -127,7 +127,7 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
     def random_order(self, state: PlansState, pid: str, rng: random.Random) -> Plan:
         """A legal plan drawn near-uniformly: each part uniform over its legal choices."""
         r = rng.random
-        i = state.index(pid)
+        i = state.seat(pid)
         me, them = state.fighters[i], state.fighters[1 - i]
         res = me.reserves
         skills = me.sheet.skills
@@ -185,12 +185,17 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 
     def count_keys(self, event: Event) -> tuple[str, ...]:
         """Simulator keys: the kind (``damage``, ``healed``, ``soaked``, ``tie``…), plus
-        ``tie:damage``/``tie:quiet`` (C16) and ``restore:fallback`` (C17)."""
+        ``group_empty`` (C8), ``reroll`` (C11 strong), ``tie:damage``/``tie:quiet`` (C16) and
+        ``restore:fallback`` (C17)."""
         kind = event.kind
+        if kind == "action":
+            return ("action",) if event.data["group_paid"] else ("action", "group_empty")
         if kind == "tie":
             return ("tie", "tie:damage" if event.data["damage"] else "tie:quiet")
-        if kind == "restore" and event.data["fallback"]:
-            return ("restore", "restore:fallback")
+        if kind == "damage_check" and event.data["rerolls"]:
+            return ("damage_check", "reroll")
+        if kind == "status" and event.data["restore"]["fallback"]:
+            return ("status", "restore:fallback")
         return (kind,)
 
     # --- views and serialization ------------------------------------------------------------
@@ -222,11 +227,11 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 
     def preview(self, state: PlansState, pid: str, order: Plan, guess_diff: int = 0) -> PlanPreview:
         """Pool and exact success chances of ``order`` for the confirmation screen."""
-        me = state.fighters[state.index(pid)]
+        me = state.fighters[state.seat(pid)]
         return preview_plan(state.config, me.sheet, me.reserves, order, guess_diff)
 
     def sheet(self, state: PlansState, pid: str) -> Sheet:
-        return state.fighters[state.index(pid)].sheet
+        return state.fighters[state.seat(pid)].sheet
 
 
 RULESET = PlansRuleset()

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.rulesets.plans.config import ATTRIBUTES, GROUP_INDEX, GROUPS, PlansConfig
 from engine.rulesets.plans.sheet import Sheet, Skill
 
 
-@dataclass(frozen=True, slots=True)
-class Fighter:
+class Fighter(NamedTuple):
     """One duelist. ``reserves`` are the temporary reserve values per group (C5); ``bled`` is
     set once damage stuck to them (C6 first blood)."""
 
@@ -28,9 +26,10 @@ class Fighter:
         return {"physical": r[0], "magical": r[1], "mental": r[2]}
 
 
-@dataclass(frozen=True, slots=True)
-class PlansState:
-    """``turn`` is the turn about to be played; ``attacker`` its attacker (C4, roles swap)."""
+class PlansState(NamedTuple):
+    """``turn`` is the turn about to be played; ``attacker`` its attacker (C4, roles swap).
+
+    Named tuples (here and :class:`Fighter`): immutable, and cheap to build once per turn."""
 
     config: PlansConfig
     fighters: tuple[Fighter, ...]
@@ -38,7 +37,7 @@ class PlansState:
     attacker: str = ""
     initiative: tuple[tuple[str, int], ...] = ()
 
-    def index(self, pid: str) -> int:
+    def seat(self, pid: str) -> int:
         for i, f in enumerate(self.fighters):
             if f.pid == pid:
                 return i

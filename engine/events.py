@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+_NO_DATA: Mapping[str, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One thing that happened. ``kind`` names it (``roll``, ``hit``, ``move``…), ``actor`` is
-    the participant it concerns (or None), ``data`` holds JSON-ready details."""
+    the participant it concerns (or None), ``data`` holds JSON-ready details.
+
+    Immutable. A named tuple rather than a frozen dataclass because a resolution creates
+    several per turn and the simulator plays millions of turns: construction is about twice as
+    fast, while attribute access, equality and the constructor stay the same."""
 
     kind: str
     actor: str | None = None
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = _NO_DATA
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "actor": self.actor, **self.data}

@@ -16,7 +16,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
 
@@ -39,10 +39,10 @@ class Entrant:
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Sealed(Generic[O]):
+class Sealed(NamedTuple, Generic[O]):
     """An order as resolution sees it. ``seq`` orders sealing within the turn (lower sealed
-    earlier; D4, D27); ``default`` marks an order the bot filled in for a missing one."""
+    earlier; D4, D27); ``default`` marks an order the bot filled in for a missing one.
+    Immutable; a named tuple because the simulator builds one per participant per turn."""
 
     order: O
     seq: int = 0

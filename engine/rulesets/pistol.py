@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -176,19 +177,29 @@ class Rules:
     config: PistolConfig
     cells: Mapping[tuple[int, int], str]
     lethality: Mapping[str, str]
-    moves: tuple[int, ...]
-    aims: tuple[int, ...]
+    initiative_die: int
+    move_penalty: int
+    # Every legal order, for a uniform ``random_order`` with one draw; shared between matches.
+    legal: tuple[PistolOrder, ...] = field(compare=False, repr=False)
 
     @classmethod
     def build(cls, config: PistolConfig) -> Rules:
-        cells = {cell: part for part, cs in config.silhouette.items() for cell in cs}
         return cls(
             config=config,
-            cells=cells,
+            cells={cell: part for part, cs in config.silhouette.items() for cell in cs},
             lethality={str(k): str(v) for k, v in config.lethality.items()},
-            moves=tuple(range(-config.move_max, config.move_max + 1)),
-            aims=tuple(range(config.aim_min, config.aim_max + 1)),
+            initiative_die=config.initiative_die,
+            move_penalty=config.initiative_move_penalty,
+            legal=_legal_orders(config.move_max, config.aim_min, config.aim_max),
         )
+
+
+@lru_cache(maxsize=16)
+def _legal_orders(move_max: int, aim_min: int, aim_max: int) -> tuple[PistolOrder, ...]:
+    aims = range(aim_min, aim_max + 1)
+    return tuple(
+        PistolOrder(m, a, b) for m in range(-move_max, move_max + 1) for a in aims for b in aims
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +226,43 @@ class PistolState:
 
     rules: Rules
     duelists: tuple[Duelist, ...]
-    turn: int = 1
+    turn: int
+    # Derived (see ``_state``): kept so that ``outcome`` and ``acting`` cost nothing per call.
+    result: Outcome
+    pids: frozenset[str]
+
+
+def _state(
+    rules: Rules, duelists: tuple[Duelist, ...], turn: int, pids: frozenset[str] | None = None
+) -> PistolState:
+    """A state with its outcome judged: a hit ends the duel (P16), both hit is a mutual hit
+    (P18), no hit after the last turn is a draw (P2)."""
+    hit = [d.pid for d in duelists if d.status != "standing"]
+    if not hit:
+        over = turn > rules.config.turn_limit
+        result = Outcome("draw", (), "turn_limit") if over else RUNNING
+    elif len(hit) == len(duelists):
+        result = Outcome("mutual", (), "mutual_hit")
+    else:
+        result = Outcome("win", tuple(d.pid for d in duelists if d.status == "standing"), "hit")
+    return PistolState(rules, duelists, turn, result, pids or frozenset(d.pid for d in duelists))
+
+
+def _updated(duelists: tuple[Duelist, ...], changed: Mapping[str, _Live]) -> tuple[Duelist, ...]:
+    """The duelists with the fields a turn changed."""
+    out = []
+    for d in duelists:
+        live = changed.get(d.pid)
+        out.append(
+            d
+            if live is None
+            else replace(d, shrugs_left=live.shrugs_left, status=live.status, part=live.part)
+        )
+    return tuple(out)
+
+
+# Event(...) minus the named tuple's Python-level __new__ (hot path; same value).
+_ev = tuple.__new__
 
 
 class _Live:
@@ -306,6 +353,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
     character_model: ClassVar[type[BaseModel]] = CharacterSpec
     min_participants: ClassVar[int] = 2  # P1
     max_participants: ClassVar[int] = 2
+    count_detail: ClassVar[Mapping[str, str]] = {"hit": "part"}  # hit:head, hit:torso… (P11)
 
     # --- characters ---
 
@@ -339,12 +387,10 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         duelists = tuple(
             _duelist(config, e.pid, self.check_character(config, e.character)) for e in entrants
         )
-        return PistolState(Rules.build(config), duelists, 1)
+        return _state(Rules.build(config), duelists, 1)
 
     def acting(self, state: PistolState) -> frozenset[str]:
-        if self.outcome(state).finished:
-            return frozenset()
-        return frozenset(d.pid for d in state.duelists)
+        return frozenset() if state.result.finished else state.pids
 
     def parse_order(self, state: PistolState, pid: str, raw: Mapping[str, Any]) -> PistolOrder:
         if not isinstance(raw, Mapping):
@@ -365,11 +411,11 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             return Rejection(
                 "move_out_of_range", min=-cfg.move_max, max=cfg.move_max, got=order.move
             )
-        for field, value in (("A", order.aim_x), ("B", order.aim_y)):
+        for corner, value in (("A", order.aim_x), ("B", order.aim_y)):
             if not cfg.aim_min <= value <= cfg.aim_max:  # P8
                 return Rejection(
                     "aim_out_of_window",
-                    field=f"aim.{field}",
+                    field=f"aim.{corner}",
                     min=cfg.aim_min,
                     max=cfg.aim_max,
                     got=value,
@@ -395,131 +441,109 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
     def random_order(self, state: PistolState, pid: str, rng: random.Random) -> PistolOrder:
         """Uniform over legal (move, A, B); never a P13 pick."""
-        rules = state.rules
-        moves, aims = rules.moves, rules.aims
-        r = rng.random
-        return PistolOrder(
-            moves[int(r() * len(moves))], aims[int(r() * len(aims))], aims[int(r() * len(aims))]
-        )
+        legal = state.rules.legal
+        return legal[int(rng.random() * len(legal))]
 
     def resolve(
         self, state: PistolState, orders: Mapping[str, Sealed[PistolOrder]], log: TurnLog
     ) -> PistolState:
-        if self.outcome(state).finished:
+        """P9-P19 for one turn. Rolls, in this order: initiative for each duelist in seat
+        order (P14), then each shot's hit_x and hit_y dice in shot order, each followed by a
+        lethality roll when it hits a torso (P11)."""
+        if state.result.finished:
             raise Rejection("not_running")
         rules = state.rules
-        cfg = rules.config
-        duelists = state.duelists
-        pids = [d.pid for d in duelists]
+        d0, d1 = state.duelists  # P1: exactly two duelists
         for pid in orders:
-            if pid not in pids:
+            if pid not in state.pids:
                 raise Rejection("no_such_participant", pid=pid)
-        order_of: dict[str, PistolOrder] = {}
-        for d in duelists:
-            sealed = orders.get(d.pid)
-            order_of[d.pid] = (
-                sealed.order if sealed is not None else self.default_order(state, d.pid)
-            )
+        s = orders.get(d0.pid)
+        o0 = s.order if s is not None else self.default_order(state, d0.pid)
+        s = orders.get(d1.pid)
+        o1 = s.order if s is not None else self.default_order(state, d1.pid)
         events = log.events
         die = log.die
 
-        # P14: initiative = d<die> + speed - |move| x penalty; rolled in seat order.
-        init: dict[str, int] = {}
-        for d in duelists:
-            o = order_of[d.pid]
-            roll = die(cfg.initiative_die, "initiative", d.pid)
-            total = roll + d.speed - abs(o.move) * cfg.initiative_move_penalty
-            init[d.pid] = total
-            events.append(
-                Event(
-                    "initiative",
-                    d.pid,
-                    {"move": o.move, "roll": roll, "speed": d.speed, "total": total},
-                )
-            )
-        # Higher shoots first; equal totals shoot simultaneously (one group).
-        groups: list[list[Duelist]] = []
-        for d in sorted(duelists, key=lambda x: -init[x.pid]):  # stable: seat order in a tie
-            if groups and init[groups[-1][0].pid] == init[d.pid]:
-                groups[-1].append(d)
-            else:
-                groups.append([d])
-
-        changed: dict[str, _Live] = {}  # only duelists who were hit this turn
-        by_pid = {d.pid: d for d in duelists}
-        cells = rules.cells
-        over = False
-        for group in groups:
-            if over:  # P15: a hit that ended the duel stops later shots; P19
-                for d in group:
-                    events.append(Event("no_shot", d.pid, {"reason": "duel_over"}))
-                continue
-            for shooter in group:  # simultaneous shots are all resolved (P15, P18)
-                target = by_pid[pids[1] if shooter.pid == pids[0] else pids[0]]
-                o = order_of[shooter.pid]
-                shift = -order_of[target.pid].move  # P10: E is the negation of the move
-                n = shooter.zone
-                if o.pick is not None and shooter.player_rolls:  # P13 extension
-                    f, h = o.pick
-                else:
-                    f = die(n, "hit_x", shooter.pid)
-                    h = die(n, "hit_y", shooter.pid)
-                c = o.aim_x + shift + (f - 1)  # P9
-                r = o.aim_y - (h - 1)
-                part = cells.get((c, r))  # P11 hit location by the cell (P5)
-                data = {
-                    "target": target.pid,
-                    "aim": [o.aim_x, o.aim_y],
-                    "shift": shift,
-                    "zone": n,
-                    "dice": [f, h],
-                    "cell": [c, r],
-                }
-                if part is None:
-                    events.append(Event("miss", shooter.pid, data))
-                    continue
-                data["part"] = part
-                events.append(Event("hit", shooter.pid, data))
-                live = changed.get(target.pid)
-                if live is None:
-                    live = changed[target.pid] = _Live(
-                        target.shrugs_left, target.status, target.part
-                    )
-                if self._apply_hit(rules, target, shooter.pid, part, live, log):
-                    over = True
-        new = tuple(
-            d
-            if d.pid not in changed
-            else Duelist(
-                d.pid,
-                d.weapon,
-                d.perks,
-                d.zone,
-                d.speed,
-                d.player_rolls,
-                d.shrug_parts,
-                d.never_lethal,
-                changed[d.pid].shrugs_left,
-                changed[d.pid].status,
-                changed[d.pid].part,
-            )
-            for d in duelists
-        )
-        after = PistolState(rules, new, state.turn + 1)
-        result = self.outcome(after)
-        # P20: the turn counter and the outcome, every turn.
+        # P14: initiative = d6 + weapon speed - |own move|; higher shoots first.
+        r0 = die(rules.initiative_die, "initiative", d0.pid)
+        t0 = r0 + d0.speed - abs(o0.move) * rules.move_penalty
         events.append(
             Event(
-                "turn_result",
-                None,
-                {
-                    "turn": state.turn,
-                    "turn_limit": cfg.turn_limit,
-                    "status": result.status,
-                    "winners": list(result.winners),
-                },
+                "initiative", d0.pid, {"move": o0.move, "roll": r0, "speed": d0.speed, "total": t0}
             )
         )
+        r1 = die(rules.initiative_die, "initiative", d1.pid)
+        t1 = r1 + d1.speed - abs(o1.move) * rules.move_penalty
+        events.append(
+            Event(
+                "initiative", d1.pid, {"move": o1.move, "roll": r1, "speed": d1.speed, "total": t1}
+            )
+        )
+        simultaneous = t0 == t1  # P14: equal values shoot simultaneously
+        shots = (
+            ((d0, o0, d1, o1), (d1, o1, d0, o0))
+            if t0 >= t1
+            else ((d1, o1, d0, o0), (d0, o0, d1, o1))
+        )
+
+        cells = rules.cells
+        changed: dict[str, _Live] = {}  # only duelists hit this turn
+        over = False
+        for shooter, so, target, to in shots:
+            if over:  # P15/P19: the hit that ended the duel stops the later shot
+                events.append(Event("no_shot", shooter.pid, {"reason": "duel_over"}))
+                continue
+            shift = -to.move  # P10: E is the negation of the target's move
+            n = shooter.zone
+            if so.pick is not None and shooter.player_rolls:  # P13 extension, off by default
+                f, h = so.pick
+            else:
+                f = die(n, "hit_x", shooter.pid)
+                h = die(n, "hit_y", shooter.pid)
+            c = so.aim_x + shift + f - 1  # P9: C = A + E + (F - 1)
+            r = so.aim_y - h + 1  # P9: D = B - (H - 1)
+            part = cells.get((c, r))  # P11: the hit location is the cell's part (P5)
+            data: dict[str, Any] = {
+                "target": target.pid,
+                "aim": [so.aim_x, so.aim_y],
+                "shift": shift,
+                "zone": n,
+                "dice": [f, h],
+                "cell": [c, r],
+            }
+            if part is None:
+                events.append(_ev(Event, ("miss", shooter.pid, data)))
+                continue
+            data["part"] = part
+            events.append(_ev(Event, ("hit", shooter.pid, data)))
+            live = changed.get(target.pid)
+            if live is None:
+                live = changed[target.pid] = _Live(target.shrugs_left, target.status, target.part)
+            # P15: simultaneous shots are all resolved, whatever the first one did.
+            if self._apply_hit(rules, target, shooter.pid, part, live, log) and not simultaneous:
+                over = True
+        if not changed:  # the common case: nobody hit, only the turn counter moves (P2)
+            turn = state.turn + 1
+            if turn <= rules.config.turn_limit:
+                return PistolState(rules, state.duelists, turn, RUNNING, state.pids)
+            after = _state(rules, state.duelists, turn, state.pids)
+        else:
+            after = _state(rules, _updated(state.duelists, changed), state.turn + 1, state.pids)
+        result = after.result
+        if result.finished:  # P20: the outcome with the turn counter (turn k of N)
+            events.append(
+                Event(
+                    "outcome",
+                    None,
+                    {
+                        "status": result.status,
+                        "winners": list(result.winners),
+                        "reason": result.reason,
+                        "turn": state.turn,
+                        "turn_limit": rules.config.turn_limit,
+                    },
+                )
+            )
         return after
 
     @staticmethod
@@ -549,15 +573,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         return True
 
     def outcome(self, state: PistolState) -> Outcome:
-        hit = [d.pid for d in state.duelists if d.status != "standing"]
-        if not hit:
-            if state.turn > state.rules.config.turn_limit:
-                return Outcome("draw", (), "turn_limit")  # P2
-            return RUNNING
-        if len(hit) == len(state.duelists):
-            return Outcome("mutual", (), "mutual_hit")  # P18
-        winners = tuple(d.pid for d in state.duelists if d.status == "standing")
-        return Outcome("win", winners, "hit")  # P16
+        return state.result
 
     # --- views and serialization ---
 
@@ -616,16 +632,10 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             )
             for d in raw["duelists"]
         )
-        return PistolState(Rules.build(config), duelists, int(raw["turn"]))
+        return _state(Rules.build(config), duelists, int(raw["turn"]))
 
     def turn_of(self, state: PistolState) -> int:
         return state.turn
-
-    def count_keys(self, event: Event) -> tuple[str, ...]:
-        """Simulator statistics: a hit also counts as ``hit:<part>`` (P11)."""
-        if event.kind == "hit":
-            return ("hit", "hit:" + event.data["part"])
-        return (event.kind,)
 
     # --- helpers ---
 

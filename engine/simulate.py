@@ -1,0 +1,347 @@
+"""The balance simulator: play N whole matches of any ruleset and count what happened.
+
+It drives the same :class:`~engine.ruleset.Ruleset` code as live play (``setup``,
+``acting``, ``random_order``/fixed orders, ``resolve``, ``outcome``) with dice from a seeded
+:class:`~engine.dice.RandomDice`, so its figures describe the real rules. Pure apart from the
+injected clock used for the matches-per-second figure. Format: ``docs/simulator.md``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine import rulesets as registry
+from engine.dice import RandomDice, TurnLog
+from engine.errors import Rejection, parse_model
+from engine.events import Event
+from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
+
+RANDOM = "random"
+
+
+class SetupError(Exception):
+    """Bad simulator input. ``where`` is the path of the offending field in the setup
+    document (e.g. ``participants[1].orders``); ``reason`` the specific :class:`Rejection`."""
+
+    def __init__(self, where: str, reason: Rejection) -> None:
+        super().__init__(where, reason)
+        self.where = where
+        self.reason = reason
+
+
+class _ParticipantDoc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    character: dict[str, Any]
+    orders: Any = RANDOM  # "random" or one fixed order object (checked against the ruleset)
+    side: str = ""
+    npc: bool = False
+    name: str = ""
+
+
+class _SetupDoc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ruleset: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    participants: list[_ParticipantDoc] = Field(min_length=1)
+    turns: int | None = Field(default=None, ge=1)
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    pid: str
+    character: Mapping[str, Any]
+    orders: Mapping[str, Any] | None  # None: a random legal order every turn
+    side: str = ""
+    npc: bool = False
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A parsed setup document."""
+
+    ruleset: str
+    config: Mapping[str, Any]
+    participants: tuple[Participant, ...]
+    turns: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A setup checked against its ruleset: config parsed, characters and fixed orders
+    validated on the initial state."""
+
+    rules: Ruleset[Any, Any, Any]
+    config: Any
+    entrants: tuple[Entrant, ...]
+    fixed: Mapping[str, Any]  # pid -> parsed order
+    setup: Setup
+
+
+@dataclass(slots=True)
+class Result:
+    """What N matches gave. ``outcomes`` counts wins by participant id (every winner of a
+    multi-winner match counts), plus ``draw`` and ``mutual``."""
+
+    ruleset: str
+    n: int
+    seed: int | str
+    outcomes: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, int] = field(default_factory=dict)
+    events: dict[str, int] = field(default_factory=dict)
+    turns_total: int = 0
+    turns_max: int = 0
+    seconds: float = 0.0
+
+    @property
+    def turns_mean(self) -> float:
+        return self.turns_total / self.n if self.n else 0.0
+
+    @property
+    def matches_per_second(self) -> float:
+        return self.n / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset,
+            "n": self.n,
+            "seed": self.seed,
+            "outcomes": dict(sorted(self.outcomes.items())),
+            "reasons": dict(sorted(self.reasons.items())),
+            "events": dict(sorted(self.events.items())),
+            "turns_mean": round(self.turns_mean, 4),
+            "turns_max": self.turns_max,
+            "seconds": round(self.seconds, 4),
+            "matches_per_second": round(self.matches_per_second, 1),
+        }
+
+
+# --------------------------------------------------------------------------- input
+
+
+def parse_setup(raw: Any) -> Setup:
+    """Check the shape of a setup document; raises :class:`SetupError`."""
+    if not isinstance(raw, Mapping):
+        raise SetupError(
+            "setup",
+            Rejection("invalid_field", what="setup", field="setup", expected="a JSON object"),
+        )
+    try:
+        doc = parse_model(_SetupDoc, raw, what="setup")
+    except Rejection as exc:
+        raise SetupError(_path(str(exc.params.get("field", "setup"))), exc) from None
+    seen: set[str] = set()
+    participants = []
+    for i, p in enumerate(doc.participants):
+        if p.id in seen:
+            raise SetupError(f"participants[{i}].id", Rejection("duplicate_participant", pid=p.id))
+        seen.add(p.id)
+        orders = p.orders
+        if orders == RANDOM:
+            fixed = None
+        elif isinstance(orders, Mapping):
+            fixed = dict(orders)
+        else:
+            raise SetupError(
+                f"participants[{i}].orders",
+                Rejection(
+                    "invalid_field",
+                    what="setup",
+                    field="orders",
+                    expected='"random" or an order object',
+                ),
+            )
+        participants.append(
+            Participant(p.id, dict(p.character), fixed, p.side, p.npc, p.name or p.id)
+        )
+    return Setup(doc.ruleset, dict(doc.config), tuple(participants), doc.turns)
+
+
+def _path(dotted: str) -> str:
+    """``participants.0.id`` -> ``participants[0].id``."""
+    out = ""
+    for part in dotted.split("."):
+        out += f"[{part}]" if part.isdigit() else (f".{part}" if out else part)
+    return out
+
+
+def prepare(setup: Setup) -> Prepared:
+    """Check a setup against its ruleset: ruleset id, config, participant count, characters
+    and fixed orders (on the initial state). Raises :class:`SetupError`."""
+    try:
+        rules = registry.get(setup.ruleset)
+    except registry.UnknownRulesetError:
+        raise SetupError(
+            "ruleset",
+            Rejection(
+                "unknown_ruleset", ruleset=setup.ruleset, allowed=", ".join(registry.available())
+            ),
+        ) from None
+    try:
+        config = rules.config(setup.config)
+    except Rejection as exc:
+        raise SetupError(f"config.{exc.params.get('field', '')}".rstrip("."), exc) from None
+    count = len(setup.participants)
+    if not rules.min_participants <= count <= rules.max_participants:
+        raise SetupError(
+            "participants",
+            Rejection(
+                "wrong_participant_count",
+                min=rules.min_participants,
+                max=rules.max_participants,
+                got=count,
+            ),
+        )
+    for i, p in enumerate(setup.participants):
+        try:
+            rules.check_character(config, p.character)
+        except Rejection as exc:
+            raise SetupError(f"participants[{i}].character", exc) from None
+    entrants = tuple(
+        Entrant(p.pid, p.side or p.pid, p.character, npc=p.npc, name=p.name)
+        for p in setup.participants
+    )
+    try:
+        state = rules.setup(config, entrants, TurnLog(RandomDice(0)))
+    except Rejection as exc:
+        raise SetupError("participants", exc) from None
+    fixed: dict[str, Any] = {}
+    for i, p in enumerate(setup.participants):
+        if p.orders is None:
+            continue
+        try:
+            fixed[p.pid] = rules.check_order(state, p.pid, p.orders)
+        except Rejection as exc:
+            raise SetupError(f"participants[{i}].orders", exc) from None
+    return Prepared(rules, config, entrants, fixed, setup)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def simulate(
+    prepared: Prepared,
+    n: int,
+    seed: int | str = 0,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Result:
+    """Play ``n`` matches. Deterministic for a given setup and seed (timing aside)."""
+    if n < 1:
+        raise SetupError(
+            "n",
+            Rejection("invalid_field", what="simulation", field="n", expected="an integer >= 1"),
+        )
+    rules = prepared.rules
+    config = prepared.config
+    entrants = prepared.entrants
+    fixed = prepared.fixed
+    cap = prepared.setup.turns
+    order_pids = [p.pid for p in prepared.setup.participants]
+    result = Result(rules.id, n, seed)
+    outcomes = result.outcomes
+    reasons = result.reasons
+    defaulted = 0
+
+    dice = RandomDice(seed)
+    # A separate stream for random orders, so orders and dice are not correlated.
+    rng = random.Random(f"orders:{seed}")
+    acting_of = rules.acting
+    random_order = rules.random_order
+    validate = rules.validate
+    resolve = rules.resolve
+    outcome_of = rules.outcome
+    turns_total = 0
+    turns_max = 0
+    kinds: Counter[str] = Counter()
+    events: list[Event] = []  # counted in batches (C-speed Counter over kinds)
+
+    started = clock()
+    reusable: Any = None
+    setup_events: list[Event] = []
+    for _ in range(n):
+        if reusable is None:
+            log = TurnLog(dice)
+            state = rules.setup(config, entrants, log)
+            # A setup that rolled no dice is the same for every match: build it once.
+            if not any(e.kind == "roll" for e in log.events):
+                reusable, setup_events = state, log.events
+            events.extend(log.events)
+        else:
+            state = reusable
+            events.extend(setup_events)
+        turns = 0
+        while True:
+            out = outcome_of(state)
+            if out.finished:
+                break
+            if cap is not None and turns >= cap:
+                out = Outcome("draw", (), "turn_cap")
+                break
+            acting = acting_of(state)
+            orders: dict[str, Sealed[Any]] = {}
+            for pid in order_pids:  # a fixed order: deterministic whatever the hash seed
+                if pid not in acting:
+                    continue
+                order = fixed.get(pid)
+                if order is None:
+                    order = random_order(state, pid, rng)
+                elif validate(state, pid, order) is not None:
+                    # A fixed order the state no longer allows: the deadline default applies.
+                    order = rules.default_order(state, pid)
+                    defaulted += 1
+                orders[pid] = Sealed(order)
+            log = TurnLog(dice)
+            state = resolve(state, orders, log)
+            turns += 1
+            events.extend(log.events)
+        if len(events) > 50_000:
+            _count(rules, events, kinds)
+        turns_total += turns
+        turns_max = max(turns_max, turns)
+        if out.status == "win":
+            for w in out.winners:
+                outcomes[w] = outcomes.get(w, 0) + 1
+        else:
+            outcomes[out.status] = outcomes.get(out.status, 0) + 1
+        reasons[out.reason] = reasons.get(out.reason, 0) + 1
+    _count(rules, events, kinds)
+    result.seconds = clock() - started
+    result.turns_total = turns_total
+    result.turns_max = turns_max
+    for key in (*order_pids, "draw", "mutual"):
+        outcomes.setdefault(key, 0)
+    if defaulted:
+        kinds["order_defaulted"] += defaulted
+    result.events.update(kinds)
+    return result
+
+
+def _count(rules: Ruleset[Any, Any, Any], events: list[Event], kinds: Counter[str]) -> None:
+    """Add ``events`` to ``kinds`` (by kind, plus ``kind:value`` per ``count_detail``) and
+    empty the list."""
+    kinds.update(map(_kind, events))
+    for kind, key in rules.count_detail.items():
+        for e in events:
+            if e.kind == kind:
+                kinds[f"{kind}:{e.data.get(key)}"] += 1
+    events.clear()
+
+
+_kind = attrgetter("kind")
+
+
+def run(raw_setup: Any, n: int, seed: int | str = 0) -> Result:
+    """Parse, check and simulate in one call (raises :class:`SetupError`)."""
+    return simulate(prepare(parse_setup(raw_setup)), n, seed)

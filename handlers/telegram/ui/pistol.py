@@ -257,7 +257,7 @@ class PistolUI(RulesetUI):
             return tr(f"pistol.{kind}", who=who, part=_label(tr, "part", str(data.get("part"))))
         if kind == "no_shot":
             return tr("pistol.no_shot", who=who)
-        if kind == "turn_result":
+        if kind in ("turn_result", "outcome"):
             return ""  # the turn counter and outcome are rendered below the grids
         return super().event_text(tr, names, kind, actor, data)
 

@@ -1,0 +1,208 @@
+"""The offline sandbox: the real Application against the fake Bot API, in a terminal.
+
+One person plays the GM and the players. Lines starting with ``:`` drive the sandbox (switch
+user and chat, press buttons by number, show a chat); any other line is a message typed by the
+current user in the current chat. After every action the sandbox prints what changed in every
+chat: new messages and edits, with their buttons numbered.
+
+``--demo`` plays a whole pistol duel without input and prints each chat's transcript.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from engine.match import Phase
+from handlers.telegram.fake_api import FakeMessage
+from handlers.telegram.harness import GROUP_ID, Harness, plain
+
+HELP = """Sandbox commands (anything else is sent as a message):
+  :as <gm|alice|bob>     act as this user        :in <group|private>  switch chat
+  :press N  (or just N)  press button N of the latest message with buttons in this chat
+  :show                  this chat's transcript  :chats  every chat's last message
+  :help                  this text               :quit   leave (so does end of input)
+Try: /duel (as gm, in the group), then press the buttons."""
+
+
+class Sandbox:
+    def __init__(self, out: TextIO = sys.stdout, *, lang: str = "ru") -> None:
+        self.h = Harness(default_lang=lang)
+        self.out = out
+        self.users = {
+            "gm": self.h.user(333333333, "Carol", lang="en", username="carol_gm"),
+            "alice": self.h.user(111111111, "Алиса", lang="ru", username="alice_duelist"),
+            "bob": self.h.user(222222222, "Bob", last_name="<b>Smith</b>", lang="en"),
+        }
+        self.group = self.h.group(GROUP_ID, "Дуэльный клуб")
+        self.who = "gm"
+        self.where = "group"
+        self._seen: dict[tuple[int, int], tuple[str, Any]] = {}
+
+    # --- state ---
+
+    @property
+    def user(self) -> dict[str, Any]:
+        return self.users[self.who]
+
+    @property
+    def chat_id(self) -> int:
+        return self.group if self.where == "group" else int(self.user["id"])
+
+    def chat_name(self, chat_id: int) -> str:
+        if chat_id == self.group:
+            return "group"
+        for name, u in self.users.items():
+            if u["id"] == chat_id:
+                return f"{name} (private)"
+        return str(chat_id)
+
+    def prompt(self) -> str:
+        return f"[{self.who}@{self.where}]> "
+
+    # --- output ---
+
+    def show_message(self, m: FakeMessage, tag: str = "") -> None:
+        head = f"--- {self.chat_name(m.chat_id)} #{m.message_id}{tag}"
+        print(head, file=self.out)
+        print(plain(m.text), file=self.out)
+        for i, b in enumerate(m.buttons, 1):
+            kind = " (link)" if "url" in b else ""
+            print(f"   [{i}] {b['text']}{kind}", file=self.out)
+
+    def flush(self) -> None:
+        """Print every bot message that is new or changed since the last flush."""
+        for chat in self.h.api.chats.values():
+            for m in chat.messages:
+                if not m.from_bot:
+                    continue
+                key = (m.chat_id, m.message_id)
+                snap = (m.text, m.reply_markup)
+                old = self._seen.get(key)
+                if old == snap:
+                    continue
+                self._seen[key] = snap
+                self.show_message(m, "" if old is None else " (edited)")
+        while self.h.api.alerts:
+            uid, text, alert = self.h.api.alerts.pop(0)
+            who = next((n for n, u in self.users.items() if u["id"] == uid), uid)
+            print(f"--- {'alert' if alert else 'toast'} for {who}: {text}", file=self.out)
+
+    # --- input ---
+
+    def handle(self, line: str) -> bool:
+        """One input line; False means quit."""
+        line = line.strip()
+        if not line:
+            return True
+        if line.isdigit():
+            line = f":press {line}"
+        if line.startswith(":"):
+            cmd, _, arg = line[1:].partition(" ")
+            arg = arg.strip()
+            if cmd in ("quit", "q", "exit"):
+                return False
+            if cmd == "help":
+                print(HELP, file=self.out)
+            elif cmd == "as" and arg in self.users:
+                self.who = arg
+            elif cmd == "in" and arg in ("group", "private"):
+                self.where = arg
+            elif cmd == "press" and arg.isdigit():
+                self.press(int(arg))
+            elif cmd == "show":
+                for m in self.h.api.chat(self.chat_id).messages:
+                    if m.from_bot:
+                        self.show_message(m)
+                    else:
+                        print(f">>> {plain(m.text)}", file=self.out)
+            elif cmd == "chats":
+                for chat in self.h.api.chats.values():
+                    bots = [m for m in chat.messages if m.from_bot]
+                    if bots:
+                        self.show_message(bots[-1])
+            else:
+                print(f"unknown sandbox command {line!r}; :help lists them", file=self.out)
+            return True
+        self.h.say(self.user, self.chat_id, line)
+        self.flush()
+        return True
+
+    def press(self, number: int) -> None:
+        msgs = [m for m in self.h.api.chat(self.chat_id).messages if m.from_bot and m.buttons]
+        if not msgs:
+            print("no buttons in this chat", file=self.out)
+            return
+        m = msgs[-1]
+        if not 1 <= number <= len(m.buttons):
+            print(f"buttons are numbered 1..{len(m.buttons)}", file=self.out)
+            return
+        if "url" in m.buttons[number - 1]:
+            self.where = "private"  # a deep link opens the private chat, as in a client
+        self.h.press(self.user, m, number - 1)
+        self.flush()
+
+    def run(self, lines: Iterable[str], *, interactive: bool) -> int:
+        print(HELP, file=self.out)
+        if interactive:
+            print(self.prompt(), end="", file=self.out, flush=True)
+        for line in lines:
+            if not self.handle(line):
+                break
+            if interactive:
+                print(self.prompt(), end="", file=self.out, flush=True)
+        if interactive:
+            print(file=self.out)
+        self.h.close()
+        return 0
+
+
+# --------------------------------------------------------------------------- demo
+
+
+def demo(out: TextIO = sys.stdout) -> int:
+    """A whole pistol duel, played through the buttons (Alice) and typed orders (Bob)."""
+    sb = Sandbox(out=open_null())
+    h = sb.h
+    gm, alice, bob = sb.users["gm"], sb.users["alice"], sb.users["bob"]
+    g = sb.group
+    h.say(gm, g, "/duel@sekundant_bot")
+    h.press_text(gm, h.last(g, with_buttons=True), "Pistol")
+    lobby = h.last(g, with_buttons=True)
+    for player in (alice, bob):
+        h.press(player, lobby, 0)  # the Join deep link
+    h.press(alice, h.last(int(alice["id"]), with_buttons=True), 0)
+    h.say(bob, int(bob["id"]), "/character weapon=revolver perks=lucky")
+    h.press_text(gm, lobby, "Start")
+    moves = [(-2, 0, 1), (1, -1, 0), (0, 0, 0), (2, 1, 1), (-1, -1, -1), (0, 0, 1)]
+    for turn in range(6):
+        match = h.deps.repo.active_in_chat(g)
+        if not match or match[0].phase is not Phase.RUNNING:
+            break
+        m, a, b = moves[turn]
+        builder = h.last(int(alice["id"]), with_buttons=True)
+        h.press(alice, builder, m + 2)  # the move row: -2..+2
+        aim = h.last(int(alice["id"]), with_buttons=True)
+        h.press_text(alice, aim, f"{a}:{b}")
+        h.press_text(alice, h.last(int(alice["id"]), with_buttons=True), "🔒")
+        h.say(bob, int(bob["id"]), f"/order move {-m} aim {b}:{a}")
+    for chat_id in (g, int(alice["id"]), int(bob["id"])):
+        print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
+        for msg in h.api.chat(chat_id).messages:
+            if msg.from_bot:
+                print(plain(msg.text), file=out)
+                labels = [b["text"] for b in msg.buttons]
+                if labels:
+                    print("   " + " | ".join(labels), file=out)
+            else:
+                print(f">>> {plain(msg.text)}", file=out)
+            print(file=out)
+    h.close()
+    return 0
+
+
+def open_null() -> TextIO:
+    import io
+
+    return io.StringIO()

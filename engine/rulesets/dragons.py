@@ -17,13 +17,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
-from engine.events import Event
 from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
 from engine.savage import (
     DamageSpec,
@@ -465,7 +464,23 @@ def dump_order_dict(order: DragonOrder) -> dict[str, Any]:
 # --------------------------------------------------------------------------- pure geometry
 
 
-def distance(config: DragonsConfig, a: Dragon, b: Dragon) -> int:
+class _Positioned(Protocol):
+    @property
+    def speed(self) -> int: ...
+    @property
+    def altitude(self) -> int: ...
+
+
+class _Attacker(_Positioned, Protocol):
+    @property
+    def pid(self) -> str: ...
+    @property
+    def tail_of(self) -> str | None: ...
+    @property
+    def broken(self) -> tuple[str, ...]: ...
+
+
+def distance(config: DragonsConfig, a: _Positioned, b: _Positioned) -> int:
     """D19: Range = 10 x |Speed difference| + 50 x |Altitude difference|; 5 when equal."""
     if a.speed == b.speed and a.altitude == b.altitude:
         return config.range_same_position
@@ -591,12 +606,12 @@ def attack_check(
 def _attack_geometry(
     cfg: DragonsConfig,
     stats: Mapping[str, Stats],
-    attacker: Dragon | _Live,
-    victim: Dragon | _Live,
+    attacker: _Attacker,
+    victim: _Attacker,
     weapon: Weapon,
 ) -> tuple[str | None, int, str | None, int, int]:
     """(reason it is impossible or None, range, band, band penalty, TN) — D18-D21, D26."""
-    rng = distance(cfg, attacker, victim)  # type: ignore[arg-type]
+    rng = distance(cfg, attacker, victim)
     if weapon.name in attacker.broken:
         return "weapon_broken", rng, None, 0, cfg.target_number  # D24
     if victim.tail_of == attacker.pid:
@@ -1417,6 +1432,74 @@ class _Turn:
             self.spirit_or_consumed(d, "power_crit")  # D34
 
 
+class _Probe:
+    """A cheap stand-in for a dragon at a hypothetical position (random orders)."""
+
+    __slots__ = ("altitude", "broken", "pid", "speed", "tail_of")
+
+    def __init__(self, d: Dragon) -> None:
+        self.pid = d.pid
+        self.speed = d.speed
+        self.altitude = d.altitude
+        self.tail_of = d.tail_of
+        self.broken = d.broken
+
+
+def _legal_moves(cfg: DragonsConfig, me: Dragon, top: int) -> list[tuple[str, int, int, int]]:
+    """(move, n, Speed, Altitude) of every legal movement with at most 3 units of climb or
+    dive (the same rules as :func:`movement_result`, without building rejections)."""
+    if me.tail_of is not None:
+        return [("level", 0, me.speed, me.altitude)]  # D26
+    out: list[tuple[str, int, int, int]] = []
+    for k in range(-cfg.level_slow_down, cfg.level_speed_up + 1):
+        speed = me.speed + k
+        if speed < 0 or (k > 0 and cfg.level_capped_by_top_speed and speed > max(top, me.speed)):
+            continue
+        out.append(("level", k, speed, me.altitude))
+    for k in range(1, min(3, cfg.max_altitude_change) + 1):
+        speed = me.speed - cfg.climb_speed_cost * k
+        if speed < 0 and cfg.refuse_impossible_climb:
+            break
+        out.append(("climb", k, max(speed, 0), me.altitude + k))
+    for k in range(1, min(3, cfg.max_altitude_change) + 1):
+        out.append(("dive", k, me.speed + cfg.dive_speed_gain * k, me.altitude - k))
+    return out
+
+
+def _actions_from(
+    cfg: DragonsConfig,
+    stats: Stats,
+    probe: _Probe,
+    foes: Sequence[Dragon],
+) -> list[Action]:
+    """Attacks and tail attempts that look possible from the probe's position: the D18-D21
+    geometry of :func:`_attack_geometry`, inlined because random play calls it a lot."""
+    out: list[Action] = []
+    factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
+    for foe in foes:
+        same_alt = probe.altitude == foe.altitude
+        same_speed = probe.speed == foe.speed
+        on_tail = same_alt and probe.tail_of == foe.pid
+        above = probe.altitude > foe.altitude
+        if on_tail:
+            rng = cfg.range_on_tail
+        else:
+            rng = cfg.range_per_speed * abs(probe.speed - foe.speed) + cfg.range_per_altitude * (
+                probe.altitude - foe.altitude
+            )
+        for w in stats.weapons:
+            if w.name in probe.broken:
+                continue
+            if w.melee:
+                if same_alt and (same_speed or not cfg.melee_requires_range_5):
+                    out.append(Action("attack", weapon=w.name, target=foe.pid))
+            elif (above or on_tail) and w.bands is not None and rng <= w.bands[2] * factor:
+                out.append(Action("attack", weapon=w.name, target=foe.pid))
+        if same_alt and same_speed and probe.tail_of != foe.pid and not foe.falling:
+            out.append(Action("tail", target=foe.pid))
+    return out
+
+
 # --------------------------------------------------------------------------- the ruleset
 
 
@@ -1429,9 +1512,9 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
     character_model = CharacterSpec
     min_participants = 2
     max_participants = 12
-    count_keys_default: ClassVar[tuple[str, ...]] = (
-        "hit", "shaken", "wound", "fall", "tail", "takeover", "out",
-    )  # fmt: skip
+    # Simulator keys: event kinds (hit, shaken, wound, fall, tail, takeover, out, ...) plus
+    # why dragons fell and left.
+    count_detail: ClassVar[Mapping[str, str]] = {"fall": "reason", "out": "reason"}
 
     # --- configuration and characters
 
@@ -1555,62 +1638,50 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         return DragonOrder("level", delta)
 
     def random_order(self, state: DragonsState, pid: str, rng: random.Random) -> DragonOrder:
-        """A random legal order: a uniformly chosen legal movement, an occasional aerobatics,
-        and 0-3 actions drawn from those that look possible after the movement (so random
-        battles end)."""
+        """A random legal order: a legal movement (half the time one after which an attack is
+        possible, so random battles end), an occasional aerobatics, and 1-3 actions drawn
+        from those that look possible after the movement."""
         cfg = state.config
         me = state.dragon(pid)
         if not me.in_battle or me.falling:
             return self.default_order(state, pid)
         stats = state.stats[pid]
-        if me.tail_of is not None:
-            move, n = "level", 0
+        foes = [d for d in state.dragons if d.in_battle and d.team != me.team and d.tail_of != pid]
+        moves = _legal_moves(cfg, me, stats.spec.top_speed)
+        probe = _Probe(me)
+        if rng.random() < 0.5:
+            rng.shuffle(moves)  # look for a movement after which something can be attacked
         else:
-            legal = [o for o in movement_options(state, pid, max_steps=3) if o.legal]
-            pick = legal[int(rng.random() * len(legal))] if legal else None
-            move, n = (pick.move, pick.n) if pick else ("level", 0)
-        aero = "loop" if me.tail_of is None and rng.random() < 0.05 else None
-        if me.tail_of is None:
-            after = replace(
-                me, speed=movement_result(cfg, stats, me, move, n)[0], altitude=me.altitude
-                + (n if move == "climb" else -n if move == "dive" else 0),
-            )  # fmt: skip
-        else:
-            after = me
+            moves = [moves[int(rng.random() * len(moves))]]
         candidates: list[Action] = []
-        for other in state.dragons:
-            if not other.in_battle or other.team == me.team or other.tail_of == pid:
-                continue
-            for w in stats.weapons:
-                if _attack_geometry(cfg, state.stats, after, other, w)[0] is None:
-                    candidates.append(Action("attack", weapon=w.name, target=other.pid))
-            if (after.speed, after.altitude) == (other.speed, other.altitude) and (
-                me.tail_of != other.pid
-            ):
-                candidates.append(Action("tail", target=other.pid))
+        for move, n, probe.speed, probe.altitude in moves:  # noqa: B007 - the pick is kept
+            candidates = _actions_from(cfg, stats, probe, foes)
+            if candidates:
+                break
+        aero = "loop" if me.tail_of is None and rng.random() < 0.05 else None
         if me.tail_of is not None:
-            candidates.append(Action("force", choice=rng.choice(FORCE_CHOICES),
-                                     raise_choice=rng.choice(FORCE_RAISE_CHOICES)))  # fmt: skip
+            choice = FORCE_CHOICES[int(rng.random() * 2)]
+            raise_choice = FORCE_RAISE_CHOICES[int(rng.random() * 2)]
+            candidates = [*candidates, Action("force", choice=choice, raise_choice=raise_choice)]
         if any(d.tail_of == pid and d.in_battle for d in state.dragons):
-            candidates.append(Action("break"))
+            candidates = [*candidates, Action("break")]
         if stats.arcane is not None and rng.random() < 0.1:
-            candidates.append(Action("power", text="power"))
+            candidates = [*candidates, Action("power", text="power")]
+        if not candidates:
+            return DragonOrder(move, n, aero)
         rng.shuffle(candidates)
-        count = min(len(candidates), int(rng.random() * cfg.max_actions) + 1)
+        count = int(rng.random() * cfg.max_actions) + 1
         chosen: list[Action] = []
-        used: set[str] = set()
+        used: set[str | None] = set()
         for a in candidates:
             if len(chosen) >= count:
                 break
             if a.type == "attack":
                 if a.weapon in used:
                     continue
-                used.add(a.weapon or "")
+                used.add(a.weapon)
             chosen.append(a)
-        order = DragonOrder(move, n, aero, tuple(chosen))
-        if self.validate(state, pid, order) is not None:
-            return DragonOrder(move, n, aero)
-        return order
+        return DragonOrder(move, n, aero, tuple(chosen))
 
     def resolve(
         self,
@@ -1680,10 +1751,6 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
 
     def turn_of(self, state: DragonsState) -> int:
         return state.turn
-
-    def count_keys(self, event: Event) -> tuple[str, ...]:
-        """Simulator statistics: event kinds (hit, shaken, wound, fall, tail, takeover, out…)."""
-        return (event.kind,)
 
 
 def _dump_dragon(d: Dragon) -> dict[str, Any]:

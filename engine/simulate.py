@@ -140,7 +140,8 @@ def parse_setup(raw: Any) -> Setup:
     try:
         doc = parse_model(_SetupDoc, raw, what="setup")
     except Rejection as exc:
-        raise SetupError(_path(str(exc.params.get("field", "setup"))), exc) from None
+        where = _path(str(exc.params.get("field", "setup")))
+        raise SetupError(where, Rejection(exc.code, **{**exc.params, "field": where})) from None
     seen: set[str] = set()
     participants = []
     for i, p in enumerate(doc.participants):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel
 
@@ -15,7 +15,6 @@ from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
 from engine.rulesets.plans.config import (
     ACCURACY,
     ACTIONS,
-    GROUP_INDEX,
     GROUPS,
     PlansConfig,
 )
@@ -125,47 +124,40 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         return Plan(GROUPS[g], skill.id, cfg.action, soak=soak, auto=True)
 
     def random_order(self, state: PlansState, pid: str, rng: random.Random) -> Plan:
-        """A legal plan drawn near-uniformly: each part uniform over its legal choices."""
+        """A legal plan drawn near-uniformly: each part uniform over its legal choices (a
+        second skill half of the time when one is possible; guesses may be left out)."""
         r = rng.random
-        i = state.seat(pid)
-        me, them = state.fighters[i], state.fighters[1 - i]
-        res = me.reserves
+        a, b = state.fighters
+        me, them = (a, b) if a.pid == pid else (b, a)
+        menu = _menu(me.sheet, me.reserves)
         skills = me.sheet.skills
         g = int(r() * 3)
-        skill = skills[int(r() * len(skills))]
+        k = int(r() * len(skills))
         second_skill = second_group = None
+        s_used = -1
         if r() < 0.5:
-            options = [
-                (s.id, pg)
-                for pg in range(3)
-                if pg != g and res[pg] > 0
-                for s in skills
-                if s.id != skill.id and pg in s.groups
-            ]
+            options = menu.seconds[g][k]
             if options:
-                second_skill, pay = options[int(r() * len(options))]
-                second_group = GROUPS[pay]
-        soaks = [None, *(GROUPS[k] for k in range(3) if res[k] > 0)]
-        used = {g} if res[g] > 0 else set()
-        if second_group is not None:
-            used.add(GROUP_INDEX[second_group])
-        restores = [None, *(GROUPS[k] for k in range(3) if k not in used)]
+                second_skill, second_group, s_used = options[int(r() * len(options))]
+        soaks = menu.soaks
+        restores = menu.restores[(g if me.reserves[g] > 0 else -1, s_used)]
         their = them.sheet.skills
         guess_skill = int(r() * (len(their) + 1))
         guess_group = int(r() * 4)
         guess_action = int(r() * 6)
         return Plan(
-            group=GROUPS[g],
-            skill=skill.id,
-            action=ACTIONS[int(r() * 5)],
-            second_skill=second_skill,
-            second_group=second_group,
-            soak=soaks[int(r() * len(soaks))],
-            restore=restores[int(r() * len(restores))],
-            guess_group=GROUPS[guess_group] if guess_group < 3 else None,
-            guess_skill=their[guess_skill].id if guess_skill < len(their) else None,
-            guess_action=ACTIONS[guess_action] if guess_action < 5 else None,
-            auto=True,
+            GROUPS[g],
+            skills[k].id,
+            ACTIONS[int(r() * 5)],
+            second_skill,
+            second_group,
+            soaks[int(r() * len(soaks))],
+            restores[int(r() * len(restores))],
+            GROUPS[guess_group] if guess_group < 3 else None,
+            their[guess_skill].id if guess_skill < len(their) else None,
+            ACTIONS[guess_action] if guess_action < 5 else None,
+            "",
+            True,
         )
 
     # --- resolution -------------------------------------------------------------------------
@@ -232,6 +224,51 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 
     def sheet(self, state: PlansState, pid: str) -> Sheet:
         return state.fighters[state.seat(pid)].sheet
+
+
+class _Menu(NamedTuple):
+    """The legal choices of a sheet with given reserves, for :meth:`PlansRuleset.random_order`."""
+
+    sheet: Sheet
+    seconds: tuple[tuple[tuple[tuple[str, str, int], ...], ...], ...]  # [group][skill] -> options
+    soaks: tuple[str | None, ...]
+    restores: Mapping[tuple[int, int], tuple[str | None, ...]]  # (paid group, second group)
+
+
+_MENUS: dict[tuple[Sheet, tuple[int, ...]], _Menu] = {}
+
+
+def _menu(sheet: Sheet, reserves: tuple[int, ...]) -> _Menu:
+    """Memoised legal choices: the simulator asks for the same few (sheet, reserves) pairs
+    again and again. Sheets are immutable values, so the memo is always right."""
+    key = (sheet, reserves)
+    menu = _MENUS.get(key)
+    if menu is not None:
+        return menu
+    seconds = tuple(
+        tuple(
+            tuple(
+                (s.id, GROUPS[pg], pg)
+                for pg in range(3)
+                if pg != g and reserves[pg] > 0  # C10: another group, with reserve
+                for s in sheet.skills
+                if s.id != skill.id and pg in s.groups
+            )
+            for skill in sheet.skills
+        )
+        for g in range(3)
+    )
+    soaks = (None, *(GROUPS[k] for k in range(3) if reserves[k] > 0))
+    restores = {
+        (ug, us): (None, *(GROUPS[k] for k in range(3) if k not in (ug, us)))
+        for ug in (-1, 0, 1, 2)
+        for us in (-1, 0, 1, 2)
+    }
+    if len(_MENUS) > 4096:
+        _MENUS.clear()
+    menu = _Menu(sheet, seconds, soaks, restores)
+    _MENUS[key] = menu
+    return menu
 
 
 RULESET = PlansRuleset()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -82,8 +83,25 @@ class Sheet:
         }
 
 
+_SHEETS: dict[int, tuple[PlansConfig, Any, Sheet]] = {}
+
+
 def check_sheet(config: PlansConfig, raw: Mapping[str, Any]) -> Sheet:
-    """Validate a character sheet; raises :class:`Rejection` naming what is wrong."""
+    """Validate a character sheet; raises :class:`Rejection` naming what is wrong.
+
+    Memoised by the identity of ``raw`` and checked by value on every hit (the simulator sets
+    up thousands of duels from the same two sheets; validation is most of a setup's cost)."""
+    hit = _SHEETS.get(id(raw))
+    if hit is not None and (hit[0] is config or hit[0] == config) and hit[1] == raw:
+        return hit[2]
+    sheet = _check_sheet(config, raw)
+    if len(_SHEETS) > 256:
+        _SHEETS.clear()
+    _SHEETS[id(raw)] = (config, copy.deepcopy(raw), sheet)
+    return sheet
+
+
+def _check_sheet(config: PlansConfig, raw: Mapping[str, Any]) -> Sheet:
     model = parse_model(CharacterModel, raw, what="character")
     for name in model.attributes:
         if name not in ATTRIBUTES:

@@ -4,6 +4,7 @@ damage, toughness, healing, restoring, and the end condition. Pure given the dic
 Events, in order (all JSON-ready; the bot renders the reveal from them, C20):
 
 - ``reveal``: turn, attacker/defender (C4), both plans with default flags (C7, C22);
+- per duelist whose group had no reserve left, ``group_empty`` (C8);
 - per duelist, ``roll`` (purpose ``action``) then ``action``: what was spent (C8, C10), whether
   the group was paid, the pool's parts, which guessed parts were right, the count and d (C12),
   raw successes and every modifier step in the order applied (C13), the final successes;
@@ -102,7 +103,9 @@ class _Turn:
             res[g] -= 1
             self.paid[i] = True
             spent.append([plan.group, "group", res[g]])
-        # else C8: nothing spent, the group adds nothing, damage pool 1, counts as no group.
+        else:
+            # C8: nothing spent, the group adds nothing, damage pool 1, counts as no group.
+            self.events.append(Event("group_empty", self.pids[i], {"group": plan.group}))
         if plan.second_group is not None:
             pay = GROUP_INDEX[plan.second_group]
             if res[pay] > 0:  # C10: not allowed at 0 (validated; a bot plan may still carry it)
@@ -403,7 +406,8 @@ def resolve_turn(
                 {"successes": {p0: s0, p1: s1}, "tie": True, "winner": None, "loser": None},
             )
         )
-        events.append(Event("tie", None, {"damage": bool(by), "by": by}))
+        quiet = "damage" if by else "quiet"
+        events.append(Event("tie", None, {"damage": bool(by), "by": by, "result": quiet}))
         if by:  # C16: both make damage checks (attacker first); DEFAULT no action effects
             first = 0 if p0 == attacker else 1
             t.damage_check(first, cfg.tie_action_effects)

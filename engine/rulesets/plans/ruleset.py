@@ -10,7 +10,6 @@ from pydantic import BaseModel
 
 from engine.dice import TurnLog
 from engine.errors import Rejection
-from engine.events import Event
 from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
 from engine.rulesets.plans.config import (
     ACCURACY,
@@ -32,6 +31,9 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
     version: ClassVar[str] = "1.0"
     config_model: ClassVar[type[BaseModel]] = PlansConfig
     character_model: ClassVar[type[BaseModel]] = CharacterModel
+    # Simulator keys beyond the event kinds (damage, healed, soaked, tie, group_empty…):
+    # tie:damage / tie:quiet (C16).
+    count_detail: ClassVar[Mapping[str, str]] = {"tie": "result"}
 
     # --- characters -------------------------------------------------------------------------
 
@@ -174,21 +176,6 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 
     def outcome(self, state: PlansState) -> Outcome:
         return outcome(state)
-
-    def count_keys(self, event: Event) -> tuple[str, ...]:
-        """Simulator keys: the kind (``damage``, ``healed``, ``soaked``, ``tie``…), plus
-        ``group_empty`` (C8), ``reroll`` (C11 strong), ``tie:damage``/``tie:quiet`` (C16) and
-        ``restore:fallback`` (C17)."""
-        kind = event.kind
-        if kind == "action":
-            return ("action",) if event.data["group_paid"] else ("action", "group_empty")
-        if kind == "tie":
-            return ("tie", "tie:damage" if event.data["damage"] else "tie:quiet")
-        if kind == "damage_check" and event.data["rerolls"]:
-            return ("damage_check", "reroll")
-        if kind == "status" and event.data["restore"]["fallback"]:
-            return ("status", "restore:fallback")
-        return (kind,)
 
     # --- views and serialization ------------------------------------------------------------
 

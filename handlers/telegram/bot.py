@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -140,7 +141,9 @@ async def _api(svc: Services, call: Callable[[], Awaitable[Any]]) -> Any:
     try:
         return await call()
     except RetryAfter as exc:
-        delay = exc.retry_after
+        with warnings.catch_warnings():  # PTB 22.2+: int now, timedelta later; both handled
+            warnings.simplefilter("ignore")
+            delay = exc.retry_after
         seconds = delay.total_seconds() if isinstance(delay, timedelta) else float(delay)
         if seconds > svc.retry_after_max:
             raise

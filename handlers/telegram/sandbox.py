@@ -184,7 +184,7 @@ def demo(out: TextIO = sys.stdout) -> int:
         builder = h.last(int(alice["id"]), with_buttons=True)
         h.press(alice, builder, m + 2)  # the move row: -2..+2
         aim = h.last(int(alice["id"]), with_buttons=True)
-        h.press_text(alice, aim, f"{a}:{b}")
+        h.press(alice, aim, (3 - b) * 7 + (a + 3))  # rows y = 3..-2, columns x = -3..3
         h.press_text(alice, h.last(int(alice["id"]), with_buttons=True), "🔒")
         h.say(bob, int(bob["id"]), f"/order move {-m} aim {b}:{a}")
     for chat_id in (g, int(alice["id"]), int(bob["id"])):

@@ -1,0 +1,74 @@
+"""The bot under test: the real PTB Application over the fake Bot API and the memory store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from handlers.telegram.harness import GROUP_ID, Harness
+
+FIXTURES = Path("/work/shared/fixtures/telegram")
+
+
+def fixture(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
+    return data
+
+
+class Duel:
+    """A harness with the cast of the shared fixtures: Alice (ru), Bob (HTML in his name), a
+    GM, and the group."""
+
+    def __init__(self, h: Harness) -> None:
+        self.h = h
+        self.gm = h.user(333333333, "Carol", lang="en")
+        self.alice = h.user(111111111, "Алиса", username="alice_duelist", lang="ru")
+        self.bob = h.user(222222222, "Bob", last_name="<b>Smith</b>", lang="en")
+        self.g = h.group(GROUP_ID)
+
+    @property
+    def a(self) -> int:
+        return int(self.alice["id"])
+
+    @property
+    def b(self) -> int:
+        return int(self.bob["id"])
+
+    def lobby(self) -> None:
+        h = self.h
+        h.say(self.gm, self.g, "/duel@sekundant_bot")
+        h.press_text(self.gm, h.last(self.g, with_buttons=True), "Pistol")
+        lobby = h.last(self.g, with_buttons=True)
+        h.press(self.alice, lobby, 0)
+        h.press(self.bob, lobby, 0)
+        h.press(self.alice, h.last(self.a, with_buttons=True), 0)  # first preset
+        h.say(self.bob, self.b, "/character weapon=revolver perks=lucky")
+        self.lobby_msg = lobby
+
+    def start(self) -> None:
+        self.lobby()
+        self.h.press_text(self.gm, self.lobby_msg, "Start")
+
+    def match(self) -> Any:
+        return self.h.deps.repo.active_in_chat(self.g)[0]
+
+    def alice_seals(self, move: int, a: int, b: int) -> None:
+        h = self.h
+        h.press(self.alice, h.last(self.a, with_buttons=True), move + 2)
+        # The aim keyboard: rows y = 3..-2, columns x = -3..3 (handlers/telegram/ui/pistol.py).
+        h.press(self.alice, h.last(self.a, with_buttons=True), (3 - b) * 7 + (a + 3))
+        h.press_text(self.alice, h.last(self.a, with_buttons=True), "🔒")
+
+    def status_msg(self) -> Any:
+        return self.h.api.message(self.g, int(self.match().ui["status"]))
+
+
+@pytest.fixture
+def duel() -> Iterator[Duel]:
+    h = Harness()
+    yield Duel(h)
+    h.close()

@@ -1,0 +1,59 @@
+"""Bot: median in-process processing time per update (memory store, fake Bot API; target
+<= 3 ms) and Bot API calls per sealed order (target <= 3), over whole pistol duels."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from handlers.telegram.harness import GROUP_ID, Harness
+
+DUELS = 10
+
+
+def main() -> None:
+    h = Harness()
+    gm = h.user(333333333, "Carol", lang="en")
+    alice = h.user(111111111, "Алиса", lang="ru")
+    bob = h.user(222222222, "Bob", last_name="<b>Smith</b>", lang="en")
+    a, b = int(alice["id"]), int(bob["id"])
+    timings: list[float] = []
+    seal_calls: list[int] = []
+    original = h.feed
+
+    def timed(update: dict) -> None:  # type: ignore[type-arg]
+        started = time.perf_counter()
+        original(update)
+        timings.append(time.perf_counter() - started)
+
+    h.feed = timed  # type: ignore[method-assign]
+    for i in range(DUELS):
+        g = GROUP_ID - i
+        h.group(g)
+        h.say(gm, g, "/duel")
+        h.press(gm, h.last(g, with_buttons=True), 0)
+        lobby = h.last(g, with_buttons=True)
+        h.press(alice, lobby, 0)
+        h.press(bob, lobby, 0)
+        h.press(alice, h.last(a, with_buttons=True), 0)
+        h.say(bob, b, "/character weapon=rifle")
+        h.press(gm, lobby, h.find_button(lobby, "Start"))
+        for _turn in range(6):
+            active = h.deps.repo.active_in_chat(g)
+            if not active:
+                break
+            h.press(alice, h.last(a, with_buttons=True), 4)  # move +2
+            h.press(alice, h.last(a, with_buttons=True), 0)  # aim -3:3 (far)
+            before = len(h.api.calls)
+            h.press(alice, h.last(a, with_buttons=True), 0)  # seal (not the last order)
+            seal_calls.append(len(h.api.calls) - before)
+            h.say(bob, b, "/order move 0 aim 5:5")
+    h.close()
+    median_ms = statistics.median(timings) * 1000
+    p95_ms = sorted(timings)[int(len(timings) * 0.95)] * 1000
+    print(f"   updates processed: {len(timings)} in {DUELS} duels")
+    print(f"   median per update: {median_ms:.2f} ms (p95 {p95_ms:.2f} ms)   target <= 3 ms")
+    print(
+        f"   Bot API calls per sealed order: {statistics.mean(seal_calls):.1f} "
+        f"(max {max(seal_calls)})   target <= 3"
+    )

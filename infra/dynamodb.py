@@ -292,7 +292,7 @@ class DynamoRepository:
                 raise
             if codes[0] == "ConditionalCheckFailed":
                 reasons = exc.response.get("CancellationReasons") or [{}]
-                if "Item" not in reasons[0]:
+                if "Item" not in reasons[0] and not self._exists(match.id):
                     raise NotFoundError(match.id) from None
                 raise ConflictError(match.id) from None
             if "TransactionConflict" in codes:  # another transaction on these items
@@ -300,6 +300,17 @@ class DynamoRepository:
             raise
         self._remember(match.id, version, users)
         return codec.match_from_doc(doc)
+
+    def _exists(self, match_id: str) -> bool:
+        """Whether the match item exists (only asked after a failed condition that did not
+        return the old item)."""
+        got = self.client.get_item(
+            TableName=self.table,
+            Key=self._match_key(match_id),
+            ConsistentRead=True,
+            ProjectionExpression="PK",
+        )
+        return "Item" in got
 
     # ------------------------------------------------------------------ lookups
 

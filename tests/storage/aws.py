@@ -33,7 +33,8 @@ def load_template() -> dict[str, Any]:
     template, errors = decode(str(TEMPLATE))
     if errors or template is None:
         raise RuntimeError(f"template.yaml does not parse: {errors}")
-    return json.loads(json.dumps(template))  # plain dicts (no cfn-lint node types)
+    plain: dict[str, Any] = json.loads(json.dumps(template))  # no cfn-lint node types
+    return plain
 
 
 def table_properties() -> dict[str, Any]:
@@ -52,3 +53,32 @@ def create_table(client: Any, name: str) -> None:
         TableName=name,
         TimeToLiveSpecification={"AttributeName": ttl["AttributeName"], "Enabled": True},
     )
+
+
+class ClientSpy:
+    """Wraps a boto3 DynamoDB client: records every API call by name, and runs each request
+    atomically. Real DynamoDB executes a request (a conditional write, a transaction)
+    atomically; moto does not lock its in-memory tables, so two threads could both pass one
+    condition. Serializing whole requests models the server while still letting the threads'
+    requests interleave (both loads before either save) — the race under test."""
+
+    _PLAIN = frozenset({"meta", "exceptions", "get_paginator", "get_waiter", "can_paginate"})
+
+    def __init__(self, client: Any) -> None:
+        import threading
+
+        self._client = client
+        self._lock = threading.Lock()
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if name in self._PLAIN or name.startswith("_") or not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                self.calls.append(name)
+                return attr(*args, **kwargs)
+
+        return call

@@ -16,7 +16,7 @@ from engine.ports import MatchRepository
 from infra.dynamodb import DynamoRepository
 from infra.memory import MemoryRepository
 from infra.sqlite import SqliteRepository
-from tests.storage.aws import create_table, use_fake_aws_env
+from tests.storage.aws import ClientSpy, create_table, use_fake_aws_env
 
 use_fake_aws_env()
 
@@ -47,8 +47,14 @@ def dynamo_client() -> Iterator[Any]:
 
 
 @pytest.fixture
-def dynamo_repo(dynamo_client: Any) -> DynamoRepository:
-    return DynamoRepository(dynamo_client, TABLE)
+def dynamo_spy(dynamo_client: Any) -> ClientSpy:
+    """The client the DynamoDB repository uses: records every call (no-scan test)."""
+    return ClientSpy(dynamo_client)
+
+
+@pytest.fixture
+def dynamo_repo(dynamo_spy: ClientSpy) -> DynamoRepository:
+    return DynamoRepository(dynamo_spy, TABLE)
 
 
 @pytest.fixture(params=["memory", "sqlite", "dynamo"])

@@ -199,10 +199,10 @@ def test_save_can_drop_a_record_in_the_same_write(repo: MatchRepository) -> None
     m = started(make_deps(repo))
     big = fake_record(m, 1, "z" * 700_000)
     m = repo.save(replace(m, turn=2), expected_version=m.version, record=big)
-    m = repo.save(replace(m, turn=1), expected_version=m.version, drop_record=1)  # type: ignore[call-arg]
+    m = repo.save(replace(m, turn=1), expected_version=m.version, drop_record=1)
     assert [r.turn for r in repo.history(m.id)] == [0]
     with pytest.raises(ConflictError):
-        repo.save(m, expected_version=m.version - 1, drop_record=0)  # type: ignore[call-arg]
+        repo.save(m, expected_version=m.version - 1, drop_record=0)
     assert [r.turn for r in repo.history(m.id)] == [0]
 
 

@@ -640,3 +640,166 @@ def test_state_round_trip_after_a_shrug() -> None:
     )
     after, _ = play(state, order(0, -1, -2), order(0, 5, 5), [6, 1, 1, 1, 1, 1])
     assert R.load_state(R.dump_state(after)) == after
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from engine.dice import RandomDice  # noqa: E402
+
+WEAPONS = ["derringer", "pistol", "revolver", "rifle", "dueling_pistol"]
+characters = st.fixed_dictionaries(
+    {
+        "weapon": st.sampled_from(WEAPONS),
+        "perks": st.lists(
+            st.sampled_from(["thick_skinned", "lucky", "steady_hand"]), unique=True, max_size=3
+        ),
+    }
+)
+orders = st.builds(
+    lambda m, a, b: {"move": m, "aim": [a, b]},
+    st.integers(-2, 2),
+    st.integers(-5, 5),
+    st.integers(-5, 5),
+)
+turns = st.lists(st.tuples(orders, orders), min_size=1, max_size=6)
+
+
+def _run(
+    a: dict[str, Any],
+    b: dict[str, Any],
+    plan: list[tuple[dict[str, Any], dict[str, Any]]],
+    seed: int,
+) -> tuple[list[PistolState], list[list[Event]]]:
+    state = start(a, b)
+    dice = RandomDice(seed)
+    states, logs = [state], []
+    for oa, ob in plan:
+        if R.outcome(state).finished:
+            break
+        log = TurnLog(dice)
+        sealed = {
+            "a": Sealed(R.check_order(state, "a", oa)),
+            "b": Sealed(R.check_order(state, "b", ob)),
+        }
+        state = R.resolve(state, sealed, log)
+        states.append(state)
+        logs.append(log.events)
+    return states, logs
+
+
+@settings(max_examples=150, deadline=None)
+@given(characters, characters, turns, st.integers(0, 2**32))
+def test_property_any_legal_orders_resolve(
+    a: dict[str, Any], b: dict[str, Any], plan: list[Any], seed: int
+) -> None:
+    states, logs = _run(a, b, plan, seed)
+    for before, after, events in zip(states[:-1], states[1:], logs, strict=True):
+        assert after.turn == before.turn + 1
+        assert len(kinds(events, "initiative")) == 2
+        assert 1 <= len(shots(events)) <= 2
+        for e in kinds(events, "hit"):
+            assert e.data["part"] in ("head", "torso", "arm", "leg")
+        # A finished turn says so with one outcome event; a running one has none.
+        assert len(kinds(events, "outcome")) == (1 if R.outcome(after).finished else 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(characters, characters, turns, st.integers(0, 2**32))
+def test_property_same_seed_same_result(
+    a: dict[str, Any], b: dict[str, Any], plan: list[Any], seed: int
+) -> None:
+    first = _run(a, b, plan, seed)
+    second = _run(a, b, plan, seed)
+    assert first == second
+
+
+@settings(max_examples=100, deadline=None)
+@given(characters, characters, turns, st.integers(0, 2**32))
+def test_property_state_and_orders_round_trip(
+    a: dict[str, Any], b: dict[str, Any], plan: list[Any], seed: int
+) -> None:
+    states, _ = _run(a, b, plan, seed)
+    for s in states:
+        assert R.load_state(R.dump_state(s)) == s
+        assert R.outcome(R.load_state(R.dump_state(s))) == R.outcome(s)
+    for oa, ob in plan:
+        for raw in (oa, ob):
+            parsed = R.parse_order(states[0], "a", raw)
+            assert R.parse_order(states[0], "a", R.dump_order(parsed)) == parsed
+            assert R.dump_order(parsed) == raw
+
+
+def _keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
+
+
+@settings(max_examples=100, deadline=None)
+@given(characters, characters, turns, st.integers(0, 2**32))
+def test_property_views_never_leak_an_order(
+    a: dict[str, Any], b: dict[str, Any], plan: list[Any], seed: int
+) -> None:
+    states, _ = _run(a, b, plan, seed)
+    for s in states:
+        for pid in (None, "a", "b"):
+            assert not _keys(R.view(s, pid)) & {"aim", "move", "order", "orders", "pick"}
+        # The state itself never holds an order (orders live beside the match until the
+        # reveal), so no view of it can show one.
+        assert not any(isinstance(v, PistolOrder) for v in (s.rules, s.duelists, s.turn))
+
+
+# --------------------------------------------------------------------------- the whole lifecycle
+
+
+def test_a_whole_pistol_match_through_the_lifecycle() -> None:
+    from engine import match as lifecycle
+    from engine import usecases
+    from engine.match import Phase
+    from infra.memory import MemoryRepository
+
+    clock = iter(range(1_700_000_000, 1_800_000_000, 10))
+    deps = usecases.Deps(MemoryRepository(), lambda: float(next(clock)), usecases.CountingEntropy())
+    gm, ann, bob = 1, 2, 3
+    m = usecases.create_match(deps, -100, gm, "pistol")
+    usecases.join(deps, m.id, ann, "Ann")
+    usecases.join(deps, m.id, bob, "Bob")
+    with pytest.raises(Rejection) as exc:
+        usecases.set_character(deps, m.id, ann, "p1", {"weapon": "cannon"})
+    assert exc.value.code == "unknown_weapon"
+    usecases.set_character(deps, m.id, ann, "p1", {"weapon": "rifle", "perks": ["steady_hand"]})
+    usecases.set_character(deps, m.id, bob, "p2", {"weapon": "derringer", "perks": ["lucky"]})
+    m, _ = usecases.start(deps, m.id, gm)
+    assert m.phase is Phase.RUNNING
+    with pytest.raises(Rejection) as exc:
+        usecases.seal_order(deps, m.id, ann, "p1", {"move": 7, "aim": [0, 0]})
+    assert exc.value == Rejection("move_out_of_range", min=-2, max=2, got=7)
+    records = []
+    for turn in range(1, 7):
+        m = deps.repo.load(m.id).match
+        if m.phase is Phase.FINISHED:
+            break
+        assert m.turn == turn
+        first = usecases.seal_order(deps, m.id, ann, "p1", {"move": 1, "aim": [-1, 1]})
+        assert first.record is None
+        # The sealed order is secret: the public view shows who sealed, never what.
+        public = repr(lifecycle.public_view(first.match))
+        assert "'aim'" not in public and "p1" in first.match.sealed
+        done = usecases.seal_order(deps, m.id, bob, "p2", {"move": -2, "aim": [-1, 1]})
+        assert done.record is not None
+        records.append(done.record)
+    m = deps.repo.load(m.id).match
+    assert m.phase is Phase.FINISHED
+    assert m.outcome is not None and m.outcome["status"] in ("win", "draw", "mutual")
+    last = records[-1]
+    assert [o.order for o in last.orders] == [
+        {"move": 1, "aim": [-1, 1]},
+        {"move": -2, "aim": [-1, 1]},
+    ]
+    assert any(e.kind == "outcome" for e in last.events)
+    assert [r.turn for r in deps.repo.history(m.id) if r.turn >= 1] == [r.turn for r in records]

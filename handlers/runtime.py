@@ -35,9 +35,13 @@ from infra.store import make_repository
 T = TypeVar("T")
 log = logging.getLogger("sekundant.lambda")
 
-# httpx logs every request URL at INFO, and Bot API URLs contain the token.
+# Loggers that would print the token: httpx logs every request URL (which contains it) at
+# INFO, PTB logs its base URL at DEBUG, botocore logs response bodies (the decrypted
+# parameter) at DEBUG. None of that may reach the logs, whatever the configured level.
 logging.getLogger("httpx").setLevel(logging.WARNING)
 logging.getLogger("httpcore").setLevel(logging.WARNING)
+logging.getLogger("telegram").setLevel(logging.INFO)
+logging.getLogger("botocore").setLevel(logging.INFO)
 
 
 def bot_info(token: str, username: str) -> dict[str, Any]:

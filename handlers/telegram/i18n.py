@@ -1,4 +1,4 @@
-"""Translations: gettext catalogs (``locale/<lang>.po``) read with Babel and compiled in memory.
+"""Translations: gettext catalogs (``<lang>.po``, ``<area>.<lang>.po``) read with Babel,
 
 Message ids are stable keys (``lobby.title``), never English sentences; every catalog, English
 included, translates them. Placeholders are ``str.format`` fields (``{name}``). Plural messages
@@ -39,14 +39,31 @@ def normalize(lang: str | None, default: str = "ru") -> str:
     return "ru" if lang.lower().startswith("ru") else "en"
 
 
+def catalog_files(lang: str) -> list[Path]:
+    """The catalog files of ``lang``: the core ``<lang>.po`` and one ``<area>.<lang>.po`` per
+    area (a ruleset's UI, the clock...), so each area keeps its messages beside the others'."""
+    return [LOCALE_DIR / f"{lang}.po", *sorted(LOCALE_DIR.glob(f"*.{lang}.po"))]
+
+
 @cache
 def catalog(lang: str) -> gettext.GNUTranslations:
-    """The compiled catalog of ``lang`` (cached)."""
+    """The compiled catalog of ``lang`` (all its files merged; cached)."""
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
 
-    with (LOCALE_DIR / f"{lang}.po").open("rb") as fh:
-        po = read_po(fh, locale=lang)
+    po = None
+    for path in catalog_files(lang):
+        with path.open("rb") as fh:
+            part = read_po(fh, locale=lang)
+        if po is None:
+            po = part
+            continue
+        for message in part:
+            if message.id:
+                if message.id in po:
+                    raise ValueError(f"{path.name}: {message.id!r} is already translated elsewhere")
+                po[message.id] = message
+    assert po is not None
     buf = io.BytesIO()
     write_mo(buf, po, use_fuzzy=False)
     buf.seek(0)

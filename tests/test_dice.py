@@ -1,0 +1,103 @@
+"""Dice sources and the turn log (``engine/dice.py``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.dice import (
+    EXPLOSION_CAP,
+    CommittedDice,
+    RandomDice,
+    ScriptedDice,
+    ScriptExhaustedError,
+    TurnLog,
+    faces_of,
+)
+from engine.events import Event
+
+
+def test_random_dice_same_seed_same_faces() -> None:
+    a, b = RandomDice(42), RandomDice(42)
+    assert [a.face(6) for _ in range(200)] == [b.face(6) for _ in range(200)]
+    c, d = RandomDice("x"), RandomDice("y")
+    assert [c.face(100) for _ in range(50)] != [d.face(100) for _ in range(50)]
+
+
+def test_random_dice_faces_cover_the_die_and_stay_in_range() -> None:
+    source = RandomDice(7)
+    faces = [source.face(6) for _ in range(3000)]
+    assert set(faces) == {1, 2, 3, 4, 5, 6}
+    assert all(source.face(1) == 1 for _ in range(10))
+
+
+def test_scripted_dice_give_faces_in_order_then_raise() -> None:
+    source = ScriptedDice([2, 3])
+    assert (source.face(6), source.face(6)) == (2, 3)
+    assert source.remaining == 0
+    with pytest.raises(ScriptExhaustedError, match="exhausted after 2"):
+        source.face(6)
+
+
+def test_scripted_dice_refuse_an_impossible_face() -> None:
+    with pytest.raises(ScriptExhaustedError, match="not a face of a d4"):
+        ScriptedDice([5]).face(4)
+    with pytest.raises(ScriptExhaustedError):
+        ScriptedDice([0]).face(4)
+
+
+def test_committed_dice_are_deterministic_by_seed_match_and_turn() -> None:
+    seed = b"s" * 32
+
+    def faces(match: str, turn: int, s: bytes = seed) -> list[int]:
+        source = CommittedDice(s, match, turn)
+        return [source.face(6) for _ in range(40)]
+
+    assert faces("m1", 1) == faces("m1", 1)
+    assert faces("m1", 1) != faces("m1", 2)
+    assert faces("m1", 1) != faces("m2", 1)
+    assert faces("m1", 1) != faces("m1", 1, b"t" * 32)
+    assert set(faces("m1", 1)) <= set(range(1, 7))
+
+
+def test_turn_log_records_every_plain_roll() -> None:
+    log = TurnLog(ScriptedDice([4, 1]))
+    assert log.die(6, "initiative", "a") == 4
+    log.emit("note", "a", x=1)
+    assert log.die(20, "hit", None) == 1
+    assert log.events[0] == Event(
+        "roll", "a", {"sides": 6, "faces": [4], "purpose": "initiative", "mode": "plain"}
+    )
+    assert log.events[1] == Event("note", "a", {"x": 1})
+    assert [e.data["purpose"] for e in log.rolls] == ["initiative", "hit"]
+    assert faces_of(log.events) == [4, 1]
+
+
+def test_turn_log_ace_explodes_and_records_every_face() -> None:
+    log = TurnLog(ScriptedDice([6, 6, 3]))
+    roll = log.ace(6, "trait", "a")
+    assert roll.faces == (6, 6, 3) and roll.total == 15 and roll.mode == "ace"
+    assert log.events[0].data == {"sides": 6, "faces": [6, 6, 3], "purpose": "trait", "mode": "ace"}
+
+
+def test_turn_log_ace_explosion_is_capped() -> None:
+    log = TurnLog(ScriptedDice([4] * (EXPLOSION_CAP + 5)))
+    roll = log.ace(4, "trait")
+    assert len(roll.faces) == EXPLOSION_CAP + 1
+    assert all(f == 4 for f in roll.faces)
+
+
+def test_turn_log_pool_rolls_count_dice_and_counts_successes() -> None:
+    log = TurnLog(ScriptedDice([8, 2, 10]))
+    roll = log.pool(3, 10, "attack", "a")
+    assert roll.faces == (8, 2, 10) and roll.successes(8) == 2 and roll.mode == "pool"
+    empty = log.pool(0, 10, "attack", "a")
+    assert empty.faces == () and empty.successes(8) == 0
+    assert faces_of(log.events) == [8, 2, 10]
+
+
+def test_event_json_round_trip_and_immutability() -> None:
+    e = Event("hit", "a", {"part": "head", "cell": [0, 1]})
+    assert Event.from_json(e.to_json()) == e
+    assert Event("x") == Event("x", None, {})
+    with pytest.raises(AttributeError):
+        e.kind = "miss"  # type: ignore[misc]

@@ -173,6 +173,19 @@ class Backdoor:
             return json.dumps(list(row))
         return json.dumps(self._match_item(match_id))
 
+    def raw_doc(self, match_id: str) -> str:
+        """The stored match document only (not the columns/attributes beside it)."""
+        r = self.repo
+        if isinstance(r, MemoryRepository):
+            doc = dict(r.matches[match_id])
+            doc.pop("attention", None)
+            doc.pop("version", None)
+            return json.dumps(doc, sort_keys=True)
+        if isinstance(r, SqliteRepository):
+            row = r._db().execute("SELECT doc FROM matches WHERE id = ?", (match_id,)).fetchone()
+            return str(row[0])
+        return str(self._match_item(match_id)["doc"]["S"])
+
     def _match_item(self, match_id: str) -> dict[str, Any]:
         r = self.repo
         assert isinstance(r, DynamoRepository)

@@ -52,10 +52,13 @@ def resolve_doc(doc: Any) -> dict[str, Any]:
     if rules.outcome(state).finished:
         raise UsageError("state: the match is already finished")
     orders = _orders(rules, state, doc)
+    defaulted = sorted(rules.acting(state) - set(orders))
+    for pid in defaulted:  # deadline semantics, as in live play
+        orders[pid] = Sealed(rules.default_order(state, pid), seq=1 << 30, default=True)
     log = TurnLog(source)
     turn = rules.turn_of(state)
     try:
-        new_state = rules.play_turn(state, orders, log)
+        new_state = rules.resolve(state, orders, log)
     except ScriptExhaustedError as exc:
         raise UsageError(f"dice: {exc}") from None
     except Rejection as exc:
@@ -64,7 +67,7 @@ def resolve_doc(doc: Any) -> dict[str, Any]:
         "ruleset": rid,
         "turn": turn,
         "orders": {pid: rules.dump_order(s.order) for pid, s in orders.items()},
-        "defaulted": sorted(rules.acting(state) - set(orders)),
+        "defaulted": defaulted,
         "events": [e.to_json() for e in log.events],
         "state": rules.dump_state(new_state),
         "outcome": outcome_json(rules.outcome(new_state)),

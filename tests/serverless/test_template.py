@@ -1,0 +1,241 @@
+"""template.yaml: cfn-lint clean, and its SAM translation (aws-sam-translator, offline) checked
+resource by resource; then deployed into moto's CloudFormation as a smoke test."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.storage.aws import FAKE_ENV, TEMPLATE, load_template
+
+REGION = FAKE_ENV["AWS_DEFAULT_REGION"]
+PARAMS = {"BotUsername": "sekundant_bot"}
+FUNCTIONS = {
+    "WebhookFunction": "handlers.lambda_webhook.lambda_handler",
+    "SweeperFunction": "handlers.lambda_sweeper.lambda_handler",
+}
+DYNAMODB_REPO = Path(__file__).resolve().parents[2] / "infra" / "dynamodb.py"
+
+
+class OfflinePolicyLoader:
+    """No managed-policy lookup (that would call IAM): the template names none."""
+
+    def load(self) -> dict[str, str]:
+        return {}
+
+
+@cache
+def translated() -> dict[str, Any]:
+    from samtranslator.translator.transform import transform
+
+    tpl = load_template()
+    # The translator only accepts S3 code locations (SAM CLI substitutes them the same way).
+    tpl["Globals"]["Function"]["CodeUri"] = "s3://placeholder-bucket/code.zip"
+    out: dict[str, Any] = transform(tpl, dict(PARAMS), OfflinePolicyLoader())
+    return json.loads(json.dumps(out))
+
+
+def resources(kind: str) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in translated()["Resources"].items() if v["Type"] == kind}
+
+
+def statements(function: str) -> list[dict[str, Any]]:
+    role = translated()["Resources"][f"{function}Role"]["Properties"]
+    return [s for p in role["Policies"] for s in p["PolicyDocument"]["Statement"]]
+
+
+def test_cfn_lint_is_clean() -> None:
+    from cfnlint.api import ManualArgs, lint_file
+
+    assert lint_file(TEMPLATE, config=ManualArgs(regions=[REGION])) == []
+
+
+def test_the_translated_template_is_cfn_lint_clean() -> None:
+    from cfnlint.api import ManualArgs, lint
+
+    matches = lint(json.dumps(translated()), config=ManualArgs(regions=[REGION]))
+    assert matches == []
+
+
+def test_functions_run_a_current_python_on_arm64_with_our_handlers() -> None:
+    fns = resources("AWS::Lambda::Function")
+    assert set(fns) == set(FUNCTIONS)
+    for name, handler in FUNCTIONS.items():
+        props = fns[name]["Properties"]
+        assert props["Handler"] == handler
+        assert props["Runtime"] in ("python3.12", "python3.13")
+        assert props["Architectures"] == ["arm64"]
+    # The HTTP API integration gives up at 30 s; a sweep must end before the next one.
+    assert fns["WebhookFunction"]["Properties"]["Timeout"] <= 30
+    assert fns["SweeperFunction"]["Properties"]["Timeout"] < 60
+
+
+def test_no_token_in_the_environment_only_where_it_is_kept() -> None:
+    for name in FUNCTIONS:
+        env = translated()["Resources"][name]["Properties"]["Environment"]["Variables"]
+        assert "TELEGRAM_BOT_TOKEN" not in env
+        assert env["SEKUNDANT_TOKEN_PARAMETER"] == {"Ref": "BotTokenParameterName"}
+        assert env["SEKUNDANT_STORE"] == "dynamodb"
+        assert env["SEKUNDANT_TABLE"] == {"Ref": "Table"}
+    tpl = load_template()
+    assert tpl["Parameters"]["BotTokenParameterName"]["Default"].startswith("/")
+    assert not any("NoEcho" in p or "Token" == k for k, p in tpl["Parameters"].items())
+    webhook_env = translated()["Resources"]["WebhookFunction"]["Properties"]["Environment"]
+    assert webhook_env["Variables"]["SEKUNDANT_WEBHOOK_SECRET"] == {"Ref": "WebhookSecret"}
+
+
+def test_webhook_secret_is_generated_in_telegrams_charset() -> None:
+    (secret,) = resources("AWS::SecretsManager::Secret").values()
+    gen = secret["Properties"]["GenerateSecretString"]
+    assert gen["ExcludePunctuation"] is True and gen.get("IncludeSpace") is False
+    assert 16 <= gen["PasswordLength"] <= 256
+
+
+def test_table_has_ttl_pitr_and_the_indexes_the_code_queries() -> None:
+    props = translated()["Resources"]["Table"]["Properties"]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    code = DYNAMODB_REPO.read_text()
+    for index in props["GlobalSecondaryIndexes"]:
+        assert f'"{index["IndexName"]}"' in code
+
+
+def _client_calls() -> set[str]:
+    code = DYNAMODB_REPO.read_text()
+    return set(re.findall(r"self\.client\.(\w+)\(", code))
+
+
+def test_iam_grants_exactly_the_dynamodb_actions_the_repository_uses() -> None:
+    # TransactWriteItems is authorised per contained operation (Put/Delete/Update/ConditionCheck).
+    code = DYNAMODB_REPO.read_text()
+    used = {
+        "".join(w.capitalize() for w in call.split("_"))
+        for call in _client_calls() - {"transact_write_items"}
+    }
+    if "transact_write_items" in _client_calls():
+        used |= {op + "Item" for op in ("Put", "Delete", "Update") if f'"{op}"' in code}
+        if '"ConditionCheck"' in code:
+            used.add("ConditionCheckItem")
+    for fn in FUNCTIONS:
+        dynamo = [s for s in statements(fn) if any(a.startswith("dynamodb:") for a in _actions(s))]
+        granted = {a.removeprefix("dynamodb:") for s in dynamo for a in _actions(s)}
+        assert granted == used, fn
+        for s in dynamo:  # only this table and its indexes
+            assert s["Resource"] == [
+                {"Fn::GetAtt": ["Table", "Arn"]},
+                {"Fn::Sub": "${Table.Arn}/index/*"},
+            ]
+
+
+def _actions(statement: dict[str, Any]) -> list[str]:
+    if "Fn::If" in statement:
+        return _actions(statement["Fn::If"][1])
+    action = statement["Action"]
+    return [action] if isinstance(action, str) else list(action)
+
+
+def test_iam_reads_only_the_token_parameter_and_the_webhook_secret() -> None:
+    for fn in FUNCTIONS:
+        by_sid = {s.get("Sid"): s for s in statements(fn) if "Sid" in s}
+        token = by_sid["BotToken"]
+        assert token["Action"] == "ssm:GetParameter"
+        assert token["Resource"]["Fn::Sub"].endswith(":parameter${BotTokenParameterName}")
+        kms = [s for s in statements(fn) if "Fn::If" in s]
+        assert [s["Fn::If"][0] for s in kms] == ["CustomTokenKey"]
+        assert kms[0]["Fn::If"][1]["Action"] == "kms:Decrypt"
+        assert kms[0]["Fn::If"][1]["Resource"] == {"Ref": "BotTokenKmsKeyArn"}
+        assert not any("*" in str(_actions(s)) for s in statements(fn))
+    webhook = {s.get("Sid"): s for s in statements("WebhookFunction")}
+    assert webhook["WebhookSecret"] == {
+        "Sid": "WebhookSecret",
+        "Effect": "Allow",
+        "Action": "secretsmanager:GetSecretValue",
+        "Resource": {"Ref": "WebhookSecret"},
+    }
+    assert "WebhookSecret" not in {s.get("Sid") for s in statements("SweeperFunction")}
+
+
+def test_json_logs_in_log_groups_with_retention() -> None:
+    groups = resources("AWS::Logs::LogGroup")
+    for name in FUNCTIONS:
+        logging = translated()["Resources"][name]["Properties"]["LoggingConfig"]
+        assert logging["LogFormat"] == "JSON"
+        group = groups[logging["LogGroup"]["Ref"]]
+        assert group["Properties"]["RetentionInDays"] == {"Ref": "LogRetentionDays"}
+    assert load_template()["Parameters"]["LogRetentionDays"]["Default"] == 30
+
+
+def test_sweeper_runs_every_minute_on_a_schedule_named_after_the_stack() -> None:
+    (schedule,) = resources("AWS::Scheduler::Schedule").values()
+    props = schedule["Properties"]
+    assert props["ScheduleExpression"] == "rate(1 minute)"
+    assert props["Name"] == {"Fn::Sub": "${AWS::StackName}-deadline-sweep"}
+    assert props["Target"]["Arn"] == {"Fn::GetAtt": ["SweeperFunction", "Arn"]}
+
+
+def test_webhook_is_a_post_route_of_an_http_api_and_an_output() -> None:
+    (api,) = resources("AWS::ApiGatewayV2::Api").values()
+    paths = api["Properties"]["Body"]["paths"]
+    integration = paths["/webhook"]["post"]["x-amazon-apigateway-integration"]
+    assert integration["payloadFormatVersion"] == "2.0"
+    outputs = translated()["Outputs"]
+    assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].endswith("/webhook")
+    assert outputs["TableName"]["Value"] == {"Ref": "Table"}
+    assert {"WebhookSecretArn", "BotTokenParameterName", "BotUsername"} <= set(outputs)
+
+
+@pytest.fixture
+def cloudformation() -> Any:
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        s3 = boto3.client("s3", region_name=REGION)
+        s3.create_bucket(
+            Bucket="placeholder-bucket",
+            CreateBucketConfiguration={"LocationConstraint": REGION},  # type: ignore[typeddict-item]
+        )
+        code = io.BytesIO()
+        with zipfile.ZipFile(code, "w") as z:
+            z.writestr("handlers/__init__.py", "")
+        s3.put_object(Bucket="placeholder-bucket", Key="code.zip", Body=code.getvalue())
+        yield boto3.client("cloudformation", region_name=REGION)
+
+
+def test_the_stack_deploys_into_moto_and_creates_the_table_the_code_expects(
+    cloudformation: Any,
+) -> None:
+    import boto3
+
+    cloudformation.create_stack(
+        StackName="sekundant",
+        TemplateBody=json.dumps(translated()),
+        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in PARAMS.items()],
+        Capabilities=["CAPABILITY_IAM"],
+    )
+    stack = cloudformation.describe_stacks(StackName="sekundant")["Stacks"][0]
+    assert stack["StackStatus"] == "CREATE_COMPLETE"
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+    table = boto3.client("dynamodb", region_name=REGION).describe_table(
+        TableName=outputs["TableName"]
+    )["Table"]
+    want = load_template()["Resources"]["Table"]["Properties"]
+    assert table["KeySchema"] == want["KeySchema"]
+    assert sorted(i["IndexName"] for i in table["GlobalSecondaryIndexes"]) == sorted(
+        i["IndexName"] for i in want["GlobalSecondaryIndexes"]
+    )
+    # The repository works against the deployed table.
+    from infra.dynamodb import DynamoRepository
+
+    repo = DynamoRepository(boto3.client("dynamodb", region_name=REGION), outputs["TableName"])
+    assert repo.claim_update(1, 1_764_440_000.0) is True
+    assert repo.claim_update(1, 1_764_440_000.0) is False
+    fns = boto3.client("lambda", region_name=REGION).list_functions()["Functions"]
+    assert sorted(f["Handler"] for f in fns) == sorted(FUNCTIONS.values())

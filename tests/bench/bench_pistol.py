@@ -1,0 +1,72 @@
+"""Pistol: silhouette duels (rifle vs pistol, both sides random legal orders, to the end) per
+second through the simulator and the live ruleset code, on one core. Target: >= 20,000
+matches/s. Prints figures; asserts nothing.
+
+CPU time is the headline figure (the machine is shared, so wall time swings with other
+work); the cost of the parts of a turn is printed so a regression can be traced."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from engine.dice import RandomDice, TurnLog
+from engine.ruleset import Sealed
+from engine.rulesets.pistol import RULESET
+from engine.simulate import parse_setup, prepare, simulate
+
+TARGET = 20_000
+MATCHES = 20_000
+RUNS = 3
+
+SETUP: dict[str, Any] = {
+    "ruleset": "pistol",
+    "participants": [
+        {"id": "a", "character": {"weapon": "rifle", "perks": []}, "orders": "random"},
+        {"id": "b", "character": {"weapon": "pistol", "perks": []}, "orders": "random"},
+    ],
+}
+
+
+def _parts(prepared: Any, n: int = 20_000) -> tuple[float, float]:
+    """Microseconds per random order and per resolution, on the initial state."""
+    state = RULESET.setup(prepared.config, prepared.entrants, TurnLog(RandomDice(0)))
+    rng = random.Random(0)
+    started = time.process_time()
+    for _ in range(n):
+        RULESET.random_order(state, "a", rng)
+    per_order = (time.process_time() - started) / n * 1e6
+    orders = {pid: Sealed(RULESET.random_order(state, pid, rng)) for pid in ("a", "b")}
+    dice = RandomDice(1)
+    started = time.process_time()
+    for _ in range(n):
+        RULESET.resolve(state, orders, TurnLog(dice))
+    per_turn = (time.process_time() - started) / n * 1e6
+    return per_order, per_turn
+
+
+def main() -> None:
+    prepared = prepare(parse_setup(SETUP))
+    simulate(prepared, 500, seed="warm-up")
+    best_cpu = best_wall = 0.0
+    result = None
+    for run in range(RUNS):  # best of RUNS: the least disturbed by other work
+        wall, cpu = time.perf_counter(), time.process_time()
+        result = simulate(prepared, MATCHES, seed=run)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        best_cpu, best_wall = max(best_cpu, MATCHES / cpu), max(best_wall, MATCHES / wall)
+    assert result is not None
+    flag = "ok" if best_cpu >= TARGET else "BELOW TARGET"
+    print(f"   pistol matches/s (CPU):  {best_cpu:9.0f}  (target >= {TARGET}: {flag})")
+    print(f"   pistol matches/s (wall): {best_wall:9.0f}")
+    print(f"   turns per match:         {result.turns_mean:9.2f}  (max {result.turns_max})")
+    per_order, per_turn = _parts(prepared)
+    print(f"   random order: {per_order:5.2f} us   resolution: {per_turn:5.2f} us")
+    ev = result.events
+    parts = "  ".join(
+        f"{k}={ev.get(k, 0) / MATCHES:.3f}"
+        for k in ("hit:head", "hit:torso", "hit:arm", "hit:leg", "death")
+    )
+    print(f"   per match: {parts}")
+    print(f"   outcomes: {dict(sorted(result.outcomes.items()))}")

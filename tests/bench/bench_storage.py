@@ -1,0 +1,124 @@
+"""Storage: DynamoDB requests per use case (moto, counted at the client; targets: create a
+match <= 2, seal an order that does not complete the turn <= 2, seal the last order with the
+resolution <= 4) and SQLite seal operations per second (WAL, synchronous=FULL)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tests.storage.tiny  # noqa: F401 - registers the test-only "tiny" ruleset
+from engine import usecases
+from engine.ports import MatchRepository
+from engine.usecases import Deps, SystemEntropy
+from tests.storage.aws import create_table, use_fake_aws_env
+from tests.storage.helpers import CHAT, GM, P1, P2
+
+SQLITE_SEALS = 400
+
+
+def _deps(repo: MatchRepository) -> Deps:
+    return Deps(repo=repo, clock=time.time, entropy=SystemEntropy())
+
+
+def _started(deps: Deps) -> str:
+    m = usecases.create_match(deps, CHAT, GM, "tiny")
+    for i, uid in enumerate((P1, P2), 1):
+        usecases.join(deps, m.id, uid, f"player{i}")
+        usecases.set_character(deps, m.id, uid, f"p{i}", {"name": f"c{i}"})
+    usecases.start(deps, m.id, GM)
+    return m.id
+
+
+def dynamodb_requests() -> None:
+    import boto3
+    from moto import mock_aws
+
+    from infra.dynamodb import DynamoRepository
+
+    use_fake_aws_env()
+    with mock_aws():
+        client = boto3.client("dynamodb", region_name="eu-west-1")
+        create_table(client, "bench")
+        calls: Counter[str] = Counter()
+
+        def count(model: Any, **_: Any) -> None:
+            calls[model.name] += 1
+
+        client.meta.events.register("before-call.dynamodb", count)
+        repo = DynamoRepository(client, "bench")
+        deps = _deps(repo)
+
+        def measure(label: str, target: int | None, action: Callable[[], object]) -> None:
+            calls.clear()
+            action()
+            total = sum(calls.values())
+            detail = ", ".join(f"{n} {op}" for op, n in sorted(calls.items()))
+            goal = f"(target <= {target})" if target is not None else ""
+            mark = "" if target is None or total <= target else "  OVER TARGET"
+            print(f"   DynamoDB requests, {label:<34} {total:>2} {goal:<14} [{detail}]{mark}")
+
+        match_id = _started(deps)
+        measure("create a match", 2, lambda: usecases.create_match(deps, CHAT, GM, "tiny"))
+        measure(
+            "seal (turn not complete)",
+            2,
+            lambda: usecases.seal_order(deps, match_id, P1, "p1", {"move": "a", "n": 2}),
+        )
+        measure(
+            "seal the last order + resolution",
+            4,
+            lambda: usecases.seal_order(deps, match_id, P2, "p2", {"move": "b", "n": 3}),
+        )
+        lobby = usecases.create_match(deps, CHAT - 1, GM, "tiny")
+        measure("join a lobby", None, lambda: usecases.join(deps, lobby.id, P1, "x"))
+        ready = _ready(deps)
+        measure("start (setup record)", None, lambda: usecases.start(deps, ready, GM))
+        measure("deadline sweep query", None, lambda: repo.due(time.time()))
+        measure("matches of a chat", None, lambda: repo.active_in_chat(CHAT))
+        measure("matches of a user", None, lambda: repo.active_for_user(P1))
+        measure("claim an update id", None, lambda: repo.claim_update(1, time.time()))
+
+
+def _ready(deps: Deps) -> str:
+    """A lobby with both players seated and characters picked."""
+    m = usecases.create_match(deps, CHAT - 2, GM, "tiny")
+    for i, uid in enumerate((P1, P2), 1):
+        usecases.join(deps, m.id, uid, f"player{i}")
+        usecases.set_character(deps, m.id, uid, f"p{i}", {"name": f"c{i}"})
+    return m.id
+
+
+def sqlite_seals() -> None:
+    from infra.sqlite import SqliteRepository
+
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = SqliteRepository(Path(tmp) / "bench.sqlite3")
+        deps = _deps(repo)
+        match_id = _started(deps)
+        started = time.perf_counter()
+        for i in range(SQLITE_SEALS):  # re-sealing p1: a seal that does not complete the turn
+            usecases.seal_order(deps, match_id, P1, "p1", {"move": f"m{i}", "n": 1 + i % 6})
+        elapsed = time.perf_counter() - started
+        print(f"   SQLite seals/s (turn not complete)        {SQLITE_SEALS / elapsed:>7.0f}")
+        started = time.perf_counter()
+        turns = SQLITE_SEALS // 2
+        for i in range(turns):
+            usecases.seal_order(deps, match_id, P1, "p1", {"move": "a", "n": 1 + i % 6})
+            usecases.seal_order(deps, match_id, P2, "p2", {"move": "b", "n": 1 + i % 6})
+        elapsed = time.perf_counter() - started
+        print(f"   SQLite seals/s (every 2nd resolves a turn) {2 * turns / elapsed:>6.0f}")
+        repo.close()
+
+
+def main() -> None:
+    dynamodb_requests()
+    sqlite_seals()
+
+
+if __name__ == "__main__":
+    main()

@@ -132,11 +132,14 @@ class Match:
         return next((s for s in self.seats if s.user_id == user_id and not s.npc), None)
 
     def controlled_by(self, user_id: int) -> tuple[Seat, ...]:
-        """Seats whose orders ``user_id`` may seal: their own, and every NPC if they are GM."""
+        """Seats whose orders ``user_id`` may seal: their own, and every NPC if they are GM. A
+        seat the ruleset hands to the GM (``Ruleset.controller``, e.g. D34) moves to the GM."""
+        gm = gm_controlled(self)
         return tuple(
             s
             for s in self.seats
-            if (s.user_id == user_id and not s.npc) or (s.npc and user_id == self.gm_user_id)
+            if (s.user_id == user_id and not s.npc and s.pid not in gm)
+            or ((s.npc or s.pid in gm) and user_id == self.gm_user_id)
         )
 
     @property
@@ -154,6 +157,18 @@ class Match:
         from engine.clock import wake_at
 
         return wake_at(self)
+
+
+def gm_controlled(match: Match) -> frozenset[str]:
+    """Player seats whose orders the GM gives now (``Ruleset.controller`` says "gm"). Only
+    rulesets that override the hook pay for loading the state."""
+    rules = match.rules
+    if match.state is None or type(rules).controller is Ruleset.controller:
+        return frozenset()
+    state = rules.load_state(match.state)
+    return frozenset(
+        s.pid for s in match.seats if not s.npc and rules.controller(state, s.pid) == "gm"
+    )
 
 
 # --------------------------------------------------------------------------- fingerprints
@@ -252,6 +267,20 @@ def add_npc(
     pid = f"n{sum(1 for s in match.seats if s.npc) + 1}"
     seat = Seat(pid=pid, name=name, side=side or pid, character=dict(character), npc=True)
     return replace(match, seats=(*match.seats, seat))
+
+
+def set_side(match: Match, user_id: int, pid: str, side: str) -> Match:
+    """In the lobby, a player puts their own seat on ``side``; the GM may move any seat."""
+    _require(match, Phase.LOBBY)
+    seat = match.seat(pid)
+    if user_id != match.gm_user_id and (seat.npc or seat.user_id != user_id):
+        raise Rejection("not_your_seat")
+    side = side.strip()
+    if not side or len(side) > 20 or ":" in side:
+        raise Rejection(
+            "invalid_field", what="side", field="side", expected="1-20 characters, no ':'"
+        )
+    return _replace_seat(match, replace(seat, side=side))
 
 
 def leave(match: Match, user_id: int) -> Match:

@@ -155,6 +155,11 @@ class Ruleset(ABC, Generic[C, S, O]):
         :class:`Rejection` for an unknown field or a bad value."""
         raise Rejection("edit_unsupported", field=field)
 
+    def controller(self, state: S, pid: str) -> Literal["gm", "player"]:
+        """Who gives ``pid``'s orders now: its player, or the GM (e.g. a dragon that took over
+        its pilot, D34). NPC seats are always the GM's; this only moves a player's seat."""
+        return "player"
+
     def turn_of(self, state: S) -> int:
         """The number of the turn about to be played (1-based)."""
         return int(self.dump_state(state).get("turn", 1))

@@ -177,6 +177,10 @@ def add_npc(
     )
 
 
+def set_side(deps: Deps, match_id: str, user_id: int, pid: str, side: str) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side))
+
+
 def take_gm(deps: Deps, match_id: str, new_gm_user_id: int) -> Match:
     """Hand the GM role to ``new_gm_user_id`` (the caller checks the right to do so)."""
     return _update(deps, match_id, lambda ld: replace(ld.match, gm_user_id=new_gm_user_id))

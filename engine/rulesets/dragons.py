@@ -1559,6 +1559,11 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             if d.in_battle and not (d.consumed and state.config.consumed_attacks_nearest)
         )
 
+    def controller(self, state: DragonsState, pid: str) -> Literal["gm", "player"]:
+        # D34: once the dragon has consumed its pilot, its orders come from the GM.
+        d = next((d for d in state.dragons if d.pid == pid), None)
+        return "gm" if d is not None and d.consumed else "player"
+
     def parse_order(self, state: DragonsState, pid: str, raw: Mapping[str, Any]) -> DragonOrder:
         return parse_order_dict(state.config, raw)
 

@@ -10,6 +10,7 @@ match               ``MATCH#<id>``         ``CUR#MATCH``               GSI1 (dea
 sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
 turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
 membership          ``USER#<user id>``     ``MATCH#<id>``              -
+preferences         ``USER#<user id>``     ``PREFS``                   -
 processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl`` attribute)
 ==================  =====================  ==========================  =========================
 
@@ -485,6 +486,36 @@ class DynamoRepository:
     def release_update(self, update_id: int) -> None:
         self.client.delete_item(
             TableName=self.table, Key={"PK": _s(f"UPDATE#{update_id}"), "SK": _s("UPDATE")}
+        )
+
+    # ------------------------------------------------------------------ preferences
+
+    def load_prefs(self, user_id: int) -> dict[str, Any]:
+        """Per-user preferences (``engine.ports.PrefsRepository``): item ``USER#<id>`` /
+        ``PREFS`` (outside the ``MATCH#`` memberships of the same partition)."""
+        got = self.client.get_item(
+            TableName=self.table,
+            Key={"PK": _s(f"USER#{user_id}"), "SK": _s("PREFS")},
+            ConsistentRead=True,
+        )
+        if "Item" not in got:
+            return {}
+        try:
+            prefs = json.loads(got["Item"]["doc"]["S"])
+        except (KeyError, ValueError):
+            log.error("unreadable preferences of user %s ignored", user_id)
+            return {}
+        return dict(prefs) if isinstance(prefs, dict) else {}
+
+    def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
+        self.client.put_item(
+            TableName=self.table,
+            Item={
+                "PK": _s(f"USER#{user_id}"),
+                "SK": _s("PREFS"),
+                "type": _s("prefs"),
+                "doc": _s(_dumps(dict(prefs))),
+            },
         )
 
     # ------------------------------------------------------------------ attention

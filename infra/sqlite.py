@@ -16,7 +16,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,10 @@ CREATE TABLE IF NOT EXISTS records (
     doc      TEXT NOT NULL,
     PRIMARY KEY (match_id, turn)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS prefs (
+    user_id INTEGER PRIMARY KEY,
+    doc     TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS updates (
     update_id INTEGER PRIMARY KEY,
     expires   REAL NOT NULL
@@ -327,6 +331,28 @@ class SqliteRepository:
     def release_update(self, update_id: int) -> None:
         with self._write() as db:
             db.execute("DELETE FROM updates WHERE update_id = ?", (update_id,))
+
+    # ------------------------------------------------------------------ preferences
+
+    def load_prefs(self, user_id: int) -> dict[str, Any]:
+        """Per-user preferences (``engine.ports.PrefsRepository``)."""
+        with self._read() as db:
+            row = db.execute("SELECT doc FROM prefs WHERE user_id = ?", (user_id,)).fetchone()
+        if row is None:
+            return {}
+        try:
+            prefs = json.loads(row[0])
+        except ValueError:
+            log.error("unreadable preferences of user %s ignored", user_id)
+            return {}
+        return dict(prefs) if isinstance(prefs, dict) else {}
+
+    def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO prefs (user_id, doc) VALUES (?, ?)",
+                (user_id, _dumps(dict(prefs))),
+            )
 
     # ------------------------------------------------------------------ attention
 

@@ -5,20 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.match import Match, Phase
+from engine.match import Match
 from engine.ports import MatchRepository
 from infra.settings import Settings
 
-_MISSING = object()
-
 
 def wake_at(match: Match) -> float | None:
-    """What the adapters index for ``due``: ``Match.wake_at`` (next reminder, deadline or end
-    of a pause) where the core defines it, else the deadline of a running match."""
-    value: Any = getattr(match, "wake_at", _MISSING)
-    if value is _MISSING:
-        return match.deadline if match.phase is Phase.RUNNING else None
-    return None if value is None else float(value)
+    """What the adapters index for ``due``: the next time the sweeper must act on the match
+    (a reminder, the deadline or the end of a pause; None when there is nothing to do)."""
+    return match.wake_at
 
 
 def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:

@@ -11,7 +11,7 @@ import pytest
 from engine import usecases
 from engine.errors import ConflictError, NotFoundError
 from engine.match import Match, Phase
-from engine.ports import MatchRepository
+from engine.ports import MatchRepository, PrefsRepository
 from engine.ruleset import Outcome
 from infra.store import wake_at
 from tests.storage.helpers import (
@@ -270,3 +270,16 @@ def test_finished_match_keeps_its_history_and_outcome(repo: MatchRepository) -> 
     assert loaded == ended
     assert loaded.phase is Phase.FINISHED
     assert [r.turn for r in repo.history(m.id)] == [0]
+
+
+# --------------------------------------------------------------------------- preferences
+
+
+def test_user_preferences_roundtrip_and_do_not_show_up_as_matches(repo: MatchRepository) -> None:
+    assert isinstance(repo, PrefsRepository)
+    assert repo.load_prefs(P1) == {}
+    repo.save_prefs(P1, {"lang": "en"})
+    repo.save_prefs(P1, {"lang": "ru", "tz": "Europe/Moscow"})
+    assert repo.load_prefs(P1) == {"lang": "ru", "tz": "Europe/Moscow"}
+    assert repo.load_prefs(P2) == {}
+    assert repo.active_for_user(P1) == []

@@ -12,11 +12,13 @@ from hypothesis import strategies as st
 
 from engine import usecases as uc
 from engine.dice import RandomDice, TurnLog
+from engine.dossier import build_dossier
 from engine.match import Phase
 from engine.ruleset import Entrant, Sealed
 from engine.rulesets.plans import PlansState, format_typed, parse_typed
 from engine.rulesets.plans.resolve import roll_pool
 from engine.rulesets.plans.sheet import PRESETS
+from engine.verify import verify
 from tests.rules.test_plans_helpers import R
 
 CONFIGS = st.fixed_dictionaries(
@@ -191,3 +193,6 @@ def test_a_whole_plans_match_through_the_use_cases(deps: uc.Deps) -> None:
     history = deps.repo.history(match.id)
     assert history[-1].turn == final.turn - 1
     assert R.outcome(R.load_state(final.state or {})).status == final.outcome["status"]
+    # The dossier replays every turn (seeds, orders, dice, events, states) and verifies.
+    dossier = build_dossier(final, history, generated_at=0.0)
+    assert verify(json.loads(json.dumps(dossier))) == []

@@ -9,20 +9,14 @@ turn, so an overlapping or repeated sweep does nothing twice.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from telegram.ext import CallbackContext
-
 from engine import usecases
-from engine.usecases import Resolution, SweepResult
 from handlers import runtime
 from handlers.runtime import Runtime
 from handlers.telegram import bot
 
 log = logging.getLogger("sekundant.lambda")
-
-Announcer = Callable[[Any, Sequence[SweepResult]], Awaitable[None]]
 
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -36,7 +30,10 @@ def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
     errors = rt.services.errors
     errors.clear()
     if results:
-        rt.run(_announcer()(rt.app, results))
+        try:  # the results are saved already; a failed announcement is logged, not retried
+            rt.run(bot.announce_sweep(rt.app, results))
+        except Exception as exc:
+            errors.append(exc)
     for exc in errors:
         log.error("announcing a sweep result failed: %s: %s", type(exc).__name__, exc)
     kinds: dict[str, int] = {}
@@ -46,25 +43,3 @@ def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
     errors.clear()
     log.info("sweep done", extra={"sweep": summary})
     return summary
-
-
-def _announcer() -> Announcer:
-    """The bot's announcer of sweep results when it has one, else a minimal one here."""
-    found = getattr(bot, "announce_sweep", None)
-    return found if callable(found) else _announce
-
-
-async def _announce(app: Any, results: Sequence[SweepResult]) -> None:
-    # TODO(bot): replace with the bot's own announcer (``handlers.telegram.bot.announce_sweep``)
-    # once it exists; this one reveals resolved turns and logs reminders and resumed pauses.
-    context: Any = CallbackContext(app)
-    for result in results:
-        try:
-            if isinstance(result, Resolution):
-                await bot.on_resolved(context, result.match, result.match, result.record)
-            else:
-                log.info(
-                    "sweep result not announced: %s for %s", type(result).__name__, result.match.id
-                )
-        except Exception as exc:  # one match's failure must not hide the others
-            bot.services(context).errors.append(exc)

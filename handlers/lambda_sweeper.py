@@ -34,8 +34,8 @@ def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
             rt.run(bot.announce_sweep(rt.app, results))
         except Exception as exc:
             errors.append(exc)
-    for exc in errors:
-        log.error("announcing a sweep result failed: %s: %s", type(exc).__name__, exc)
+    for err in errors:
+        log.error("announcing a sweep result failed: %s: %s", type(err).__name__, err)
     kinds: dict[str, int] = {}
     for r in results:
         kinds[type(r).__name__] = kinds.get(type(r).__name__, 0) + 1

@@ -112,6 +112,10 @@ class PlansConfig(BaseModel):
     # C22: the role-play text of a plan is required; length bounds in characters.
     min_text_length: int = Field(10, ge=0)
     max_text_length: int = Field(1000, ge=1)
+    # C22 veto: DEFAULT off — sealed plans stay secret from everyone, the GM included, until the
+    # reveal (no veto possible). On: the GM reads each sealed plan privately and may veto it,
+    # and a turn resolves only when the GM approves it (or at its deadline).
+    gm_sees_plans: bool = False
 
     # Character sheet bounds (checked when a sheet is entered).
     attribute_max: int = Field(10, ge=0)

@@ -44,6 +44,9 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
     def presets(self, config: PlansConfig) -> Mapping[str, Mapping[str, Any]]:
         return PRESETS
 
+    def gm_reviews_orders(self, config: PlansConfig) -> bool:
+        return config.gm_sees_plans  # C22: the GM may veto only what he may read
+
     # --- setup (C4, C5) ---------------------------------------------------------------------
 
     def setup(self, config: PlansConfig, entrants: Sequence[Entrant], log: TurnLog) -> PlansState:
@@ -216,7 +219,6 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 class _Menu(NamedTuple):
     """The legal choices of a sheet with given reserves, for :meth:`PlansRuleset.random_order`."""
 
-    sheet: Sheet
     seconds: tuple[tuple[tuple[tuple[str, str, int], ...], ...], ...]  # [group][skill] -> options
     soaks: tuple[str | None, ...]
     restores: Mapping[tuple[int, int], tuple[str | None, ...]]  # (paid group, second group)
@@ -253,7 +255,7 @@ def _menu(sheet: Sheet, reserves: tuple[int, ...]) -> _Menu:
     }
     if len(_MENUS) > 4096:
         _MENUS.clear()
-    menu = _Menu(sheet, seconds, soaks, restores)
+    menu = _Menu(seconds, soaks, restores)
     _MENUS[key] = menu
     return menu
 

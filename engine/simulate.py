@@ -302,12 +302,12 @@ def simulate(
                     # A fixed order the state no longer allows: the deadline default applies.
                     order = rules.default_order(state, pid)
                     defaulted += 1
-                orders[pid] = Sealed(order)
+                orders[pid] = _new(Sealed, (order, 0, False))  # = Sealed(order), faster
             log = TurnLog(dice)
             state = resolve(state, orders, log)
             turns += 1
             events.extend(log.events)
-        if len(events) > 50_000:
+        if len(events) > 2_000:  # small batches: a long list of live events slows the GC
             _count(rules, events, kinds)
         turns_total += turns
         turns_max = max(turns_max, turns)
@@ -341,6 +341,7 @@ def _count(rules: Ruleset[Any, Any, Any], events: list[Event], kinds: Counter[st
 
 
 _kind = attrgetter("kind")
+_new = tuple.__new__
 
 
 def run(raw_setup: Any, n: int, seed: int | str = 0) -> Result:

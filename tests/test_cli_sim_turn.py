@@ -81,7 +81,7 @@ def test_simulate_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 @pytest.mark.parametrize(
-    "name", sorted(p.name for p in EXAMPLES.glob("*.json") if "turn" not in p.name)
+    "name", sorted(p.name for p in EXAMPLES.glob("pistol-*.json") if "turn" not in p.name)
 )
 def test_example_setups_run(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert (

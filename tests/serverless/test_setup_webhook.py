@@ -42,7 +42,7 @@ def test_sets_the_webhook_with_secret_and_registers_commands(
     assert hook.params["allowed_updates"] == ["message", "callback_query", "my_chat_member"]
     assert hook.params["max_connections"] == 40
     menus = fake_api.calls_of("setMyCommands")
-    scopes = {(c.params["scope"].type, c.params.get("language_code")) for c in menus}
+    scopes = {(c.params["scope"]["type"], c.params.get("language_code")) for c in menus}
     assert scopes == {
         (kind, lang)
         for kind in ("all_private_chats", "all_group_chats")
@@ -51,9 +51,10 @@ def test_sets_the_webhook_with_secret_and_registers_commands(
     ru_private = next(
         c
         for c in menus
-        if c.params.get("language_code") == "ru" and c.params["scope"].type == "all_private_chats"
+        if c.params.get("language_code") == "ru"
+        and c.params["scope"]["type"] == "all_private_chats"
     )
-    assert any(cmd.command == "start" for cmd in ru_private.params["commands"])
+    assert any(cmd["command"] == "start" for cmd in ru_private.params["commands"])
     assert fake_api.calls_of("getMe")  # the token was checked
     assert SECRET not in str(summary) and TOKEN not in str(summary)
 

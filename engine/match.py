@@ -436,8 +436,20 @@ def missing(match: Match) -> tuple[str, ...]:
 
 
 def ready(match: Match) -> bool:
-    """Every participant who must act has sealed (a paused match waits for its resume)."""
-    return match.phase is Phase.RUNNING and not match.paused and not missing(match)
+    """Every participant who must act has sealed (a paused match waits for its resume; a
+    match whose GM reviews orders waits for the GM, see :func:`gm_reviews`)."""
+    return (
+        match.phase is Phase.RUNNING
+        and not match.paused
+        and not missing(match)
+        and not gm_reviews(match)
+    )
+
+
+def gm_reviews(match: Match) -> bool:
+    """Whether this match's GM reads sealed orders before the reveal (and approves the turn)."""
+    rules = match.rules
+    return rules.gm_reviews_orders(rules.config(match.config))
 
 
 # --------------------------------------------------------------------------- resolution

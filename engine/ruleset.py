@@ -160,6 +160,12 @@ class Ruleset(ABC, Generic[C, S, O]):
         its pilot, D34). NPC seats are always the GM's; this only moves a player's seat."""
         return "player"
 
+    def gm_reviews_orders(self, config: C) -> bool:
+        """Whether the GM reads sealed orders before the reveal and may veto them (plans C22,
+        a match option): the turn then waits for the GM's approval instead of resolving when
+        the last order is sealed (a deadline still resolves it). Off by default: secrecy."""
+        return False
+
     def turn_of(self, state: S) -> int:
         """The number of the turn about to be played (1-based)."""
         return int(self.dump_state(state).get("turn", 1))

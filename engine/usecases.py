@@ -244,6 +244,33 @@ def withdraw_order(deps: Deps, match_id: str, user_id: int, pid: str) -> Match:
     return _retry(step)
 
 
+def veto_order(
+    deps: Deps, match_id: str, user_id: int, pid: str, fingerprint: str, reason: str = ""
+) -> Match:
+    """The GM vetoes ``pid``'s sealed order (plans C22: its text contradicts its mechanics):
+    the order is withdrawn and the player seals again. Only in a match whose GM reviews orders
+    (he could not have read it otherwise); ``fingerprint`` (a prefix is enough) binds the veto
+    to the order the GM read, so a replaced order is not vetoed by a stale button. Audited
+    publicly, without the order's content."""
+
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        m = loaded.match
+        lifecycle.require_gm(m, user_id)
+        if m.phase is not Phase.RUNNING or not lifecycle.gm_reviews(m):
+            raise Rejection("veto_not_allowed")
+        order = loaded.orders.get(pid)
+        if pid not in m.sealed or order is None or order.turn != m.turn:
+            raise Rejection("nothing_sealed")
+        if not fingerprint or not order.fingerprint.startswith(fingerprint):
+            raise Rejection("stale_turn", turn=m.turn)
+        vetoed = replace(m, sealed=tuple(p for p in m.sealed if p != pid))
+        vetoed = lifecycle.intervene(vetoed, user_id, "veto", deps.clock(), reason, pid=pid)
+        return deps.repo.save(vetoed, expected_version=m.version, withdraw=pid)
+
+    return _retry(step)
+
+
 def my_orders(deps: Deps, match_id: str, user_id: int) -> list[SealedOrder]:
     """The caller's own sealed orders this turn (and no one else's)."""
     loaded = deps.repo.load(match_id)

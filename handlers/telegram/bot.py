@@ -366,7 +366,7 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
     text = tr(
         "character.pick",
         title=Raw(render.match_title(tr, match)),
-        example=Raw(esc(_character_example(presets))),
+        example=Raw(esc(ui.character_example() or _character_example(presets))),
     )
     return Screen(text, rows)
 
@@ -638,6 +638,8 @@ async def on_button(update: Update, context: Ctx) -> None:
 
 
 Button_ = Callable[[Ctx, Message, User, Tr, Callback], Awaitable[str | None]]
+# Run after every seal with (context, match before, result): plans' GM review (plan_flow).
+SEAL_HOOKS: list[Callable[[Ctx, Match, usecases.SealResult], Awaitable[None]]] = []
 
 
 def _load(svc: Services, cb: Callback) -> Match:
@@ -813,6 +815,8 @@ async def _seal(
         await refresh_status(context, res.match, fps)
     else:
         await on_resolved(context, match, res.match, res.record)
+    for hook in SEAL_HOOKS:
+        await hook(context, match, res)
 
 
 async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
@@ -1061,6 +1065,9 @@ def build_application(
     app.add_handler(CommandHandler("order", cmd_order, filters=private))
     app.add_handler(CommandHandler("character", cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", cmd_takegm, filters=group))
+    from handlers.telegram import plan_flow  # plans: text replies, /plan, the GM's veto
+
+    plan_flow.register(app)
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

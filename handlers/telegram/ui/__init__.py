@@ -27,6 +27,7 @@ from handlers.telegram.i18n import Tr
 
 _MODULES: dict[str, str] = {
     "pistol": "handlers.telegram.ui.pistol",
+    "plans": "handlers.telegram.ui.plans",
 }
 _LOADED: dict[str, RulesetUI] = {}
 
@@ -88,6 +89,10 @@ class RulesetUI:
 
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         return preset_id
+
+    def character_example(self) -> str:
+        """A typed ``/character`` example for the character screen ("": built from a preset)."""
+        return ""
 
     def parse_character(self, words: Sequence[str]) -> dict[str, Any]:
         """A typed character: a JSON object, or ``key value`` / ``key=value`` words."""

@@ -1,0 +1,201 @@
+"""Telegram flow of the ``plans`` ruleset beyond buttons: the role-play text and the GM's veto.
+
+The plan's text (C22) is free text, too long for callback data. Stateless design: the order
+builder's confirmation message carries the complete plan in its signed "✍️" button
+(``pt`` callback, :mod:`handlers.telegram.ui.plans`); the player *replies* to that message with
+the text, Telegram hands us the replied message with its keyboard, and the plan is rebuilt
+from the button (MAC-checked, bound to match, turn and seat) plus the reply's text, then
+sealed. No pending state anywhere. ``/plan …`` is the typed alternative (the whole line
+after the command is kept verbatim, newlines included).
+
+The GM's veto (C22) respects secrecy: by DEFAULT (``gm_sees_plans`` off) nobody, the GM
+included, reads a sealed plan before the reveal, so there is no veto. With the match option on
+(shown in the lobby, so players know), each sealed plan is sent to the GM privately with a
+Veto button, and the turn waits for the GM's approval (``lifecycle.ready``) or its deadline. A
+veto withdraws the plan (:func:`engine.usecases.veto_order`, audited without its content);
+the player is asked privately to seal a new one; the group learns only *that* a plan was
+vetoed. A GM who also plays in the match is never sent the plans.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import Message, Update, User
+from telegram.ext import Application, CommandHandler, MessageHandler, filters
+
+from engine import match as lifecycle
+from engine import usecases
+from engine.errors import Rejection
+from engine.match import Match, Phase
+from engine.usecases import SealResult
+from handlers.telegram import bot, render
+from handlers.telegram import callbacks as cbcodec
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.ui import Button, Screen, get_ui, names_of
+from handlers.telegram.ui.plans import PlansUI
+
+FP_VETO = 8  # fingerprint characters a veto button carries
+
+
+def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Add the plans handlers: ``/plan``, replies carrying a plan's text, the GM's buttons."""
+    private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+    app.add_handler(CommandHandler("plan", cmd_plan, filters=private))
+    app.add_handler(
+        MessageHandler(private & filters.REPLY & filters.TEXT & ~filters.COMMAND, on_reply)
+    )
+    bot.BUTTONS.update({"pt": btn_text_hint, "pv": btn_veto, "pa": btn_approve})
+    if after_seal not in bot.SEAL_HOOKS:
+        bot.SEAL_HOOKS.append(after_seal)
+
+
+def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
+    """The signed ``pt`` button of the replied-to builder message, if that is what it is."""
+    if reply.from_user is None or not reply.from_user.is_bot or reply.reply_markup is None:
+        return None
+    for row in reply.reply_markup.inline_keyboard:
+        for button in row:
+            data = button.callback_data if isinstance(button.callback_data, str) else None
+            cb = cbcodec.decode(data, secret)
+            if cb is not None and cb.kind == "pt":
+                return cb
+    return None
+
+
+@bot.command
+async def on_reply(update: Update, context: bot.Ctx) -> None:
+    """A private reply: when it answers a plan's confirmation message, its text seals the plan."""
+    svc = bot.services(context)
+    msg, user = update.effective_message, update.effective_user
+    if msg is None or user is None or msg.reply_to_message is None or not msg.text:
+        return
+    cb = _prompt_callback(msg.reply_to_message, svc.secret)
+    if cb is None:
+        return  # a reply to something else: not ours to interpret
+    tr = Tr(svc.user_lang(user))
+    match = svc.deps.repo.load(cb.match).match
+    if match.phase is not Phase.RUNNING or match.turn != cb.turn:
+        raise Rejection("stale_turn", turn=cb.turn)
+    pid = cb.arg(0)
+    if match.seat(pid) not in match.controlled_by(user.id):
+        raise Rejection("not_your_seat")
+    ui = get_ui(match.ruleset)
+    if not isinstance(ui, PlansUI):
+        raise Rejection("invalid_button")
+    order = ui.plan_json(match, pid, cb.arg(1), text=msg.text.strip())
+    await bot._seal(context, tr, match, pid, user.id, order, message=None)
+
+
+@bot.command
+async def cmd_plan(update: Update, context: bot.Ctx) -> None:
+    """``/plan [match] GROUP SKILL … -- text``: a typed plan; with nothing after it, the builder."""
+    svc = bot.services(context)
+    msg, user = update.effective_message, update.effective_user
+    assert msg is not None and user is not None and msg.text is not None
+    tr = Tr(svc.user_lang(user))
+    rest = msg.text.split(maxsplit=1)[1] if len(msg.text.split(maxsplit=1)) > 1 else ""
+    words = rest.split()
+    match, candidates, left = bot._pick_match(svc, user.id, words, Phase.RUNNING)
+    if match is None:
+        await bot._choose(
+            context, tr, user.id, candidates, user.id, f"/plan <id> {PlansUI().typed_example()}"
+        )
+        return
+    if len(left) < len(words):  # the match id was named: drop it, keep the rest verbatim
+        rest = rest.split(maxsplit=1)[1] if len(rest.split(maxsplit=1)) > 1 else ""
+    pid = bot._own_seat(match, user.id)
+    assert pid is not None
+    if not rest.strip():
+        await bot.send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        return
+    order = get_ui(match.ruleset).parse_typed([rest])
+    await bot._seal(context, tr, match, pid, user.id, order, message=None)
+
+
+async def btn_text_hint(
+    context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """The "✍️" button itself: explain that the text is sent as a reply to this message."""
+    raise bot.Alert(tr("plans.reply_alert"))
+
+
+# --------------------------------------------------------------------------- the GM's review
+
+
+def _reviewer(match: Match) -> int | None:
+    """The GM who reads sealed plans, or None (option off, or the GM plays in this match)."""
+    if not lifecycle.gm_reviews(match) or match.seat_of_user(match.gm_user_id) is not None:
+        return None
+    return match.gm_user_id
+
+
+async def after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
+    """With ``gm_sees_plans`` on: the sealed plan goes to the GM with a Veto button; once every
+    plan is in, the GM gets an Approve button and the group hears the turn waits for the GM."""
+    gm = _reviewer(res.match)
+    if gm is None or res.record is not None:
+        return
+    svc = bot.services(context)
+    m = res.match
+    tr = Tr(svc.lang_for(gm, m.lang))
+    names = names_of(m)
+    order = res.order
+    text = tr(
+        "plans.gm.plan",
+        name=Raw(names.get(order.pid, order.pid)),
+        turn=m.turn,
+        id=m.id,
+        plan=Raw(get_ui(m.ruleset).order_text(tr, order.order)),
+        fp=render.short_fp(order.fingerprint),
+    )
+    cb = Callback("pv", m.id, m.turn, (order.pid, order.fingerprint[:FP_VETO]))
+    await bot.send(context, gm, Screen(text, [[Button(tr("plans.btn.veto"), cb)]]))
+    if not lifecycle.missing(m):
+        approve = [[Button(tr("plans.btn.approve"), Callback("pa", m.id, m.turn))]]
+        await bot.send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
+        await bot.send(context, m.chat_id, Screen(Tr(m.lang)("plans.group.review")))
+
+
+async def btn_veto(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = bot.services(context)
+    match = bot._load(svc, cb)
+    bot._require_gm(tr, match, user)
+    bot._require_turn(tr, match, cb)
+    pid, fp = cb.arg(0), cb.arg(1)
+    vetoed = usecases.veto_order(svc.deps, match.id, user.id, pid, fp)
+    await bot.edit(
+        context, msg.chat.id, msg.message_id, Screen(msg.text_html + "\n\n" + tr("plans.gm.vetoed"))
+    )
+    seat = vetoed.seat(pid)
+    if seat.user_id is not None:
+        ptr = Tr(svc.lang_for(seat.user_id, vetoed.lang))
+        await bot.dm(context, vetoed, seat.user_id, Screen(ptr("plans.vetoed")))
+        await bot.dm(context, vetoed, seat.user_id, render.builder_screen(ptr, vetoed, pid, ()))
+    gtr = Tr(vetoed.lang)
+    await bot.send(
+        context,
+        vetoed.chat_id,
+        Screen(gtr("plans.group.vetoed", name=Raw(names_of(vetoed)[pid]))),
+    )
+    await bot.refresh_status(context, vetoed)
+    return tr("plans.gm.vetoed_toast")
+
+
+async def btn_approve(
+    context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """The GM approves the turn's plans: it resolves now (every plan must be in)."""
+    svc = bot.services(context)
+    match = bot._load(svc, cb)
+    bot._require_gm(tr, match, user)
+    bot._require_turn(tr, match, cb)
+    if lifecycle.missing(match):
+        names = names_of(match)
+        waiting = ", ".join(names[p] for p in lifecycle.missing(match))
+        raise bot.Alert(tr("plans.gm.waiting", names=waiting))
+    res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    await bot.edit(context, msg.chat.id, msg.message_id, Screen(tr("plans.gm.approved")))
+    await bot.on_resolved(context, match, res.match, res.record)
+    return None

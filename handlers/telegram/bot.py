@@ -54,7 +54,7 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import render
+from handlers.telegram import npc, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
 from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
@@ -729,11 +729,13 @@ async def open_turn(context: Ctx, match: Match) -> None:
     status = await send(context, match.chat_id, render.status_screen(gtr, match, {}))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
+    gm_run = lifecycle.gm_controlled(match)
     for seat in match.seats:
-        if seat.user_id is None or seat.pid not in need:
+        if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         await dm(context, match, seat.user_id, render.builder_screen(ptr, match, seat.pid, ()))
+    await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders in the GM's chat
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -782,7 +784,7 @@ async def btn_seal(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     pid = cb.arg(0)
-    order = get_ui(match.ruleset).order_from_args(cb.args[1:])
+    order = get_ui(match.ruleset).order_for(match, pid, cb.args[1:])
     await _seal(context, tr, match, pid, user.id, order, message=msg)
     return tr("receipt.toast")
 
@@ -1068,6 +1070,7 @@ def build_application(
     from handlers.telegram import plan_flow  # plans: text replies, /plan, the GM's veto
 
     plan_flow.register(app)
+    npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

@@ -42,8 +42,12 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
             lines.append(
                 tr("lobby.seat", name=s.name, character=Raw(ui.character_label(tr, s.character)))
             )
+    extra = ui.lobby_extra(tr, match)
+    if extra.text:
+        lines.append(extra.text)
     lines.append(tr("lobby.hint"))
     rows: list[list[Button]] = [[Button(tr("btn.join"), url=join_url)]]
+    rows += [list(r) for r in extra.rows]
     for opt in ui.options(tr, match):
         rows.append([Button(opt.label, Callback("opt", match.id, 0, (opt.name,)))])
     other = "en" if match.lang == "ru" else "ru"

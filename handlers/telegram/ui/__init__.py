@@ -27,6 +27,7 @@ from handlers.telegram.i18n import Tr
 
 _MODULES: dict[str, str] = {
     "pistol": "handlers.telegram.ui.pistol",
+    "dragons": "handlers.telegram.ui.dragons",
     "plans": "handlers.telegram.ui.plans",
 }
 _LOADED: dict[str, RulesetUI] = {}
@@ -83,6 +84,10 @@ class RulesetUI:
         """The last turn of the match, when the ruleset has one ("turn k of N")."""
         return None
 
+    def lobby_extra(self, tr: Tr, match: Match) -> Screen:
+        """Extra lobby text and button rows (e.g. sides and NPCs); none by default."""
+        return Screen("")
+
     def character_label(self, tr: Tr, character: Mapping[str, Any]) -> str:
         """A short HTML description of a character sheet."""
         return esc(", ".join(f"{k}={_show(v)}" for k, v in character.items()) or "—")
@@ -108,6 +113,11 @@ class RulesetUI:
     def order_from_args(self, args: Sequence[str]) -> dict[str, Any]:
         """The order a seal button carries (its callback args after the pid)."""
         raise Rejection("invalid_button")
+
+    def order_for(self, match: Match, pid: str, args: Sequence[str]) -> dict[str, Any]:
+        """The order a seal button carries, when decoding it needs the match (e.g. weapon
+        indexes); by default :meth:`order_from_args`."""
+        return self.order_from_args(args)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
         """A typed order (the words after ``/order``): JSON or ``key value`` pairs."""

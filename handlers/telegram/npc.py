@@ -1,0 +1,411 @@
+"""Sides and GM-run participants (NPCs): lobby buttons, the GM's NPC panel, typed commands,
+and the GM's private order builders for NPCs (and for seats the ruleset hands to the GM, D34).
+
+Wired by :func:`register` (one line in :func:`handlers.telegram.bot.build_application`) and
+:func:`open_turn_gm` (one line in ``bot.open_turn``). Handlers stay thin: one use case each.
+
+Commands:
+
+- ``/npc <preset|{json}> [side] [name…]`` — the GM adds an NPC in the lobby (group or private);
+- ``/side <side>`` — a player puts their seat on a side; the GM: ``/side <pid> <side>``;
+- ``/npcorder [match] <pid> <typed order>`` — the GM's typed order for an NPC (private).
+
+Buttons (callback kinds): ``nsd`` a player's side in the lobby; ``npp`` the GM's NPC panel in
+private; ``npa``/``npb`` add an NPC from a preset, then its side; ``nsc`` the GM cycles a seat's
+side; ``nsl`` "same as last turn" and ``nnr`` "attack nearest" fill an NPC order in one tap.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from telegram import Message, Update, User
+from telegram.ext import Application, CommandHandler, filters
+
+from engine import match as lifecycle
+from engine import usecases
+from engine.errors import Rejection
+from engine.match import Match, Phase
+from handlers.telegram import bot as core
+from handlers.telegram import render
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
+
+SIDE_LETTERS = "ABCDEF"
+
+
+def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Add the NPC and side commands and buttons to the application."""
+    anywhere = filters.UpdateType.MESSAGE
+    private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+    app.add_handler(CommandHandler("npc", core.command(cmd_npc), filters=anywhere))
+    app.add_handler(CommandHandler("side", core.command(cmd_side), filters=anywhere))
+    app.add_handler(CommandHandler("npcorder", core.command(cmd_npcorder), filters=private))
+    core.BUTTONS.update(
+        {
+            "nsd": btn_side,
+            "npp": btn_panel,
+            "npa": btn_add_preset,
+            "npb": btn_add_side,
+            "nsc": btn_cycle_side,
+            "nsl": btn_same_as_last,
+            "nnr": btn_nearest,
+        }
+    )
+
+
+# --------------------------------------------------------------------------- the turn
+
+
+def gm_run(match: Match) -> list[str]:
+    """Acting seats whose orders the GM gives: NPCs and seats the ruleset handed over."""
+    need = lifecycle.acting(match)
+    taken = lifecycle.gm_controlled(match)
+    return [s.pid for s in match.seats if s.pid in need and (s.npc or s.pid in taken)]
+
+
+def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
+    """One-tap NPC orders: "same as last turn", and "attack nearest" for dragons."""
+    row = [Button(tr("npc.btn.same"), Callback("nsl", match.id, match.turn, (pid,)))]
+    if hasattr(get_ui(match.ruleset), "nearest_order"):
+        row.append(Button(tr("npc.btn.nearest"), Callback("nnr", match.id, match.turn, (pid,))))
+    return [row]
+
+
+async def open_turn_gm(context: core.Ctx, match: Match) -> None:
+    """A turn opened: one order builder per GM-run participant in the GM's private chat."""
+    svc = core.services(context)
+    pids = gm_run(match)
+    if not pids:
+        return
+    tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
+    for pid in pids:
+        screen = render.builder_screen(tr, match, pid, ())
+        if not _has_helpers(screen):
+            screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
+        await core.dm(context, match, match.gm_user_id, screen)
+
+
+def _has_helpers(screen: Screen) -> bool:
+    return any(b.cb is not None and b.cb.kind == "nsl" for row in screen.rows for b in row)
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _lobby_for_gm(svc: core.Services, user_id: int, chat_id: int, private: bool) -> list[Match]:
+    if private:
+        return [
+            m
+            for m in svc.deps.repo.active_for_user(user_id)
+            if m.phase is Phase.LOBBY and m.gm_user_id == user_id
+        ]
+    return [m for m in svc.deps.repo.active_in_chat(chat_id) if m.phase is Phase.LOBBY]
+
+
+def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
+    """``<preset|{json}> [side] [name…]`` -> (character, side, name). Raises Rejection."""
+    body = text.strip()
+    if not body:
+        raise Rejection("typed_empty", what="npc")
+    if body.startswith("{"):
+        try:
+            sheet, end = json.JSONDecoder().raw_decode(body)
+        except json.JSONDecodeError as exc:
+            raise Rejection("typed_json", what="npc", detail=exc.msg) from None
+        if not isinstance(sheet, dict):
+            raise Rejection("typed_json", what="npc", detail="object expected")
+        rest = body[end:].split()
+    else:
+        first, *rest = body.split()
+        if first.lower() not in presets:
+            raise Rejection(
+                "invalid_field",
+                what="npc",
+                field="preset",
+                expected=", ".join(presets) + " or a JSON stat block",
+            )
+        sheet = dict(presets[first.lower()])
+        overrides = [w for w in rest if "=" in w]
+        rest = [w for w in rest if "=" not in w]
+        if overrides:
+            sheet.update(parse_words(overrides, what="character"))
+    side = rest[0] if rest else ""
+    name = " ".join(rest[1:]).strip()
+    return sheet, side, name
+
+
+async def cmd_npc(update: Update, context: core.Ctx) -> None:
+    """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby."""
+    svc = core.services(context)
+    user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
+    assert user is not None and chat is not None and msg is not None
+    tr = Tr(svc.user_lang(user))
+    matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
+    if not matches:
+        raise Rejection("no_active_match")
+    match = matches[0]
+    if match.gm_user_id != user.id:
+        raise Rejection("gm_only")
+    rules = match.rules
+    presets = dict(rules.presets(rules.config(match.config)))
+    text = (msg.text or "").partition(" ")[2]
+    sheet, side, name = parse_npc(text, presets)
+    name = name or _auto_name(match, sheet)
+    match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
+    seat = match.seats[-1]
+    await _announce_npc(context, tr, chat.id, match, seat.pid)
+
+
+async def _announce_npc(context: core.Ctx, tr: Tr, chat_id: int, match: Match, pid: str) -> None:
+    seat = match.seat(pid)
+    label = get_ui(match.ruleset).character_label(tr, seat.character or {})
+    text = tr("npc.added", name=seat.name, pid=pid, side=seat.side, character=Raw(label))
+    await core.send(context, chat_id, Screen(text))
+    await core.refresh_lobby(context, match)
+
+
+def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
+    base = str(sheet.get("name") or "NPC")[:30]
+    same = sum(1 for s in match.seats if s.npc and s.name.startswith(base))
+    return f"{base} {same + 1}"
+
+
+async def cmd_side(update: Update, context: core.Ctx) -> None:
+    """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
+    svc = core.services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    tr = Tr(svc.user_lang(user))
+    words = list(context.args or [])
+    if chat.type == "private":
+        matches = [
+            m
+            for m in svc.deps.repo.active_for_user(user.id)
+            if m.phase is Phase.LOBBY
+            and (m.seat_of_user(user.id) is not None or m.gm_user_id == user.id)
+        ]
+    else:
+        matches = [m for m in svc.deps.repo.active_in_chat(chat.id) if m.phase is Phase.LOBBY]
+    if not matches:
+        raise Rejection("no_active_match")
+    match = matches[0]
+    if len(words) == 2:
+        pid, side = words
+    elif len(words) == 1:
+        own = match.seat_of_user(user.id)
+        if own is None:
+            raise Rejection("not_a_participant")
+        pid, side = own.pid, words[0]
+    else:
+        raise Rejection("invalid_field", what="side", field="side", expected="/side A")
+    match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
+    seat = match.seat(pid)
+    await core.send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
+    await core.refresh_lobby(context, match)
+
+
+async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
+    """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
+    svc = core.services(context)
+    user = update.effective_user
+    assert user is not None
+    tr = Tr(svc.user_lang(user))
+    words = list(context.args or [])
+    running = [
+        m
+        for m in svc.deps.repo.active_for_user(user.id)
+        if m.phase is Phase.RUNNING and any(s.pid in gm_run(m) for s in m.controlled_by(user.id))
+    ]
+    if words and any(m.id == words[0] for m in running):
+        running = [m for m in running if m.id == words[0]]
+        words = words[1:]
+    if not running:
+        raise Rejection("no_active_match")
+    match = running[0]
+    if len(words) < 2:
+        ui = get_ui(match.ruleset)
+        example = f"/npcorder {gm_run(match)[0] if gm_run(match) else 'n1'} {ui.typed_example()}"
+        raise Rejection("typed_empty", what=example)
+    pid = words[0]
+    if match.seat(pid) not in match.controlled_by(user.id):
+        raise Rejection("not_your_seat")
+    order = get_ui(match.ruleset).parse_typed(words[1:])
+    await core._seal(context, tr, match, pid, user.id, order, message=None)
+
+
+# --------------------------------------------------------------------------- lobby buttons
+
+
+async def btn_side(context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    """A player presses "Side X" under the lobby: their own seat moves to X."""
+    svc = core.services(context)
+    match = core._load(svc, cb)
+    if match.phase is not Phase.LOBBY:
+        raise core.Alert(tr("err.stale"))
+    seat = match.seat_of_user(user.id)
+    if seat is None:
+        raise Rejection("not_a_participant")
+    side = cb.arg(0)
+    match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, side)
+    await core.refresh_lobby(context, match)
+    return tr("npc.side_set_toast", side=side)
+
+
+def panel_screen(tr: Tr, match: Match) -> Screen:
+    """The GM's NPC panel (private): add an NPC from a preset, move any seat to a side."""
+    rules = match.rules
+    ui = get_ui(match.ruleset)
+    presets = rules.presets(rules.config(match.config))
+    lines = [tr("npc.panel", id=match.id)]
+    for s in match.seats:
+        tag = tr("dr.lobby.npc_tag") if s.npc else ""
+        lines.append(f"• <code>{s.pid}</code> {esc(s.name)}{tag} — <b>{esc(s.side)}</b>")
+    lines.append(tr("npc.panel_hint", example=Raw(esc("/npc young B Smaug"))))
+    rows: list[list[Button]] = []
+    row: list[Button] = []
+    for pid_, ch in presets.items():
+        label = ui.preset_label(tr, pid_, ch).replace("<b>", "").replace("</b>", "")
+        row.append(Button(tr("npc.btn.add", preset=label), Callback("npa", match.id, 0, (pid_,))))
+        if len(row) == 2:
+            rows.append(row)
+            row = []
+    if row:
+        rows.append(row)
+    for s in match.seats:
+        rows.append(
+            [
+                Button(
+                    tr("npc.btn.cycle", name=s.name, side=s.side),
+                    Callback("nsc", match.id, 0, (s.pid,)),
+                )
+            ]
+        )
+    return Screen("\n".join(lines), rows)
+
+
+def _gm_lobby(svc: core.Services, tr: Tr, cb: Callback, user: User) -> Match:
+    match = core._load(svc, cb)
+    core._require_gm(tr, match, user)
+    if match.phase is not Phase.LOBBY:
+        raise core.Alert(tr("err.stale"))
+    return match
+
+
+async def btn_panel(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    svc = core.services(context)
+    match = _gm_lobby(svc, tr, cb, user)
+    if msg.chat.type == "private":
+        await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+        return None
+    sent = await core.dm(context, match, user.id, panel_screen(tr, match))
+    if sent is None:
+        raise core.Alert(tr("npc.start_bot_first"))
+    return tr("npc.panel_sent")
+
+
+def _sides(match: Match) -> list[str]:
+    ui = get_ui(match.ruleset)
+    sides: list[str] = list(getattr(ui, "sides", lambda m: list(SIDE_LETTERS[:2]))(match))
+    fresh = next((c for c in SIDE_LETTERS if c not in sides), None)
+    return [*sides, fresh] if fresh else sides
+
+
+async def btn_add_preset(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """The GM picked a preset: now its side."""
+    svc = core.services(context)
+    match = _gm_lobby(svc, tr, cb, user)
+    preset = cb.arg(0)
+    rows = [
+        [Button(tr("dr.btn.side", side=s), Callback("npb", match.id, 0, (preset, s)))]
+        for s in _sides(match)
+    ]
+    rows.append([Button(tr("btn.back"), Callback("npp", match.id, 0))])
+    await core.edit(context, msg.chat.id, msg.message_id, Screen(tr("npc.pick_side"), rows))
+    return None
+
+
+async def btn_add_side(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    svc = core.services(context)
+    match = _gm_lobby(svc, tr, cb, user)
+    preset, side = cb.arg(0), cb.arg(1)
+    rules = match.rules
+    presets = rules.presets(rules.config(match.config))
+    if preset not in presets:
+        raise core.Alert(tr("err.stale"))
+    sheet = dict(presets[preset])
+    match = usecases.add_npc(svc.deps, match.id, user.id, _auto_name(match, sheet), side, sheet)
+    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await core.refresh_lobby(context, match)
+    return tr("npc.added_toast", name=match.seats[-1].name)
+
+
+async def btn_cycle_side(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    svc = core.services(context)
+    match = _gm_lobby(svc, tr, cb, user)
+    seat = match.seat(cb.arg(0))
+    sides = _sides(match)
+    nxt = sides[(sides.index(seat.side) + 1) % len(sides)] if seat.side in sides else sides[0]
+    match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, nxt)
+    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await core.refresh_lobby(context, match)
+    return None
+
+
+# --------------------------------------------------------------------------- NPC helpers
+
+
+def _gm_turn(svc: core.Services, tr: Tr, cb: Callback, user: User) -> tuple[Match, str]:
+    match = core._load(svc, cb)
+    core._require_turn(tr, match, cb)
+    pid = cb.arg(0)
+    if match.seat(pid) not in match.controlled_by(user.id):
+        raise core.Alert(tr("err.not_yours"))
+    return match, pid
+
+
+async def btn_same_as_last(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """Seal the order this participant had last turn (refused with the reason if it is no
+    longer legal)."""
+    svc = core.services(context)
+    match, pid = _gm_turn(svc, tr, cb, user)
+    last = next(
+        (
+            o.order
+            for r in reversed(usecases.history(svc.deps, match.id))
+            if r.turn == match.turn - 1
+            for o in r.orders
+            if o.pid == pid
+        ),
+        None,
+    )
+    if last is None:
+        raise core.Alert(tr("npc.no_last"))
+    await core._seal(context, tr, match, pid, user.id, dict(last), message=msg)
+    return tr("receipt.toast")
+
+
+async def btn_nearest(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """Seal "attack the nearest foe" (D34's rule for a consumed dragon, handy for NPCs)."""
+    svc = core.services(context)
+    match, pid = _gm_turn(svc, tr, cb, user)
+    helper = getattr(get_ui(match.ruleset), "nearest_order", None)
+    order = helper(match, pid) if helper is not None else None
+    if order is None:
+        raise core.Alert(tr("npc.no_nearest"))
+    await core._seal(context, tr, match, pid, user.id, order, message=msg)
+    return tr("receipt.toast")

@@ -208,13 +208,29 @@ def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, 
 
 
 def seal_order(
-    deps: Deps, match_id: str, user_id: int, pid: str, raw_order: Mapping[str, Any]
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    pid: str,
+    raw_order: Mapping[str, Any],
+    *,
+    turn: int | None = None,
 ) -> SealResult:
     """Seal or replace an order; when it is the last one missing, resolve the turn in the same
-    conditional write (so two last orders sealed at once give exactly one resolution)."""
+    conditional write (so two last orders sealed at once give exactly one resolution).
+
+    The order is bound to one turn: ``turn`` when given (the turn the player's screen showed),
+    else the turn of the first load. If that turn resolves meanwhile (a race, or a storage retry
+    whose first attempt went through), the order is refused as stale rather than silently
+    sealed into the next turn."""
+    bound: list[int] = [] if turn is None else [turn]
 
     def step() -> SealResult:
         loaded = deps.repo.load(match_id)
+        if not bound:
+            bound.append(loaded.match.turn)
+        if loaded.match.turn != bound[0]:
+            raise Rejection("stale_turn", turn=bound[0])
         now = deps.clock()
         sealed_match, order = lifecycle.seal(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()

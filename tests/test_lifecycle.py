@@ -208,3 +208,38 @@ def test_gm_ends_the_match(deps: uc.Deps) -> None:
         "by_gm": True,
     }
     assert deps.repo.load(mid).orders == {}
+
+
+def test_an_order_is_bound_to_the_turn_it_was_made_for(deps: uc.Deps) -> None:
+    mid = started(deps)
+    with pytest.raises(Rejection) as err:
+        uc.seal_order(deps, mid, ANN, "p1", {"call": 3}, turn=2)
+    assert err.value == Rejection("stale_turn", turn=2)
+    assert uc.seal_order(deps, mid, ANN, "p1", {"call": 3}, turn=1).match.sealed == ("p1",)
+
+
+def test_a_seal_that_loses_a_race_to_the_resolution_is_refused_not_moved(deps: uc.Deps) -> None:
+    """Ann's first attempt conflicts because Bob's seal resolved turn 1 in between: her order
+    must not land in turn 2."""
+    mid = started(deps)
+    uc.seal_order(deps, mid, BOB, "p2", {"call": 1})
+    repo = deps.repo
+    real_load = repo.load
+    calls = {"n": 0}
+
+    def racing_load(match_id: str):  # type: ignore[no-untyped-def]
+        loaded = real_load(match_id)
+        calls["n"] += 1
+        if calls["n"] == 1:  # right after Ann's first load, the GM resolves turn 1
+            uc.force_resolve(deps, mid, GM, turn=1)
+        return loaded
+
+    repo.load = racing_load  # type: ignore[method-assign]
+    try:
+        with pytest.raises(Rejection) as err:
+            uc.seal_order(deps, mid, ANN, "p1", {"call": 3})
+    finally:
+        repo.load = real_load  # type: ignore[method-assign]
+    assert err.value == Rejection("stale_turn", turn=1)
+    loaded = deps.repo.load(mid)
+    assert loaded.match.turn == 2 and loaded.orders == {}

@@ -204,6 +204,10 @@ def _legal_orders(move_max: int, aim_min: int, aim_max: int) -> tuple[PistolOrde
     )
 
 
+_EDIT_STATUSES = ("standing", "wounded", "dead")
+_EDIT_MAX_SHRUGS = 99  # an input sanity bound for GM rulings, not a rule
+
+
 @dataclass(frozen=True, slots=True)
 class Duelist:
     """One duelist. ``zone``/``speed``/perk sets are derived from config + sheet at setup."""
@@ -654,6 +658,39 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
     def turn_of(self, state: PistolState) -> int:
         return state.turn
+
+    # --- GM rulings (engine.gm.edit: a public, audited change the rules do not cover) ---
+
+    def editable(self, state: PistolState, pid: str) -> Mapping[str, Any]:
+        d = self._duelist(state, pid)
+        return {"status": d.status, "shrugs_left": d.shrugs_left}
+
+    def edit(self, state: PistolState, pid: str, field: str, value: Any) -> PistolState:
+        """Set a duelist's ``status`` (standing/wounded/dead) or ``shrugs_left``. A ruling that
+        would end the duel is refused: the GM ends the match with a result instead."""
+        d = self._duelist(state, pid)
+        if field == "status":
+            if value not in _EDIT_STATUSES:
+                raise Rejection(
+                    "edit_bad_value", field=field, expected=", ".join(_EDIT_STATUSES), got=value
+                )
+            changed = replace(d, status=value, part=None if value == "standing" else d.part)
+        elif field == "shrugs_left":
+            if type(value) is not int or not 0 <= value <= _EDIT_MAX_SHRUGS:
+                raise Rejection(
+                    "edit_bad_value",
+                    field=field,
+                    expected=f"0…{_EDIT_MAX_SHRUGS}",
+                    got=value,
+                )
+            changed = replace(d, shrugs_left=value)
+        else:
+            raise Rejection("edit_unknown_field", field=field, allowed="status, shrugs_left")
+        duelists = tuple(changed if x.pid == pid else x for x in state.duelists)
+        edited = _state(state.rules, duelists, state.turn, state.pids)
+        if edited.result.finished:
+            raise Rejection("edit_ends_duel")
+        return edited
 
     # --- helpers ---
 

@@ -56,6 +56,8 @@ from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram import npc, render
 from handlers.telegram.callbacks import Callback
+from handlers.telegram.clock_text import deadline_line, with_deadline
+from handlers.telegram.fairness import receipt_screen, reveal_proof
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
 from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
 
@@ -286,7 +288,8 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
         return
     if fps is None:
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
-    await edit(context, match.chat_id, int(mid), render.status_screen(Tr(match.lang), match, fps))
+    screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
+    await edit(context, match.chat_id, int(mid), screen)
 
 
 def _user_matches(svc: Services, user_id: int) -> list[Match]:
@@ -465,7 +468,7 @@ async def cmd_status(update: Update, context: Ctx) -> None:
             await send(context, chat.id, Screen(render.lobby_screen(tr, m, "").text))
         else:
             fps = usecases.sealed_fingerprints(svc.deps, m.id)
-            await send(context, chat.id, Screen(render.status_text(tr, m, fps)))
+            await send(context, chat.id, Screen(render.status_text(tr, m, fps, svc.deps.clock())))
         return
     tr = Tr(svc.user_lang(user))
     matches = _user_matches(svc, user.id)
@@ -483,6 +486,8 @@ async def cmd_status(update: Update, context: Ctx) -> None:
                     fp=render.short_fp(o.fingerprint),
                 )
             )
+        if deadline := deadline_line(tr, m, svc.deps.clock()):
+            lines.append(f"<code>{m.id}</code>: {deadline}")
         pid = _own_seat(m, user.id)
         if pid and pid in lifecycle.acting(m):
             ui_rows.append(
@@ -726,7 +731,10 @@ async def open_turn(context: Ctx, match: Match) -> None:
     each acting player's order builder in private."""
     svc = services(context)
     gtr = Tr(match.lang)
-    status = await send(context, match.chat_id, render.status_screen(gtr, match, {}))
+    # The status message carries the turn's seed commitment: it is posted before any player
+    # gets a builder, so the commitment always precedes the turn's first seal.
+    now = svc.deps.clock()
+    status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
@@ -734,7 +742,9 @@ async def open_turn(context: Ctx, match: Match) -> None:
         if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
-        await dm(context, match, seat.user_id, render.builder_screen(ptr, match, seat.pid, ()))
+        screen = render.builder_screen(ptr, match, seat.pid, ())
+        screen = with_deadline(ptr, match, screen, now)
+        await dm(context, match, seat.user_id, screen)
     await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders in the GM's chat
 
 
@@ -802,11 +812,9 @@ async def _seal(
     status message; when this order completed the turn, reveal."""
     svc = services(context)
     res = usecases.seal_order(svc.deps, match.id, user_id, pid, order)
-    receipt = render.receipt_screen(
-        tr, match, pid, res.order.order, res.order.fingerprint, res.replaced
+    receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
+        tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )
-    if res.record is not None:
-        receipt = Screen(receipt.text)  # the turn is over: no "change" button
     if message is not None:
         await edit(context, message.chat.id, message.message_id, receipt)
     else:
@@ -837,11 +845,15 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     ui = get_ui(after.ruleset)
     text = ui.render_reveal(gtr, after, record)
     text += "\n\n" + render.turn_label(gtr, after, record.turn)
+    text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
     await send(context, after.chat_id, Screen(text))
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return
     await open_turn(context, after)
+    from handlers.telegram import gm_panel
+
+    await gm_panel.absentee_alert(context, after)  # K missed turns in a row: tell the GM
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:
@@ -850,7 +862,7 @@ def summary_screen(tr: Tr, match: Match) -> Screen:
         tr("summary.title", title=Raw(render.match_title(tr, match))),
         ui.outcome_text(tr, match),
     ]
-    return Screen("\n".join(lines))
+    return Screen("\n".join(lines), [[Button(tr("fair.btn_dossier"), Callback("dos", match.id))]])
 
 
 async def btn_gm_status(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str:
@@ -884,7 +896,7 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
         gtr = Tr(match.lang)
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
         text = (
-            render.status_text(gtr, match, fps)
+            render.status_text(gtr, match, fps, svc.deps.clock())
             + "\n\n"
             + gtr("gm.force_confirm", names=Raw(", ".join(names[p] for p in missing)))
         )
@@ -999,8 +1011,9 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     """The command menus for private chats and groups in ``lang`` (used by ``run`` on startup
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
-    private = ["start", "order", "character", "status", "lang", "help"]
-    group = ["duel", "status", "lang", "takegm", "help"]
+    private = ["start", "order", "character", "status", "history", "dossier", "leave"]
+    private += ["forfeit", "lang", "help"]
+    group = ["duel", "status", "history", "dossier", "clock", "gm", "lang", "takegm", "help"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
@@ -1017,6 +1030,13 @@ async def set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await app.bot.set_my_commands(
             menus["group"], scope=BotCommandScopeAllGroupChats(), language_code=lang
         )
+
+
+async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
+    """Announce sweep results (the Lambda sweeper finds this; ``handlers.telegram.clock``)."""
+    from handlers.telegram import clock
+
+    await clock.announce(app, results)
 
 
 def callback_secret(token: str) -> bytes:
@@ -1071,6 +1091,10 @@ def build_application(
 
     plan_flow.register(app)
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
+    from handlers.telegram import clock, gm_panel  # they use this module's helpers
+
+    clock.register(app)  # turn clock: /clock, lobby clock buttons
+    gm_panel.register(app)  # GM powers, player commands, /dossier
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

@@ -101,14 +101,19 @@ class Harness:
         """Process one raw update (a dict shaped like Telegram's JSON)."""
         self.runner.run(self.app.process_update(Update.de_json(update, self.app.bot)))
 
-    def say(self, user: dict[str, Any], chat_id: int, text: str) -> None:
-        """``user`` writes ``text`` in ``chat_id`` (commands get their entity, as in Telegram)."""
+    def say(
+        self, user: dict[str, Any], chat_id: int, text: str, *, reply_to: FakeMessage | None = None
+    ) -> None:
+        """``user`` writes ``text`` in ``chat_id`` (commands get their entity, as in Telegram),
+        optionally replying to ``reply_to``."""
         uid = int(user["id"])
         if chat_id == uid:
             self.api.started.add(uid)  # writing to the bot is starting it
         msg = FakeMessage(self.api.new_message_id(), chat_id, text, from_bot=False, user_id=uid)
         self.api.chat(chat_id).messages.append(msg)
         body = self.api.message_json(msg)
+        if reply_to is not None:
+            body["reply_to_message"] = self.api.message_json(reply_to)
         if text.startswith("/"):
             length = len(text.split(maxsplit=1)[0])
             body["entities"] = [{"offset": 0, "length": length, "type": "bot_command"}]
@@ -141,6 +146,12 @@ class Harness:
                 },
             }
         )
+
+    def sweep(self) -> list[Any]:
+        """One turn-clock sweep at ``self.now`` (what the timer and the Lambda sweeper do)."""
+        from handlers.telegram.clock import sweep_once
+
+        return self.runner.run(sweep_once(self.app))
 
     # --- reading ---
 

@@ -46,10 +46,16 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     if extra.text:
         lines.append(extra.text)
     lines.append(tr("lobby.hint"))
+    from handlers.telegram import clock_text, fairness
+
+    lines += clock_text.lobby_lines(tr, match)
+    if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
+        lines.append(fairness.commitment_text(tr, match.commitment))
     rows: list[list[Button]] = [[Button(tr("btn.join"), url=join_url)]]
     rows += [list(r) for r in extra.rows]
     for opt in ui.options(tr, match):
         rows.append([Button(opt.label, Callback("opt", match.id, 0, (opt.name,)))])
+    rows += clock_text.lobby_rows(tr, match)
     other = "en" if match.lang == "ru" else "ru"
     rows.append(
         [
@@ -68,8 +74,11 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     return Screen("\n".join(lines), rows)
 
 
-def status_text(tr: Tr, match: Match, fingerprints: Mapping[str, str]) -> str:
-    """Who has sealed this turn (with public fingerprints), who is still thinking."""
+def status_text(
+    tr: Tr, match: Match, fingerprints: Mapping[str, str], now: float | None = None
+) -> str:
+    """Who has sealed this turn (with public fingerprints), who is still thinking; the
+    deadline (when ``now`` is given) and the turn's seed commitment."""
     names = names_of(match)
     lines = [tr("status.title", turn=Raw(turn_label(tr, match)))]
     need = lifecycle.acting(match)
@@ -83,8 +92,12 @@ def status_text(tr: Tr, match: Match, fingerprints: Mapping[str, str]) -> str:
             lines.append(tr("status.waiting", name=name))
         if not s.reachable:
             lines.append(tr("status.unreachable", name=name))
+    from handlers.telegram import clock_text, fairness
+
+    if now is not None and (deadline := clock_text.deadline_line(tr, match, now)):
+        lines.append(deadline)
     if match.commitment:
-        lines.append(tr("status.commitment", commitment=short_fp(match.commitment)))
+        lines.append(fairness.commitment_text(tr, match.commitment))
     return "\n".join(lines)
 
 
@@ -95,12 +108,15 @@ def panel_rows(tr: Tr, match: Match) -> list[list[Button]]:
             Button(tr("btn.status"), Callback("gst", match.id, match.turn)),
             Button(tr("btn.force"), Callback("gfr", match.id, match.turn)),
             Button(tr("btn.end"), Callback("gend", match.id, match.turn)),
-        ]
+        ],
+        [Button(tr("gm.btn_menu"), Callback("gm", match.id, match.turn))],
     ]
 
 
-def status_screen(tr: Tr, match: Match, fingerprints: Mapping[str, str]) -> Screen:
-    return Screen(status_text(tr, match, fingerprints), panel_rows(tr, match))
+def status_screen(
+    tr: Tr, match: Match, fingerprints: Mapping[str, str], now: float | None = None
+) -> Screen:
+    return Screen(status_text(tr, match, fingerprints, now), panel_rows(tr, match))
 
 
 def closed_status(tr: Tr, match: Match, turn: int, fps: Mapping[str, str]) -> Screen:

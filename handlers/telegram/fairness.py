@@ -1,0 +1,86 @@
+"""Provable-fairness screens (pure): the turn's seed commitment, the private receipt with the
+order's salt and full fingerprint, the reveal's proof block (seed and every order with its
+salt), and the dossier files. The construction is ``docs/fairness.md``; anyone can recompute
+every value shown here."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from engine.match import Match, SealedOrder, TurnRecord, canonical_json
+from handlers.telegram import clock_text, dossier_md
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.render import short_fp, turn_label
+from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
+
+
+def commitment_text(tr: Tr, commitment: str) -> str:
+    """The commitment of the open turn's seed: the short form and the full hash."""
+    return "\n".join(
+        [
+            tr("status.commitment", commitment=short_fp(commitment)),
+            tr("fair.commitment_full", commitment=commitment),
+        ]
+    )
+
+
+def receipt_screen(
+    tr: Tr, match: Match, order: SealedOrder, replaced: bool, now: float, *, final: bool = False
+) -> Screen:
+    """A player's private receipt: the order, its salt and full fingerprint (so they can check
+    the reveal and the dossier), the deadline, and Change/Withdraw until the turn resolves."""
+    ui = get_ui(match.ruleset)
+    key = "receipt.replaced" if replaced else "receipt.sealed"
+    lines = [
+        tr(
+            key,
+            turn=Raw(turn_label(tr, match, order.turn)),
+            id=match.id,
+            order=Raw(ui.order_text(tr, order.order)),
+            fp=short_fp(order.fingerprint),
+        ),
+        tr("fair.receipt_proof", salt=order.salt, fingerprint=order.fingerprint),
+    ]
+    if final:
+        return Screen("\n".join(lines))
+    deadline = clock_text.deadline_line(tr, match, now)
+    if deadline:
+        lines.append(deadline)
+    rows = [
+        [
+            Button(tr("btn.change"), Callback("b", match.id, order.turn, (order.pid,))),
+            Button(tr("fair.btn_withdraw"), Callback("wd", match.id, order.turn, (order.pid,))),
+        ]
+    ]
+    return Screen("\n".join(lines), rows)
+
+
+def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
+    """The reveal's proof block: the seed (which hashes to the commitment posted when the turn
+    opened) and every order with its salt and fingerprint, as canonical JSON."""
+    names = names_of(match)
+    lines = [
+        tr("fair.proof_title", turn=record.turn),
+        tr("fair.proof_seed", seed=record.seed),
+        tr("fair.proof_commitment", commitment=record.commitment),
+    ]
+    for o in sorted(record.orders, key=lambda o: o.seq):
+        name = Raw(names.get(o.pid, esc(o.pid)))
+        order = canonical_json(dict(o.order))
+        if o.default:
+            lines.append(tr("fair.proof_default", name=name, order=order))
+        else:
+            lines.append(
+                tr("fair.proof_order", name=name, order=order, salt=o.salt, fp=o.fingerprint)
+            )
+    return "<blockquote expandable>" + "\n".join(lines) + "</blockquote>"
+
+
+def dossier_files(dossier: Mapping[str, Any], tr: Tr) -> tuple[bytes, bytes]:
+    """The dossier as JSON (what ``sekundant verify`` reads) and as Markdown in ``tr``'s
+    language."""
+    data = json.dumps(dossier, ensure_ascii=False, indent=1, sort_keys=True).encode()
+    return data, dossier_md.render(dossier, tr).encode()

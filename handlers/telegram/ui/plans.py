@@ -55,6 +55,7 @@ STEPS = (
 )
 DONE = len(STEPS)
 MAX_CHANCES = 12  # lines of the "at least k" table shown (the rest are ~0)
+MAX_EXACT = 25  # the exact fraction is shown beside the percentage when this short
 WOUND_LIMITS = (3, 5, 7)
 TURN_CAPS = (10, 20, 30)
 ICON = {"physical": "💪", "magical": "✨", "mental": "🧠"}
@@ -543,7 +544,7 @@ class PlansUI(RulesetUI):
         for k, p in enumerate(pv.at_least, start=1):
             if k > MAX_CHANCES or (k > 1 and p < Fraction(1, 1000)):
                 break
-            exact = f" = {p}" if len(str(p)) <= 15 and p not in (0, 1) else ""
+            exact = f" = {p}" if len(str(p)) <= MAX_EXACT and p not in (0, 1) else ""
             lines.append(
                 tr("plans.confirm.at_least", k=k, pct=f"{percent[k - 1]:.1f}%", exact=exact)
             )

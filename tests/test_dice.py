@@ -101,3 +101,20 @@ def test_event_json_round_trip_and_immutability() -> None:
     assert Event("x") == Event("x", None, {})
     with pytest.raises(AttributeError):
         e.kind = "miss"  # type: ignore[misc]
+
+
+def test_turn_log_die_gives_the_source_faces_for_random_dice() -> None:
+    # TurnLog inlines a plain RandomDice for speed: the faces must be the source's own.
+    log = TurnLog(RandomDice(99))
+    reference = RandomDice(99)
+    for sides in (2, 3, 4, 6, 100) * 40:
+        assert log.die(sides, "x") == reference.face(sides)
+
+
+def test_turn_log_die_uses_any_other_source_as_is() -> None:
+    class Sevens:
+        def face(self, sides: int) -> int:
+            return min(7, sides)
+
+    assert TurnLog(Sevens()).die(6, "x") == 6
+    assert TurnLog(Sevens()).die(10, "x") == 7

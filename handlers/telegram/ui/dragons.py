@@ -641,9 +641,9 @@ class DragonsUI(RulesetUI):
             if data.get("aerobatics"):
                 text += " " + tr("dr.aero", name=str(data["aerobatics"]))
             return text
-        roll = (
-            Raw(roll_text(tr, data["roll"])) if isinstance(data.get("roll"), Mapping) else Raw("")
-        )
+        trait_roll = data.get("roll")
+        is_trait = isinstance(trait_roll, Mapping) and "trait" in trait_roll
+        roll = Raw(roll_text(tr, data["roll"]) if is_trait else "")
         contest = Raw(contest_text(tr, data["contest"])) if "contest" in data else Raw("")
         reason = Raw(reason_text(tr, str(data.get("reason", ""))))
         simple: dict[str, dict[str, Any]] = {

@@ -58,8 +58,6 @@ from handlers.telegram import npc, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen, reveal_proof
-from handlers.telegram.clock_text import deadline_line, with_deadline
-from handlers.telegram.fairness import receipt_screen, reveal_proof
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
 from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
 
@@ -490,8 +488,6 @@ async def cmd_status(update: Update, context: Ctx) -> None:
             )
         if deadline := deadline_line(tr, m, svc.deps.clock()):
             lines.append(f"<code>{m.id}</code>: {deadline}")
-        if deadline := deadline_line(tr, m, svc.deps.clock()):
-            lines.append(f"<code>{m.id}</code>: {deadline}")
         pid = _own_seat(m, user.id)
         if pid and pid in lifecycle.acting(m):
             ui_rows.append(
@@ -850,7 +846,6 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     text = ui.render_reveal(gtr, after, record)
     text += "\n\n" + render.turn_label(gtr, after, record.turn)
     text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
-    text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
     await send(context, after.chat_id, Screen(text))
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
@@ -1044,13 +1039,6 @@ async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
     await clock.announce(app, results)
 
 
-async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
-    """Announce sweep results (the Lambda sweeper finds this; ``handlers.telegram.clock``)."""
-    from handlers.telegram import clock
-
-    await clock.announce(app, results)
-
-
 def callback_secret(token: str) -> bytes:
     """The key signing callback data: derived from the bot token, so it is stable across
     restarts and Lambda containers without another secret to manage."""
@@ -1103,10 +1091,6 @@ def build_application(
 
     plan_flow.register(app)
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram import clock, gm_panel  # they use this module's helpers
-
-    clock.register(app)  # turn clock: /clock, lobby clock buttons
-    gm_panel.register(app)  # GM powers, player commands, /dossier
     from handlers.telegram import clock, gm_panel  # they use this module's helpers
 
     clock.register(app)  # turn clock: /clock, lobby clock buttons

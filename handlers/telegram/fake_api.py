@@ -47,22 +47,12 @@ class FakeMessage:
     reply_markup: dict[str, Any] | None = None
     edits: int = 0
     document: FakeDocument | None = None
-    document: FakeDocument | None = None
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
         """Every inline button, row by row, flattened (the sandbox numbers them)."""
         rows = (self.reply_markup or {}).get("inline_keyboard", [])
         return [b for row in rows for b in row]
-
-
-@dataclass
-class FakeDocument:
-    """A file the bot sent (sendDocument): its name and bytes."""
-
-    file_name: str
-    content: bytes
-    mime_type: str = ""
 
 
 @dataclass
@@ -180,8 +170,6 @@ class FakeBotAPI(BaseRequest):
         params = dict(request_data.parameters) if request_data else {}
         if request_data is not None and request_data.contains_files:
             params["_files"] = request_data.multipart_data
-        if request_data is not None and request_data.contains_files:
-            params["_files"] = request_data.multipart_data
         self.calls.append(Call(api, params))
         scripted = self.fail_next.get(api)
         if scripted:
@@ -202,8 +190,6 @@ class FakeBotAPI(BaseRequest):
             return BOT_INFO
         if api == "sendMessage":
             return self._send(p)
-        if api == "sendDocument":
-            return self._send_document(p)
         if api == "sendDocument":
             return self._send_document(p)
         if api == "editMessageText":
@@ -256,35 +242,6 @@ class FakeBotAPI(BaseRequest):
         )
         chat.messages.append(m)
         return self.message_json(m)
-
-    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
-        """A document upload: kept as a message whose text is the caption."""
-        chat_id = int(p["chat_id"])
-        chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
-        if chat.type == "private" and chat_id not in self.started:
-            raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
-        files = p.get("_files") or {}
-        ref = str(p.get("document", "")).removeprefix("attach://")
-        ref = ref if ref in files else "document"
-        if ref not in files:
-            raise _ApiError(400, "Bad Request: there is no document in the request")
-        name, content, mime = files[ref][:3]
-        if hasattr(content, "read"):
-            content = content.read()
-        doc = FakeDocument(str(name), bytes(content), str(mime or ""))
-        m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
-        chat.messages.append(m)
-        out = self.message_json(m)
-        out["document"] = {
-            "file_id": f"doc{m.message_id}",
-            "file_unique_id": f"u{m.message_id}",
-            "file_name": doc.file_name,
-        }
-        return out
-
-    def documents(self, chat_id: int) -> list[FakeDocument]:
-        """The files sent to ``chat_id``, oldest first."""
-        return [m.document for m in self.chat(chat_id).messages if m.document is not None]
 
     def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
         """A document upload: kept as a message whose text is the caption."""

@@ -153,12 +153,6 @@ class Harness:
 
         return self.runner.run(sweep_once(self.app))
 
-    def sweep(self) -> list[Any]:
-        """One turn-clock sweep at ``self.now`` (what the timer and the Lambda sweeper do)."""
-        from handlers.telegram.clock import sweep_once
-
-        return self.runner.run(sweep_once(self.app))
-
     # --- reading ---
 
     def last(self, chat_id: int, *, with_buttons: bool = False) -> FakeMessage:

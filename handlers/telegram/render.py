@@ -51,16 +51,10 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     lines += clock_text.lobby_lines(tr, match)
     if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
         lines.append(fairness.commitment_text(tr, match.commitment))
-    from handlers.telegram import clock_text, fairness
-
-    lines += clock_text.lobby_lines(tr, match)
-    if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
-        lines.append(fairness.commitment_text(tr, match.commitment))
     rows: list[list[Button]] = [[Button(tr("btn.join"), url=join_url)]]
     rows += [list(r) for r in extra.rows]
     for opt in ui.options(tr, match):
         rows.append([Button(opt.label, Callback("opt", match.id, 0, (opt.name,)))])
-    rows += clock_text.lobby_rows(tr, match)
     rows += clock_text.lobby_rows(tr, match)
     other = "en" if match.lang == "ru" else "ru"
     rows.append(

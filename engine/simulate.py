@@ -316,7 +316,7 @@ def simulate(
                 state = resolve(state, orders, log)
                 turns += 1
                 events.extend(log.events)
-            if len(events) > 2_000:  # small batches: a long list of live events slows the GC
+            if events:  # count each match: keeping events alive longer costs more (memory)
                 _count(rules, events, kinds)
             turns_total += turns
             turns_max = max(turns_max, turns)
@@ -346,9 +346,8 @@ def _count(rules: Ruleset[Any, Any, Any], events: list[Event], kinds: Counter[st
     empty the list."""
     kinds.update(map(_kind, events))
     for kind, key in rules.count_detail.items():
-        for e in events:
-            if e.kind == kind:
-                kinds[f"{kind}:{e.data.get(key)}"] += 1
+        for value in [e.data.get(key) for e in events if e.kind == kind]:
+            kinds[f"{kind}:{value}"] += 1
     events.clear()
 
 

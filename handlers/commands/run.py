@@ -44,6 +44,7 @@ def poll(settings: Settings, token: str) -> int:
     """Long polling against Telegram (or ``TELEGRAM_API_BASE_URL``) with the configured store."""
     from engine.usecases import Deps, SystemEntropy
     from handlers.telegram.bot import build_application, set_commands
+    from handlers.telegram.clock import install_timer
     from infra.store import make_repository
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -57,5 +58,6 @@ def poll(settings: Settings, token: str) -> int:
         deps, token, base_url=settings.api_base_url, default_lang=settings.lang, updater=True
     )
     app.post_init = set_commands
+    install_timer(app)  # the turn clock: a sweep every ~20 s while polling
     app.run_polling(allowed_updates=ALLOWED_UPDATES)
     return 0

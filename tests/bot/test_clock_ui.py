@@ -4,11 +4,12 @@ pause/resume, bounded extensions, missed-turn alerts, stale sweeps."""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 
 from engine import usecases
 from handlers import lambda_sweeper
-from handlers.telegram import bot
+from handlers.telegram import bot, clock
 from handlers.telegram.harness import plain
 from tests.bot.conftest import Duel
 
@@ -196,3 +197,26 @@ def test_the_announcer_the_lambda_sweeper_calls_is_the_clocks(duel: Duel) -> Non
     assert "announce_sweep" in inspect.getsource(lambda_sweeper)
     h.runner.run(bot.announce_sweep(h.app, results))
     assert any("Вы ещё не запечатали приказ" in t for t in h.texts(duel.a))  # in Russian
+
+
+def test_the_local_timer_sweeps_while_the_bot_runs(duel: Duel) -> None:
+    """``sekundant run`` installs the timer: started in post_init, stopped in post_stop."""
+    h = duel.h
+    _timed_start(duel)
+    h.now += 31 * 60
+    clock.install_timer(h.app, interval=0.001)
+
+    def reminded() -> int:
+        return len([t for t in h.texts(duel.b) if "not sealed your order yet" in t])
+
+    async def run() -> None:
+        assert h.app.post_init is not None and h.app.post_stop is not None
+        await h.app.post_init(h.app)
+        for _ in range(1000):
+            await asyncio.sleep(0.001)
+            if reminded():
+                break
+        await h.app.post_stop(h.app)
+
+    h.runner.run(run())
+    assert reminded() == 1

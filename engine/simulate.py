@@ -266,6 +266,7 @@ def simulate(
     outcome_of = rules.outcome
     turns_total = 0
     turns_max = 0
+    plan = [(pid, fixed.get(pid)) for pid in order_pids]  # None: a random order each turn
     kinds: Counter[str] = Counter()
     events: list[Event] = []  # counted in batches (C-speed Counter over kinds)
 
@@ -294,21 +295,21 @@ def simulate(
             turns = 0
             while True:
                 out = outcome_of(state)
-                if out.finished:
+                if out.status != "running":  # = out.finished, minus a property call
                     break
                 if cap is not None and turns >= cap:
                     out = Outcome("draw", (), "turn_cap")
                     break
                 acting = acting_of(state)
                 orders: dict[str, Sealed[Any]] = {}
-                for pid in order_pids:  # a fixed order: deterministic whatever the hash seed
+                for pid, fixed_order in plan:  # setup order: deterministic whatever the hash seed
                     if pid not in acting:
                         continue
-                    order = fixed.get(pid)
-                    if order is None:
+                    if fixed_order is None:
                         order = random_order(state, pid, rng)
-                    elif validate(state, pid, order) is not None:
-                        # A fixed order the state no longer allows: the deadline default applies.
+                    elif validate(state, pid, fixed_order) is None:
+                        order = fixed_order
+                    else:  # a fixed order the state no longer allows: the deadline default
                         order = rules.default_order(state, pid)
                         defaulted += 1
                     orders[pid] = _new(Sealed, (order, 0, False))  # = Sealed(order), faster

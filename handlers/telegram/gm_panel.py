@@ -382,6 +382,9 @@ def _seat_by_word(match: Match, word: str) -> str:
     for s in match.seats:
         if word == s.pid or word.lower() == s.name.lower():
             return s.pid
+    starts = [s.pid for s in match.seats if s.name.lower().startswith(word.lower())]
+    if len(starts) == 1:  # a first name is enough when it is unambiguous
+        return starts[0]
     raise Rejection("no_such_participant", pid=word)
 
 

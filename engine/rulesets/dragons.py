@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
+from engine.events import Event
 from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
 from engine.savage import (
     DamageSpec,
@@ -170,7 +171,10 @@ class Stats:
     parry: int
 
     def weapon(self, name: str) -> Weapon | None:
-        return next((w for w in self.weapons if w.name == name), None)
+        for w in self.weapons:
+            if w.name == name:
+                return w
+        return None
 
 
 def build_stats(spec: CharacterSpec) -> Stats:
@@ -642,15 +646,34 @@ def _attack_geometry(
 
 def nearest_target(state: DragonsState, pid: str) -> str | None:
     """D34 DEFAULT "nearest": the smallest D19 Range, ties by initiative order."""
-    me = state.dragon(pid)
-    order = {p: i for i, p in enumerate(initiative(state, {}))}
-    others = [d for d in state.dragons if d.in_battle and d.pid != pid]
+    return _nearest(state.config, state.dragon(pid), state.dragons)
+
+
+class _Ranked(_Attacker, Protocol):
+    @property
+    def status(self) -> str: ...
+    @property
+    def npc(self) -> bool: ...
+    @property
+    def wild_card(self) -> bool: ...
+    @property
+    def index(self) -> int: ...
+
+
+def _nearest(cfg: DragonsConfig, me: _Ranked, dragons: Sequence[_Ranked]) -> str | None:
+    """:func:`nearest_target` on any dragon records (also the mutable ones of a resolution):
+    the initiative order without sealing times breaks ties."""
+    alive = [d for d in dragons if d.status == IN]
+    no_seal = 1 << 30
+    ranked = sorted(alive, key=lambda d: (-d.speed, -d.altitude, seal_rank(d, no_seal)))
+    order = {d.pid: i for i, d in enumerate(ranked)}
+    others = [d for d in alive if d.pid != me.pid]
     if not others:
         return None
-    return min(others, key=lambda d: (distance(state.config, me, d), order.get(d.pid, 1 << 20))).pid
+    return min(others, key=lambda d: (distance(cfg, me, d), order[d.pid])).pid
 
 
-def seal_rank(dragon: Dragon, seq: int) -> tuple[int, int, int]:
+def seal_rank(dragon: _Ranked, seq: int) -> tuple[int, int, int]:
     """D8: players by sealing time; Extras and GM characters count as sealing last, among
     themselves in the GM's listing order (D8 DEFAULT)."""
     if dragon.npc or not dragon.wild_card:
@@ -815,6 +838,7 @@ class _Live:
         "index",
         "name",
         "npc",
+        "orig",
         "pid",
         "shaken",
         "side",
@@ -826,6 +850,7 @@ class _Live:
     )
 
     def __init__(self, d: Dragon) -> None:
+        self.orig = d
         self.pid = d.pid
         self.side = d.side
         self.name = d.name
@@ -844,6 +869,20 @@ class _Live:
         self.consumed = d.consumed
 
     def freeze(self) -> Dragon:
+        o = self.orig
+        if (
+            self.speed == o.speed
+            and self.altitude == o.altitude
+            and self.status == o.status
+            and self.wounds == o.wounds
+            and self.shaken == o.shaken
+            and self.falling == o.falling
+            and self.fall_turns == o.fall_turns
+            and self.tail_of == o.tail_of
+            and self.broken == o.broken
+            and self.consumed == o.consumed
+        ):
+            return o  # unchanged this turn (e.g. out of the battle): no new record
         return Dragon(
             self.pid, self.side, self.name, self.npc, self.index, self.wild_card, self.speed,
             self.altitude, self.wounds, self.shaken, self.falling, self.fall_turns, self.status,
@@ -860,7 +899,12 @@ class _Live:
 
 
 def _able(d: _Live) -> bool:
-    return d.in_battle and not d.falling and not d.shaken
+    return d.status == IN and not d.falling and not d.shaken
+
+
+# Event(kind, actor, data) minus the named tuple's Python-level __new__ (same value), for the
+# events every activation emits: the simulator builds millions.
+_event = tuple.__new__
 
 
 class _Turn:
@@ -878,6 +922,7 @@ class _Turn:
         self.live = {d.pid: _Live(d) for d in state.dragons}
         self.orders = orders
         self.log = log
+        self.events = log.events
         self.forced: dict[str, tuple[str, int]] = {}
         self.spent: set[tuple[str, int]] = set()
         self.activated: set[str] = set()
@@ -962,44 +1007,45 @@ class _Turn:
     # --- the turn
 
     def run(self) -> None:
-        order = initiative(self.state, self.orders)
-        self.log.emit(
-            "initiative",
-            None,
-            turn=self.state.turn,
-            order=order,
-            positions={p: [self.live[p].speed, self.live[p].altitude] for p in order},
+        # D7-D8 as :func:`initiative`, on the live copies (same order: state order, stable sort).
+        ranks = self.ranks
+        ranked = sorted(
+            (d for d in self.live.values() if d.status == IN),
+            key=lambda d: (-d.speed, -d.altitude, ranks[d.pid]),
         )
-        for pid in order:
-            d = self.live[pid]
-            if d.in_battle:
+        order = [d.pid for d in ranked]
+        turn = self.state.turn
+        events = self.events
+        positions = {d.pid: [d.speed, d.altitude] for d in ranked}
+        data = {"turn": turn, "order": order, "positions": positions}
+        events.append(_event(Event, ("initiative", None, data)))
+        activated = self.activated
+        for d in ranked:
+            if d.status == IN:
                 self.activate(d)
-            self.activated.add(pid)
+            activated.add(d.pid)
         self.check_too_low()
-        self.log.emit(
-            "status",
-            None,
-            turn=self.state.turn,
-            dragons=[
-                {
-                    "pid": d.pid,
-                    "side": d.side,
-                    "speed": d.speed,
-                    "altitude": d.altitude,
-                    "wounds": d.wounds,
-                    "shaken": d.shaken,
-                    "falling": d.falling,
-                    "tail_of": d.tail_of,
-                    "status": d.status,
-                    "broken": list(d.broken),
-                    "consumed": d.consumed,
-                }
-                for d in self.live.values()
-            ],
-        )
+        dragons = [
+            {
+                "pid": d.pid,
+                "side": d.side,
+                "speed": d.speed,
+                "altitude": d.altitude,
+                "wounds": d.wounds,
+                "shaken": d.shaken,
+                "falling": d.falling,
+                "tail_of": d.tail_of,
+                "status": d.status,
+                "broken": list(d.broken),
+                "consumed": d.consumed,
+            }
+            for d in self.live.values()
+        ]
+        events.append(_event(Event, ("status", None, {"turn": turn, "dragons": dragons})))
 
     def activate(self, d: _Live) -> None:
-        self.log.emit("activation", d.pid, speed=d.speed, altitude=d.altitude)
+        data = {"speed": d.speed, "altitude": d.altitude}
+        self.events.append(_event(Event, ("activation", d.pid, data)))
         if d.falling:
             self.fall_turn(d)
             return
@@ -1017,19 +1063,22 @@ class _Turn:
                 "recover", d.pid, roll=roll.to_data(), recovered=recovered, may_act=may_act
             )
         if d.tail_of is None:
-            move, n = self.forced.get(d.pid, (order.move, order.n))
-            aero = None if d.pid in self.forced else order.aerobatics
-            self.move(d, move, n, aero, forced=d.pid in self.forced)
+            forced = self.forced.get(d.pid)
+            if forced is None:
+                self.move(d, order.move, order.n, order.aerobatics, forced=False)
+            else:
+                self.move(d, forced[0], forced[1], None, forced=True)
         if not order.actions:
             return
-        if not d.in_battle or d.falling or d.shaken or not may_act:
+        if d.status != IN or d.falling or d.shaken or not may_act:
             reason = "shaken" if d.shaken or not may_act else "falling" if d.falling else "out"
             self.log.emit("actions_void", d.pid, reason=reason, count=len(order.actions))
             return
         mods = [*self.penalty(d), ("multi_action", multi_action_penalty(
             len(order.actions), self.cfg.multi_action_penalty))]  # fmt: skip
+        spent = self.spent
         for i, action in enumerate(order.actions):
-            if (d.pid, i) in self.spent:
+            if spent and (d.pid, i) in spent:
                 continue
             if not _able(d):  # e.g. consumed by a crit-failed power earlier this activation
                 self.log.emit("impossible", d.pid, action=i, type=action.type, reason="disabled")
@@ -1047,7 +1096,8 @@ class _Turn:
 
     def impossible(self, d: _Live, i: int, action: Action, reason: str, **data: Any) -> None:
         # Decision 6: the declared action still counted for the multi-action penalty.
-        self.log.emit("impossible", d.pid, action=i, type=action.type, reason=reason, **data)
+        info = {"action": i, "type": action.type, "reason": reason, **data}
+        self.events.append(_event(Event, ("impossible", d.pid, info)))
 
     # --- movement (D11-D16, D26, D33)
 
@@ -1055,22 +1105,22 @@ class _Turn:
         converted = False
         if d.shaken and move != "level":
             move, n, converted = "level", 0, True  # D16 / decision 7
-        before = (d.speed, d.altitude)
+        speed_from, altitude_from = d.speed, d.altitude
         self.apply_move(d, move, n)
-        self.log.emit(
-            "move",
-            d.pid,
-            move=move,
-            n=n,
-            aerobatics=aero,
-            forced=forced,
-            converted=converted,
-            speed_from=before[0],
-            altitude_from=before[1],
-            speed=d.speed,
-            altitude=d.altitude,
-        )
-        followers = [p for p in self.live.values() if p.tail_of == d.pid and p.in_battle]
+        data = {
+            "move": move,
+            "n": n,
+            "aerobatics": aero,
+            "forced": forced,
+            "converted": converted,
+            "speed_from": speed_from,
+            "altitude_from": altitude_from,
+            "speed": d.speed,
+            "altitude": d.altitude,
+        }
+        self.events.append(_event(Event, ("move", d.pid, data)))
+        pid = d.pid
+        followers = [p for p in self.live.values() if p.tail_of == pid and p.status == IN]
         moved: list[_Live] = []
         for p in followers:
             if self.copy_move(p, d, move, n):
@@ -1128,11 +1178,10 @@ class _Turn:
         if d.speed <= 0:
             self.start_fall(d, "speed_zero")  # D14
             return
-        top = self.stats[d.pid].spec.top_speed
-        reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", move == "dive"
-                   and d.speed > top)) if on]  # fmt: skip
-        if not reasons:
+        over_top = move == "dive" and d.speed > self.stats[d.pid].spec.top_speed
+        if not aero and not over_top:
             return
+        reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
         # D33 / decision 5: a free Piloting roll, wound penalties only.
         roll = self.roll(d, "piloting", self.stats[d.pid].piloting, self.penalty(d))
         self.log.emit("dangerous", d.pid, reasons=reasons, aerobatics=aero, roll=roll.to_data())
@@ -1147,14 +1196,16 @@ class _Turn:
         loss = fall_loss(self.cfg, d.speed)  # D30
         d.altitude -= loss
         d.speed += self.cfg.dive_speed_gain * loss
-        self.log.emit("falling", d.pid, lost=loss, speed=d.speed, altitude=d.altitude)
+        data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
+        self.events.append(_event(Event, ("falling", d.pid, data)))
         self.check_too_low()
         if not d.in_battle:
             return
         penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
         roll = self.roll(d, "piloting", self.stats[d.pid].piloting,
                          [*self.penalty(d), ("falling", penalty)])  # fmt: skip
-        self.log.emit("regain", d.pid, roll=roll.to_data(), success=roll.success)
+        info = {"roll": roll.to_data(), "success": roll.success}
+        self.events.append(_event(Event, ("regain", d.pid, info)))
         if roll.success:
             d.falling = False
             d.fall_turns = 0
@@ -1181,20 +1232,22 @@ class _Turn:
             roll = self.roll(d, "fighting", stats.fighting, [*mods, *extra], tn=tn)
         else:
             roll = self.roll(d, "shooting", stats.shooting, [*mods, ("range", penalty)], tn=tn)
-        self.log.emit(
-            "attack",
-            d.pid,
-            target=t.pid,
-            weapon=weapon.name,
-            melee=weapon.melee,
-            range=rng,
-            band=band,
-            roll=roll.to_data(),
-        )
+        data = {
+            "target": t.pid,
+            "weapon": weapon.name,
+            "melee": weapon.melee,
+            "range": rng,
+            "band": band,
+            "roll": roll.to_data(),
+        }
+        events = self.events
+        events.append(_event(Event, ("attack", d.pid, data)))
         if not roll.success:
-            self.log.emit("miss", d.pid, target=t.pid, weapon=weapon.name)
+            data = {"target": t.pid, "weapon": weapon.name}
+            events.append(_event(Event, ("miss", d.pid, data)))
             return
-        self.log.emit("hit", d.pid, target=t.pid, weapon=weapon.name, raises=roll.raises)
+        data = {"target": t.pid, "weapon": weapon.name, "raises": roll.raises}
+        events.append(_event(Event, ("hit", d.pid, data)))
         self.damage(d, t, weapon, raised=roll.raises > 0)
 
     def gang_up(self, d: _Live, t: _Live) -> int:
@@ -1312,8 +1365,7 @@ class _Turn:
     def consumed_order(self, d: _Live) -> DragonOrder:
         """D34: a consumed dragon flies level and attacks the nearest dragon with the first
         weapon that can reach it."""
-        frozen = replace(self.state, dragons=tuple(x.freeze() for x in self.live.values()))
-        target = nearest_target(frozen, d.pid)
+        target = _nearest(self.cfg, d, list(self.live.values()))
         actions: tuple[Action, ...] = ()
         if target is not None:
             t = self.live[target]
@@ -1696,12 +1748,9 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
     ) -> DragonsState:
         turn = _Turn(state, orders, log)
         turn.run()
-        return DragonsState(
-            state.config,
-            state.stats,
-            tuple(turn.live[d.pid].freeze() for d in state.dragons),
-            state.turn + 1,
-        )
+        # ``turn.live`` holds the dragons in state order.
+        dragons = tuple([d.freeze() for d in turn.live.values()])
+        return DragonsState(state.config, state.stats, dragons, state.turn + 1)
 
     def outcome(self, state: DragonsState) -> Outcome:
         """D35: over when at most one side has dragons still in the battle (or at the GM's turn

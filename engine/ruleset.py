@@ -77,6 +77,8 @@ class Ruleset(ABC, Generic[C, S, O]):
     # The simulator counts every event under its kind; for a kind listed here it also counts
     # it under ``kind:value`` of the named data field (e.g. {"hit": "part"} -> ``hit:head``).
     count_detail: ClassVar[Mapping[str, str]] = {}
+    # Event keys the simulator reports even when they never happened (as 0).
+    count_always: ClassVar[tuple[str, ...]] = ()
 
     # --- configuration and characters (data, validated at the edge of the core) ---
 

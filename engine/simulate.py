@@ -338,6 +338,8 @@ def simulate(
         outcomes.setdefault(key, 0)
     if defaulted:
         kinds["order_defaulted"] += defaulted
+    for key in rules.count_always:
+        kinds.setdefault(key, 0)
     result.events.update(kinds)
     return result
 

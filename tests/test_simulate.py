@@ -269,3 +269,13 @@ def test_generic_fixed_order_validated_by_the_ruleset() -> None:
         prepare(parse_setup(setup))
     assert exc.value.where == "participants[1].orders"
     assert exc.value.reason == Rejection("bonus_out_of_range", min=0, max=2, got=5)
+
+
+def test_pistol_keys_are_reported_even_when_zero() -> None:
+    setup = pistol_setup()
+    for p in setup["participants"]:
+        p["orders"] = {"move": 0, "aim": [5, 5]}  # nobody can ever hit
+    events = run(setup, 20, seed=1).events
+    for key in ("hit:head", "hit:torso", "hit:arm", "hit:leg", "hit", "death", "wound"):
+        assert events[key] == 0
+    assert events["miss"] == 20 * 6 * 2

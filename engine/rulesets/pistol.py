@@ -372,6 +372,10 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
     min_participants: ClassVar[int] = 2  # P1
     max_participants: ClassVar[int] = 2
     count_detail: ClassVar[Mapping[str, str]] = {"hit": "part"}  # hit:head, hit:torso… (P11)
+    count_always: ClassVar[tuple[str, ...]] = (
+        *(f"hit:{part}" for part in PARTS),
+        *("hit", "miss", "death", "wound"),
+    )
 
     # --- characters ---
 

@@ -147,7 +147,16 @@ def parse_setup(raw: Any) -> Setup:
     participants = []
     for i, p in enumerate(doc.participants):
         if p.id in seen:
-            raise SetupError(f"participants[{i}].id", Rejection("duplicate_participant", pid=p.id))
+            where = f"participants[{i}].id"
+            raise SetupError(
+                where,
+                Rejection(
+                    "invalid_field",
+                    what="setup",
+                    field=where,
+                    expected=f"an id not used before ({p.id!r} is)",
+                ),
+            )
         seen.add(p.id)
         orders = p.orders
         if orders == RANDOM:

@@ -127,7 +127,7 @@ P0 = "participants[0]"
             "aim_out_of_window",
         ),
         (0, {"id": "a", "character": RIFLE, "orders": "often"}, f"{P0}.orders", "invalid_field"),
-        (1, {"id": "a", "character": RIFLE}, "participants[1].id", "duplicate_participant"),
+        (1, {"id": "a", "character": RIFLE}, "participants[1].id", "invalid_field"),
         (0, {"character": RIFLE}, f"{P0}.id", "invalid_field"),
     ],
 )

@@ -3,7 +3,9 @@
 1. Stage only what the functions import into ``build/lambda/`` (the ``engine``, ``handlers``
    and ``infra`` packages without caches, plus ``requirements-lambda.txt`` as
    ``requirements.txt``); ``template.yaml``'s ``CodeUri`` points there, so tests, the venv
-   and the rest of the repository never reach the package.
+   and the rest of the repository never reach the package. The gettext catalogs are compiled
+   here, one ``<lang>.mo`` per language replacing its ``.po`` files, so Babel (and its
+   ~30 MB of locale data) is a build-time tool and not part of the package.
 2. ``sam build`` for the template's runtime (python3.12, arm64): SAM's pip workflow needs that
    exact interpreter on PATH; this finds it (PATH, then pyenv) or stops with a clear message.
 3. Compile bytecode into the build with that interpreter and ``--invalidation-mode
@@ -103,8 +105,27 @@ def stage(root: Path = ROOT) -> Path:
     target.mkdir(parents=True)
     for package in PACKAGES:
         shutil.copytree(root / package, target / package, ignore=IGNORE)
+    compile_catalogs(target)
     shutil.copyfile(root / "requirements-lambda.txt", target / "requirements.txt")
     return target
+
+
+def compile_catalogs(staged: Path) -> list[Path]:
+    """Replace the staged ``.po`` catalogs by one compiled ``<lang>.mo`` per language (what
+    ``handlers.telegram.i18n`` loads when present); the written files."""
+    from handlers.telegram import i18n
+
+    locale_dir = staged / i18n.LOCALE_DIR.relative_to(ROOT)
+    if not locale_dir.is_dir():
+        return []
+    written = []
+    for lang in i18n.LANGS:
+        mo = i18n.mo_file(lang, locale_dir)
+        mo.write_bytes(i18n.compile_catalog(lang, locale_dir))
+        written.append(mo)
+    for po in locale_dir.glob("*.po"):
+        po.unlink()
+    return written
 
 
 def plan(root: Path, python: Path, *, guided: bool, extra: Sequence[str] = ()) -> list[Step]:

@@ -127,13 +127,15 @@ def package_size() -> None:
 
 
 def _stage_into(tmp: Path) -> Path:
-    """Stage the real packages (as ``make deploy`` does) without touching ``build/``."""
+    """Stage the real packages (as ``make deploy`` does: catalogs compiled to ``.mo``) without
+    touching ``build/``."""
     import shutil
 
-    from infra.deploy import IGNORE, PACKAGES
+    from infra.deploy import IGNORE, PACKAGES, compile_catalogs
 
     for package in PACKAGES:
         shutil.copytree(ROOT / package, tmp / package, ignore=IGNORE)
+    compile_catalogs(tmp)
     return tmp
 
 

@@ -3,6 +3,8 @@ and staging packages only the functions' code."""
 
 from __future__ import annotations
 
+import io
+import shutil
 from pathlib import Path
 
 import pytest
@@ -100,3 +102,48 @@ def test_the_real_stage_holds_the_handlers_and_no_tests() -> None:
     requirements = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert not any(r.startswith(("boto3", "botocore")) for r in requirements)  # in the runtime
     assert any(r.startswith("python-telegram-bot") for r in requirements)
+
+
+def test_staging_compiles_the_catalogs_to_mo_files_that_translate_like_the_po_files(
+    tmp_path: Path,
+) -> None:
+    # The package ships <lang>.mo only (no Babel at runtime); they must say exactly what the
+    # .po files say, plural forms included.
+    import gettext
+
+    from handlers.telegram import i18n
+
+    locale = tmp_path / "handlers" / "telegram" / "locale"
+    shutil.copytree(i18n.LOCALE_DIR, locale, ignore=shutil.ignore_patterns("*.mo"))
+    written = deploy.compile_catalogs(tmp_path)
+    assert sorted(p.name for p in locale.iterdir()) == sorted(f"{lang}.mo" for lang in i18n.LANGS)
+    assert written == [i18n.mo_file(lang, locale) for lang in i18n.LANGS]
+    for lang in i18n.LANGS:
+        with i18n.mo_file(lang, locale).open("rb") as fh:
+            built = gettext.GNUTranslations(fh)
+        source = gettext.GNUTranslations(io.BytesIO(i18n.compile_catalog(lang)))
+        assert built._catalog == source._catalog  # type: ignore[attr-defined]
+        assert built.ngettext("x", "x.plural", 5) == source.ngettext("x", "x.plural", 5)
+        assert built.plural(5) == source.plural(5)  # type: ignore[attr-defined]
+
+
+def test_i18n_loads_a_precompiled_mo_without_babel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from handlers.telegram import i18n
+
+    mo = tmp_path / "en.mo"
+    mo.write_bytes(i18n.compile_catalog("en"))
+    expected = i18n.t("en", "lobby.title", ruleset="<b>x</b>", id="m1")
+
+    def no_babel(lang: str, locale_dir: Path = i18n.LOCALE_DIR) -> bytes:
+        raise AssertionError("compiled the .po files although a .mo is there")
+
+    monkeypatch.setattr(i18n, "mo_file", lambda lang, locale_dir=tmp_path: tmp_path / f"{lang}.mo")
+    monkeypatch.setattr(i18n, "compile_catalog", no_babel)
+    i18n.catalog.cache_clear()
+    try:
+        assert i18n.t("en", "lobby.title", ruleset="<b>x</b>", id="m1") == expected
+        assert i18n.has("en", "lobby.title")
+    finally:
+        i18n.catalog.cache_clear()

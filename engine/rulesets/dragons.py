@@ -1484,71 +1484,86 @@ class _Turn:
             self.spirit_or_consumed(d, "power_crit")  # D34
 
 
-class _Probe:
-    """A cheap stand-in for a dragon at a hypothetical position (random orders)."""
-
-    __slots__ = ("altitude", "broken", "pid", "speed", "tail_of")
-
-    def __init__(self, d: Dragon) -> None:
-        self.pid = d.pid
-        self.speed = d.speed
-        self.altitude = d.altitude
-        self.tail_of = d.tail_of
-        self.broken = d.broken
+# (move, n, Speed after, Altitude change) of a movement.
+_MoveRow = tuple[str, int, int, int]
 
 
-def _legal_moves(cfg: DragonsConfig, me: Dragon, top: int) -> list[tuple[str, int, int, int]]:
-    """(move, n, Speed, Altitude) of every legal movement with at most 3 units of climb or
-    dive (the same rules as :func:`movement_result`, without building rejections)."""
-    if me.tail_of is not None:
-        return [("level", 0, me.speed, me.altitude)]  # D26
-    out: list[tuple[str, int, int, int]] = []
+def _legal_moves(cfg: DragonsConfig, speed: int, top: int) -> list[_MoveRow]:
+    """Every legal movement of a dragon at ``speed`` that is not on a tail, with at most 3
+    units of climb or dive (the same rules as :func:`movement_result`, without building
+    rejections)."""
+    out: list[_MoveRow] = []
     for k in range(-cfg.level_slow_down, cfg.level_speed_up + 1):
-        speed = me.speed + k
-        if speed < 0 or (k > 0 and cfg.level_capped_by_top_speed and speed > max(top, me.speed)):
+        after = speed + k
+        if after < 0 or (k > 0 and cfg.level_capped_by_top_speed and after > max(top, speed)):
             continue
-        out.append(("level", k, speed, me.altitude))
+        out.append(("level", k, after, 0))
     for k in range(1, min(3, cfg.max_altitude_change) + 1):
-        speed = me.speed - cfg.climb_speed_cost * k
-        if speed < 0 and cfg.refuse_impossible_climb:
+        after = speed - cfg.climb_speed_cost * k
+        if after < 0 and cfg.refuse_impossible_climb:
             break
-        out.append(("climb", k, max(speed, 0), me.altitude + k))
+        out.append(("climb", k, max(after, 0), k))
     for k in range(1, min(3, cfg.max_altitude_change) + 1):
-        out.append(("dive", k, me.speed + cfg.dive_speed_gain * k, me.altitude - k))
+        out.append(("dive", k, speed + cfg.dive_speed_gain * k, -k))
     return out
+
+
+# The legal movements by (Speed, Top Speed) for the last config seen: random orders ask for
+# the same few again and again. One entry (config, table), swapped whole, so a config change
+# (or another thread) only costs a recomputation.
+_MovesTable = dict[tuple[int, int], list[_MoveRow]]
+_MOVES_MEMO: list[tuple[DragonsConfig | None, _MovesTable]] = [(None, {})]
+
+
+def _legal_moves_memo(cfg: DragonsConfig, speed: int, top: int) -> list[_MoveRow]:
+    """:func:`_legal_moves`, memoised; the caller must not modify the list."""
+    memo_cfg, table = _MOVES_MEMO[0]
+    if memo_cfg is not cfg:
+        table = {}
+        _MOVES_MEMO[0] = (cfg, table)
+    rows = table.get((speed, top))
+    if rows is None:
+        rows = table[(speed, top)] = _legal_moves(cfg, speed, top)
+    return rows
+
+
+# A candidate action of a random order: the fields of :class:`Action` in order (an Action is
+# only built for the few that are chosen).
+_Candidate = tuple[str, str | None, str | None, str | None, str | None, str]
 
 
 def _actions_from(
     cfg: DragonsConfig,
-    stats: Stats,
-    probe: _Probe,
+    weapons: Sequence[Weapon],
+    speed: int,
+    altitude: int,
+    tail_of: str | None,
     foes: Sequence[Dragon],
-) -> list[Action]:
-    """Attacks and tail attempts that look possible from the probe's position: the D18-D21
-    geometry of :func:`_attack_geometry`, inlined because random play calls it a lot."""
-    out: list[Action] = []
+) -> list[_Candidate]:
+    """Attacks and tail attempts that look possible from (``speed``, ``altitude``): the D18-D21
+    geometry of :func:`_attack_geometry`, inlined because random play calls it a lot.
+    ``weapons`` are the working ones."""
+    out: list[_Candidate] = []
     factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
     for foe in foes:
-        same_alt = probe.altitude == foe.altitude
-        same_speed = probe.speed == foe.speed
-        on_tail = same_alt and probe.tail_of == foe.pid
-        above = probe.altitude > foe.altitude
+        same_alt = altitude == foe.altitude
+        same_speed = speed == foe.speed
+        on_tail = same_alt and tail_of == foe.pid
+        above = altitude > foe.altitude
         if on_tail:
             rng = cfg.range_on_tail
         else:
-            rng = cfg.range_per_speed * abs(probe.speed - foe.speed) + cfg.range_per_altitude * (
-                probe.altitude - foe.altitude
+            rng = cfg.range_per_speed * abs(speed - foe.speed) + cfg.range_per_altitude * (
+                altitude - foe.altitude
             )
-        for w in stats.weapons:
-            if w.name in probe.broken:
-                continue
+        for w in weapons:
             if w.melee:
                 if same_alt and (same_speed or not cfg.melee_requires_range_5):
-                    out.append(Action("attack", weapon=w.name, target=foe.pid))
+                    out.append(("attack", w.name, foe.pid, None, None, ""))
             elif (above or on_tail) and w.bands is not None and rng <= w.bands[2] * factor:
-                out.append(Action("attack", weapon=w.name, target=foe.pid))
-        if same_alt and same_speed and probe.tail_of != foe.pid and not foe.falling:
-            out.append(Action("tail", target=foe.pid))
+                out.append(("attack", w.name, foe.pid, None, None, ""))
+        if same_alt and same_speed and tail_of != foe.pid and not foe.falling:
+            out.append(("tail", None, foe.pid, None, None, ""))
     return out
 
 
@@ -1700,44 +1715,55 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         from those that look possible after the movement."""
         cfg = state.config
         me = state.dragon(pid)
-        if not me.in_battle or me.falling:
+        if me.status != IN or me.falling:
             return self.default_order(state, pid)
         stats = state.stats[pid]
-        foes = [d for d in state.dragons if d.in_battle and d.team != me.team and d.tail_of != pid]
-        moves = _legal_moves(cfg, me, stats.spec.top_speed)
-        probe = _Probe(me)
-        if rng.random() < 0.5:
+        team = me.team
+        dragons = state.dragons
+        foes = [d for d in dragons if d.status == IN and d.team != team and d.tail_of != pid]
+        tail_of = me.tail_of
+        moves: list[_MoveRow]
+        if tail_of is not None:
+            moves = [("level", 0, me.speed, 0)]  # D26
+        else:
+            moves = _legal_moves_memo(cfg, me.speed, stats.spec.top_speed)
+        random_ = rng.random
+        if random_() < 0.5:
+            moves = list(moves)
             rng.shuffle(moves)  # look for a movement after which something can be attacked
         else:
-            moves = [moves[int(rng.random() * len(moves))]]
-        candidates: list[Action] = []
-        for move, n, probe.speed, probe.altitude in moves:  # noqa: B007 - the pick is kept
-            candidates = _actions_from(cfg, stats, probe, foes)
+            moves = [moves[int(random_() * len(moves))]]
+        broken = me.broken
+        weapons = [w for w in stats.weapons if w.name not in broken] if broken else stats.weapons
+        candidates: list[_Candidate] = []
+        altitude = me.altitude
+        for move, n, speed, climbed in moves:  # noqa: B007 - the pick is kept
+            candidates = _actions_from(cfg, weapons, speed, altitude + climbed, tail_of, foes)
             if candidates:
                 break
-        aero = "loop" if me.tail_of is None and rng.random() < 0.05 else None
-        if me.tail_of is not None:
-            choice = FORCE_CHOICES[int(rng.random() * 2)]
-            raise_choice = FORCE_RAISE_CHOICES[int(rng.random() * 2)]
-            candidates = [*candidates, Action("force", choice=choice, raise_choice=raise_choice)]
-        if any(d.tail_of == pid and d.in_battle for d in state.dragons):
-            candidates = [*candidates, Action("break")]
-        if stats.arcane is not None and rng.random() < 0.1:
-            candidates = [*candidates, Action("power", text="power")]
+        aero = "loop" if tail_of is None and random_() < 0.05 else None
+        if tail_of is not None:
+            choice = FORCE_CHOICES[int(random_() * 2)]
+            raise_choice = FORCE_RAISE_CHOICES[int(random_() * 2)]
+            candidates.append(("force", None, None, choice, raise_choice, ""))
+        if any(d.tail_of == pid and d.status == IN for d in dragons):
+            candidates.append(("break", None, None, None, None, ""))
+        if stats.arcane is not None and random_() < 0.1:
+            candidates.append(("power", None, None, None, None, "power"))
         if not candidates:
             return DragonOrder(move, n, aero)
         rng.shuffle(candidates)
-        count = int(rng.random() * cfg.max_actions) + 1
+        count = int(random_() * cfg.max_actions) + 1
         chosen: list[Action] = []
         used: set[str | None] = set()
-        for a in candidates:
+        for c in candidates:
             if len(chosen) >= count:
                 break
-            if a.type == "attack":
-                if a.weapon in used:
+            if c[0] == "attack":
+                if c[1] in used:
                     continue
-                used.add(a.weapon)
-            chosen.append(a)
+                used.add(c[1])
+            chosen.append(Action(*c))
         return DragonOrder(move, n, aero, tuple(chosen))
 
     def resolve(

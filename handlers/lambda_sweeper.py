@@ -11,10 +11,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from engine import usecases
 from handlers import runtime
 from handlers.runtime import Runtime
-from handlers.telegram import bot
 
 log = logging.getLogger("sekundant.lambda")
 
@@ -26,6 +24,9 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
     """One sweep with the runtime ``rt``; returns counts for the log (and tests)."""
+    from engine import usecases  # wired with the runtime (handlers.runtime)
+    from handlers.telegram import bot
+
     results = usecases.sweep(rt.deps, limit)
     errors = rt.services.errors
     errors.clear()

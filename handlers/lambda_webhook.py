@@ -24,8 +24,6 @@ from typing import Any
 from telegram import Update
 from telegram.error import BadRequest, NetworkError, RetryAfter
 
-from engine.errors import ConflictError
-from engine.usecases import TryAgainError
 from handlers import runtime
 from handlers.runtime import Runtime
 
@@ -112,6 +110,11 @@ def is_transient(exc: BaseException) -> bool:
 
 
 def _transient_one(exc: BaseException) -> bool:
+    # Imported here: the engine is wired on the first real update (handlers.runtime), and an
+    # error can only come from it after that.
+    from engine.errors import ConflictError
+    from engine.usecases import TryAgainError
+
     if isinstance(exc, TryAgainError | ConflictError | RetryAfter):
         return True
     if isinstance(exc, BadRequest):  # a NetworkError subclass, but permanent

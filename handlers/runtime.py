@@ -1,15 +1,21 @@
 """Cold-start wiring shared by the Lambda entries (webhook and deadline sweeper).
 
-Built once per container and reused by every warm invocation:
+Built once per container and reused by every warm invocation, in two stages:
 
-- settings from the environment (no ``.env`` on Lambda), the DynamoDB repository;
-- the bot token read once from SSM Parameter Store or Secrets Manager (:mod:`infra.secrets`),
-  never from a plain environment variable, never logged;
-- one event loop that lives as long as the container: PTB's HTTP client pools connections
-  bound to the loop that opened them, so ``asyncio.run`` per invocation breaks every second
-  call (``shared/notes/serverless-lambda.md`` section 3a);
-- a request class that answers ``getMe`` from configuration (``TELEGRAM_BOT_USERNAME`` and
-  the id before the token's colon), so a cold start makes no network call.
+- :func:`cold_start` (on the container's first call): what authenticating a delivery needs.
+  The bot token read once from SSM Parameter Store or Secrets Manager (:mod:`infra.secrets`),
+  never from a plain environment variable, never logged; the webhook secret; one event loop
+  that lives as long as the container: PTB's HTTP client pools connections bound to the loop
+  that opened them, so ``asyncio.run`` per invocation breaks every second call
+  (``shared/notes/serverless-lambda.md`` section 3a).
+- :meth:`Runtime.wire` (on first use of ``app``/``deps``): what processing one needs. Settings
+  validated (no ``.env`` on Lambda), the DynamoDB client and repository, the Application
+  built and initialised. This imports the engine, pydantic and the bot's handlers and loads
+  the SDK's DynamoDB model (most of a cold start's CPU), so a delivery with a wrong secret
+  never pays for it; the first real update pays it once, before it is processed.
+
+A request class answers ``getMe`` from configuration (``TELEGRAM_BOT_USERNAME`` and the id
+before the token's colon), so wiring makes no network call.
 """
 
 from __future__ import annotations
@@ -19,18 +25,20 @@ import json
 import logging
 import os
 import time
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from telegram.ext import Application
 from telegram.request import BaseRequest, RequestData
 
-from engine.usecases import Deps, SystemEntropy
-from handlers.telegram.bot import SERVICES, Services, build_application
 from infra import secrets
-from infra.settings import SettingsError, load_settings
-from infra.store import make_repository
+
+if TYPE_CHECKING:
+    from telegram.ext import Application
+
+    from engine.ports import MatchRepository
+    from engine.usecases import Deps
+    from handlers.telegram.bot import Services
 
 T = TypeVar("T")
 log = logging.getLogger("sekundant.lambda")
@@ -101,15 +109,42 @@ class LocalGetMe(BaseRequest):
 
 @dataclass
 class Runtime:
-    """One container's wiring: the initialised Application, its use-case deps, its loop."""
+    """One container's wiring: its loop and webhook secret now, the initialised Application
+    and its use-case deps on first use (:meth:`wire`)."""
 
-    app: Application[Any, Any, Any, Any, Any, Any]
-    deps: Deps
     loop: asyncio.AbstractEventLoop
     webhook_secret: str | None = None
+    wiring: Callable[[Runtime], tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]] | None = (
+        field(default=None, repr=False)
+    )
+    _deps: Deps | None = field(default=None, repr=False)
+    _app: Application[Any, Any, Any, Any, Any, Any] | None = field(default=None, repr=False)
+
+    def wire(self) -> None:
+        """Build and initialise the Application and the deps, once (never inside ``run``)."""
+        if self._app is None:
+            assert self.wiring is not None, "a Runtime needs its wiring"
+            started = time.perf_counter()
+            self._deps, self._app = self.wiring(self)
+            self.wiring = None
+            log.info("wired the bot in %.0f ms", (time.perf_counter() - started) * 1000)
+
+    @property
+    def app(self) -> Application[Any, Any, Any, Any, Any, Any]:
+        self.wire()
+        assert self._app is not None
+        return self._app
+
+    @property
+    def deps(self) -> Deps:
+        self.wire()
+        assert self._deps is not None
+        return self._deps
 
     @property
     def services(self) -> Services:
+        from handlers.telegram.bot import SERVICES
+
         svc: Services = self.app.bot_data[SERVICES]
         return svc
 
@@ -125,18 +160,49 @@ def cold_start(
     request: BaseRequest | None = None,
     clients: secrets.ClientFactory | None = None,
     clock: Any = time.time,
+    repo: MatchRepository | None = None,
 ) -> Runtime:
-    """Wire a container: settings, token, repository, Application (initialised, no network).
+    """Start a container: token, webhook secret, loop; the repository and the bot are wired
+    on first use (:meth:`Runtime.wire`, no network call either).
 
-    ``webhook`` also reads the webhook secret (the sweeper does not need it). ``request`` and
-    ``clients`` (``service name -> boto3 client``) are the seams tests use."""
+    ``webhook`` also reads the webhook secret (the sweeper does not need it). ``request``,
+    ``clients`` (``service name -> boto3 client``) and ``repo`` (instead of the DynamoDB
+    repository, e.g. :class:`infra.memory.MemoryRepository`) are the seams tests and the
+    benchmark use."""
     env = dict(os.environ if env is None else env)
-    settings = load_settings(env, dotenv=False)
-    if not settings.bot_username:
+    if not env.get("TELEGRAM_BOT_USERNAME"):
+        from infra.settings import SettingsError
+
         raise SettingsError("TELEGRAM_BOT_USERNAME: expected the bot's username (without @)")
     make_client = clients or _boto3_client
     token = secrets.bot_token(env, make_client)
-    repo = make_repository(settings, store="dynamodb", client=make_client("dynamodb"))
+    secret = secrets.webhook_secret(env, make_client) if webhook else None
+
+    def wiring(rt: Runtime) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
+        return _wire(rt, env, token, make_client, repo, request, clock)
+
+    return Runtime(loop=asyncio.new_event_loop(), webhook_secret=secret, wiring=wiring)
+
+
+def _wire(
+    rt: Runtime,
+    env: Mapping[str, str],
+    token: str,
+    make_client: secrets.ClientFactory,
+    repo: MatchRepository | None,
+    request: BaseRequest | None,
+    clock: Any,
+) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
+    from engine.usecases import Deps, SystemEntropy
+    from handlers.telegram.bot import build_application
+    from infra.settings import SettingsError, load_settings
+    from infra.store import make_repository
+
+    settings = load_settings(env, dotenv=False)
+    if not settings.bot_username:
+        raise SettingsError("TELEGRAM_BOT_USERNAME: expected the bot's username (without @)")
+    if repo is None:
+        repo = make_repository(settings, store="dynamodb", client=make_client("dynamodb"))
     deps = Deps(repo=repo, clock=clock, entropy=SystemEntropy())
     if request is None:
         from telegram.request import HTTPXRequest
@@ -151,10 +217,8 @@ def cold_start(
         base_url=settings.api_base_url,
         default_lang=settings.lang,
     )
-    loop = asyncio.new_event_loop()
-    loop.run_until_complete(app.initialize())
-    secret = secrets.webhook_secret(env, make_client) if webhook else None
-    return Runtime(app=app, deps=deps, loop=loop, webhook_secret=secret)
+    rt.run(app.initialize())
+    return deps, app
 
 
 def _boto3_client(service: str) -> Any:
@@ -174,3 +238,9 @@ def container(*, webhook: bool = True) -> Runtime:
         rt = _CONTAINER[webhook] = cold_start(webhook=webhook)
         log.info("cold start wired in %.0f ms", (time.perf_counter() - started) * 1000)
     return rt
+
+
+def install(rt: Runtime, *, webhook: bool = True) -> None:
+    """Make ``rt`` this process's container, so the entries' ``lambda_handler`` use it (the
+    memory benchmark and tests wire theirs with :func:`cold_start`'s seams)."""
+    _CONTAINER[webhook] = rt

@@ -8,7 +8,7 @@ from typing import Any
 from engine.match import Phase
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import GROUP_ID, Harness
-from tests.serverless.conftest import fixture
+from tests.serverless.webhook_harness import fixture
 
 MAX_TURNS = 12
 ORDER = "/order move 0 aim 0:1"

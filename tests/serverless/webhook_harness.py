@@ -1,0 +1,108 @@
+"""The serverless tests' webhook harness without pytest or moto (also used by the memory
+benchmark in a clean process): fixture-shaped API Gateway events, the functions' environment,
+and a bot harness that delivers every update through the Lambda webhook entry."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from handlers import lambda_webhook
+from handlers.runtime import Runtime
+from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI
+from handlers.telegram.harness import Harness
+from tests.storage.aws import FAKE_ENV
+
+FIXTURES = Path("/work/shared/fixtures")
+if not FIXTURES.exists():  # a checkout without the shared folder: the copies next to us
+    FIXTURES = Path(__file__).with_name("fixtures")
+REGION = FAKE_ENV["AWS_DEFAULT_REGION"]
+TABLE = "sekundant-lambda-test"
+TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
+TOKEN_PARAMETER = "/sekundant/bot-token"
+SECRET_NAME = "sekundant-webhook-secret"
+SECRET = "S3cretWebhookToken0123456789abcdefABCDEF"
+
+
+def fixture(name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
+    return data
+
+
+def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> dict[str, Any]:
+    """A real HTTP API (payload 2.0) event, as the fixture, carrying ``update`` base64 encoded."""
+    event = copy.deepcopy(fixture("aws/http-api-proxy.json"))
+    raw = update if isinstance(update, bytes) else json.dumps(update).encode()
+    event["body"] = base64.b64encode(raw).decode()
+    event["isBase64Encoded"] = True
+    event["rawPath"] = event["requestContext"]["http"]["path"] = "/webhook"
+    event["headers"] = {"content-type": "application/json", "host": "id.execute-api"}
+    if secret is not None:
+        event["headers"]["x-telegram-bot-api-secret-token"] = secret
+    return event
+
+
+class Clock:
+    def __init__(self, now: float = 1_764_440_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def lambda_env(secret_arn: str) -> dict[str, str]:
+    """The functions' environment as ``template.yaml`` sets it (no token in it)."""
+    return {
+        "SEKUNDANT_STORE": "dynamodb",
+        "SEKUNDANT_TABLE": TABLE,
+        "SEKUNDANT_LANG": "ru",
+        "TELEGRAM_BOT_USERNAME": BOT_USERNAME,
+        "SEKUNDANT_TOKEN_PARAMETER": TOKEN_PARAMETER,
+        "SEKUNDANT_WEBHOOK_SECRET": secret_arn,
+    }
+
+
+class WebhookHarness(Harness):
+    """The bot harness, but every update goes through the Lambda webhook entry of one or more
+    "containers" (runtimes) as an API Gateway event; responses are kept."""
+
+    def __init__(self, runtimes: list[Runtime], api: FakeBotAPI, clock: Clock) -> None:
+        # Not Harness.__init__: the runtimes were wired by cold_start, like on Lambda.
+        self.runtimes = runtimes
+        self.rt = runtimes[0]
+        self.app = self.rt.app
+        self.deps = self.rt.deps
+        self.api = api
+        self.clock = clock
+        self._update_ids = itertools.count(900_000_100)
+        self._cbq = itertools.count(1)
+        self.slept: list[float] = []
+        self.responses: list[dict[str, Any]] = []
+        self.held: list[dict[str, Any]] | None = None
+        self.fed: list[dict[str, Any]] = []
+
+        async def no_sleep(seconds: float) -> None:
+            self.slept.append(seconds)
+
+        for rt in runtimes:
+            rt.services.sleep = no_sleep
+
+    @property
+    def now(self) -> float:  # type: ignore[override]
+        return self.clock.now
+
+    def feed(self, update: dict[str, Any]) -> None:
+        if self.held is not None:  # collecting updates to deliver later (concurrency)
+            self.held.append(update)
+            return
+        self.fed.append(update)
+        self.responses.append(lambda_webhook.handle(api_event(update), self.rt))
+
+    def close(self) -> None:
+        for rt in self.runtimes:
+            rt.run(rt.app.shutdown())
+            rt.loop.close()

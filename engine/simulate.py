@@ -179,6 +179,11 @@ def parse_setup(raw: Any) -> Setup:
     return Setup(doc.ruleset, dict(doc.config), tuple(participants), doc.turns)
 
 
+def _malformed(where: str, what: str, exc: Exception) -> Rejection:
+    detail = f"{type(exc).__name__}: {exc}"
+    return Rejection("invalid_field", what="setup", field=where, expected=f"{what} ({detail})")
+
+
 def _path(dotted: str) -> str:
     """``participants.0.id`` -> ``participants[0].id``."""
     out = ""
@@ -215,10 +220,13 @@ def prepare(setup: Setup) -> Prepared:
             ),
         )
     for i, p in enumerate(setup.participants):
+        where = f"participants[{i}].character"
         try:
             rules.check_character(config, p.character)
         except Rejection as exc:
-            raise SetupError(f"participants[{i}].character", exc) from None
+            raise SetupError(where, exc) from None
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SetupError(where, _malformed(where, "a character sheet", exc)) from None
     entrants = tuple(
         Entrant(p.pid, p.side or p.pid, p.character, npc=p.npc, name=p.name)
         for p in setup.participants
@@ -231,10 +239,13 @@ def prepare(setup: Setup) -> Prepared:
     for i, p in enumerate(setup.participants):
         if p.orders is None:
             continue
+        where = f"participants[{i}].orders"
         try:
             fixed[p.pid] = rules.check_order(state, p.pid, p.orders)
         except Rejection as exc:
-            raise SetupError(f"participants[{i}].orders", exc) from None
+            raise SetupError(where, exc) from None
+        except (KeyError, TypeError, ValueError) as exc:  # a ruleset's parser less careful
+            raise SetupError(where, _malformed(where, "an order", exc)) from None
     return Prepared(rules, config, entrants, fixed, setup)
 
 

@@ -279,3 +279,13 @@ def test_pistol_keys_are_reported_even_when_zero() -> None:
     for key in ("hit:head", "hit:torso", "hit:arm", "hit:leg", "hit", "death", "wound"):
         assert events[key] == 0
     assert events["miss"] == 20 * 6 * 2
+
+
+def test_generic_malformed_fixed_order_is_a_setup_error() -> None:
+    setup = race_setup()
+    setup["participants"][1]["orders"] = {"speed": 1}  # the test ruleset's parser: KeyError
+    with pytest.raises(SetupError) as exc:
+        prepare(parse_setup(setup))
+    assert exc.value.where == "participants[1].orders"
+    assert exc.value.reason.code == "invalid_field"
+    assert "KeyError" in exc.value.reason.params["expected"]

@@ -137,4 +137,8 @@ def _orders(
             out[pid] = Sealed(rules.check_order(state, pid, order), seq=seq)
         except Rejection as exc:
             raise UsageError(describe(f"orders.{pid}", exc)) from None
+        except (KeyError, TypeError, ValueError) as exc:  # a ruleset's parser less careful
+            raise UsageError(
+                f"orders.{pid}: not a valid order ({type(exc).__name__}: {exc})"
+            ) from None
     return out

@@ -25,9 +25,10 @@ from typing import Any
 from engine.dice import TurnLog
 from engine.events import Event
 from engine.ruleset import Outcome
-from engine.rulesets.plans.config import GROUP_INDEX, GROUPS, PlansConfig
+from engine.rulesets.plans.config import GROUP_INDEX, GROUPS
 from engine.rulesets.plans.plan import Plan, dump_plan
 from engine.rulesets.plans.state import Fighter, PlansState
+from engine.rulesets.plans.tables import info_of, rules_of
 
 RUNNING = Outcome("running")
 
@@ -64,255 +65,340 @@ def roll_pool(log: TurnLog, count: int, sides: int, purpose: str, actor: str) ->
     return faces
 
 
-def _count(faces: Any, target: int) -> int:
-    n = 0
-    for f in faces:
-        if f >= target:
-            n += 1
-    return n
+_new = tuple.__new__  # Event(...) etc. minus the named tuple's Python-level __new__
 
 
-class _Turn:
-    """Mutable scratch space of one resolution (never escapes :func:`resolve_turn`)."""
+def resolve_turn(
+    state: PlansState, plans: tuple[Plan, Plan], defaults: tuple[bool, bool], log: TurnLog
+) -> PlansState:
+    """Resolve one turn with both plans (in seat order); return the next state.
 
-    __slots__ = (
-        "cfg", "events", "fighters", "hurt", "log", "paid", "pids", "plans", "reserves",
-        "second_ok", "wounds",
-    )  # fmt: skip
+    One flat function on purpose (the simulator's hot path): per-duelist values live in
+    two-element lists indexed by seat, the config's constants come precomputed from
+    :func:`rules_of`, the sheets' lookups from :func:`info_of`."""
+    cfg = state.config
+    rules = rules_of(cfg)
+    target, sides, hit = rules.target, rules.sides, rules.hit
+    a, b = fighters = state.fighters
+    infos = (info_of(a.sheet), info_of(b.sheet))
+    p0, p1 = pids = (a.pid, b.pid)
+    events = log.events
+    add = events.append
+    rand = log._random  # a plain RandomDice: faces inlined, as TurnLog.die does
+    face = log.source.face
+    attacker = state.attacker
+    defender = p1 if attacker == p0 else p0
+    add(
+        _new(
+            Event,
+            (
+                "reveal",
+                None,
+                {
+                    "turn": state.turn,
+                    "attacker": attacker,
+                    "defender": defender,
+                    "plans": {p0: dump_plan(plans[0]), p1: dump_plan(plans[1])},
+                    "defaults": {p0: defaults[0], p1: defaults[1]},
+                },
+            ),
+        )
+    )
 
-    def __init__(self, state: PlansState, plans: tuple[Plan, Plan], log: TurnLog) -> None:
-        a, b = state.fighters
-        self.cfg: PlansConfig = state.config
-        self.fighters = (a, b)
-        self.pids = (a.pid, b.pid)
-        self.plans = plans
-        self.log = log
-        self.events = log.events
-        self.reserves = [list(a.reserves), list(b.reserves)]
-        self.wounds = [a.wounds, b.wounds]
-        self.paid = [False, False]
-        self.second_ok = [False, False]
-        self.hurt = [False, False]  # damage stuck this turn (C6 first blood)
-
-    def pay(self, i: int) -> list[list[Any]]:
-        """C8, C10: pay the group and the second skill; returns what was spent."""
-        plan, res = self.plans[i], self.reserves[i]
-        spent: list[list[Any]] = []
-        g = GROUP_INDEX[plan.group]
+    # C8, C10: pay the group and the second skill.
+    reserves = (list(a.reserves), list(b.reserves))
+    groups = [0, 0]
+    paid = [False, False]
+    second_ok = [False, False]
+    spent: tuple[list[list[Any]], list[list[Any]]] = ([], [])
+    for i in (0, 1):
+        plan, res = plans[i], reserves[i]
+        g = groups[i] = GROUP_INDEX[plan.group]
         if res[g] > 0:
             res[g] -= 1
-            self.paid[i] = True
-            spent.append([plan.group, "group", res[g]])
+            paid[i] = True
+            spent[i].append([plan.group, "group", res[g]])
         else:
             # C8: nothing spent, the group adds nothing, damage pool 1, counts as no group.
-            self.events.append(Event("group_empty", self.pids[i], {"group": plan.group}))
+            add(_new(Event, ("group_empty", pids[i], {"group": plan.group})))
         if plan.second_group is not None:
             pay = GROUP_INDEX[plan.second_group]
             if res[pay] > 0:  # C10: not allowed at 0 (validated; a bot plan may still carry it)
                 res[pay] -= 1
-                self.second_ok[i] = True
-                spent.append([plan.second_group, "second_skill", res[pay]])
-        return spent
+                second_ok[i] = True
+                spent[i].append([plan.second_group, "second_skill", res[pay]])
 
-    def guessed(self, i: int) -> tuple[dict[str, bool | None], int]:
-        """C12: which of the opponent's parts ``i`` guessed (None: not guessed)."""
-        mine, theirs = self.plans[i], self.plans[1 - i]
-        cfg = self.cfg
+    # C12: which of the opponent's parts each guessed (None: not guessed).
+    right = [0, 0]
+    guessed: list[dict[str, bool | None]] = [{}, {}]
+    for i in (0, 1):
+        mine, theirs = plans[i], plans[1 - i]
         group: bool | None = None
         skill: bool | None = None
         action: bool | None = None
-        right = 0
+        n = 0
         if mine.guess_group is not None:
             # C8 DEFAULT: compared with the named group even when it was not paid for.
-            group = mine.guess_group == theirs.group and (
-                cfg.guess_group_compares == "named" or self.paid[1 - i]
-            )
-            right += group
+            group = mine.guess_group == theirs.group and (rules.guess_named or paid[1 - i])
+            n += group
         if mine.guess_skill is not None:
             skill = mine.guess_skill == theirs.skill or (
-                cfg.skill_guess_matches == "either"
-                and self.second_ok[1 - i]
-                and mine.guess_skill == theirs.second_skill
+                rules.guess_either and second_ok[1 - i] and mine.guess_skill == theirs.second_skill
             )
-            right += skill
+            n += skill
         if mine.guess_action is not None:
             action = mine.guess_action == theirs.action
-            right += action
-        return {"group": group, "skill": skill, "action": action}, right
+            n += action
+        right[i] = n
+        guessed[i] = {"group": group, "skill": skill, "action": action}
 
-    def action_check(
-        self, i: int, spent: list[list[Any]], guessed: dict[str, bool | None], right: int, d: int
-    ) -> int:
-        """C9, C13: roll the action pool and apply the modifiers in the configured order."""
-        cfg, plan, pid = self.cfg, self.plans[i], self.pids[i]
-        sheet = self.fighters[i].sheet
-        paid = self.paid[i]
-        accuracy = sheet.attrs[3 * GROUP_INDEX[plan.group]] if paid else 0
-        primary = sheet.skill(plan.skill)
-        skill = primary.level if primary is not None else 0
-        second = 0
-        if self.second_ok[i] and plan.second_skill is not None:
-            s2 = sheet.skill(plan.second_skill)
-            second = s2.level if s2 is not None else 0
-        pool = accuracy + skill + second
-        raw = _count(roll_pool(self.log, pool, cfg.dice_sides, "action", pid), cfg.success_target)
-        value = raw
-        steps: list[dict[str, Any]] = []
-        action = plan.action
-        for mod in cfg.modifier_order:
-            if mod == "cunning":
-                if action == "cunning" and cfg.cunning_auto_successes:
-                    value += cfg.cunning_auto_successes
-                    steps.append(
-                        {"step": "cunning", "add": cfg.cunning_auto_successes, "total": value}
-                    )
-            elif mod == "guess":
-                if d > 0:
-                    value = _guess_step(cfg, d, value, steps)
-            elif action == "defensive":
-                value *= cfg.defensive_multiplier
-                steps.append({"step": "defensive", "mul": cfg.defensive_multiplier, "total": value})
-        self.events.append(
-            Event(
-                "action",
-                pid,
-                {
-                    "spent": spent,
-                    "group_paid": paid,
-                    "pool": pool,
-                    "parts": {"accuracy": accuracy, "skill": skill, "second": second},
-                    "guessed": guessed,
-                    "right": right,
-                    "diff": d,
-                    "raw": raw,
-                    "steps": steps,
-                    "successes": value,
-                },
+    # C9, C13: the action checks, modifiers in the configured order.
+    scores = [0, 0]
+    for i in (0, 1):
+        plan, pid, info = plans[i], pids[i], infos[i]
+        paid_i = paid[i]
+        accuracy = info.attrs[3 * groups[i]] if paid_i else 0
+        levels = info.levels
+        level = levels.get(plan.skill, 0)
+        second = levels.get(plan.second_skill, 0) if second_ok[i] else 0
+        pool = accuracy + level + second
+        if rand is not None:
+            faces = [int(rand() * sides) + 1 for _ in range(pool)]
+        else:
+            faces = [face(sides) for _ in range(pool)]
+        add(
+            _new(
+                Event,
+                (
+                    "roll",
+                    pid,
+                    {"sides": sides, "faces": faces, "purpose": "action", "mode": "pool"},
+                ),
             )
         )
-        return value
-
-    def damage_check(self, i: int, effects: bool) -> None:
-        """C14 (+ C11 effects unless a C16 tie): roll damage against the other duelist."""
-        cfg, plan, pid, events = self.cfg, self.plans[i], self.pids[i], self.events
-        j = 1 - i
-        action = plan.action if effects else ""
-        if action == "defensive":
-            events.append(Event("no_damage", pid, {"reason": "defensive"}))
-            return
-        sheet = self.fighters[i].sheet
-        impact = (
-            sheet.attrs[3 * GROUP_INDEX[plan.group] + 1]
-            if self.paid[i]
-            else cfg.empty_group_damage_pool
+        raw = value = sum(map(hit.__getitem__, faces))
+        d = right[i] - right[1 - i]
+        steps: list[dict[str, Any]] = []
+        for name, op, amount, with_diff in rules.pipes[plan.action][d if d > 0 else 0]:
+            value = value + amount if op == "add" else value * amount
+            steps.append(
+                {"step": name, "diff": d, op: amount, "total": value}
+                if with_diff
+                else {"step": name, op: amount, "total": value}
+            )
+        scores[i] = value
+        add(
+            _new(
+                Event,
+                (
+                    "action",
+                    pid,
+                    {
+                        "spent": spent[i],
+                        "group_paid": paid_i,
+                        "pool": pool,
+                        "parts": {"accuracy": accuracy, "skill": level, "second": second},
+                        "guessed": guessed[i],
+                        "right": right[i],
+                        "diff": d,
+                        "raw": raw,
+                        "steps": steps,
+                        "successes": value,
+                    },
+                ),
+            )
         )
-        precise = cfg.precise_lethality_bonus if action == "precise" else 0
-        lethality = sheet.lethality + precise
-        dice_mode = cfg.lethality_mode == "dice"
+
+    # C14, C16: who makes damage checks, and with or without the C11 action effects.
+    s0, s1 = scores
+    checks: tuple[tuple[int, bool], ...]
+    if s0 != s1:
+        w = 0 if s0 > s1 else 1
+        add(
+            _new(
+                Event,
+                (
+                    "contest",
+                    None,
+                    {
+                        "successes": {p0: s0, p1: s1},
+                        "tie": False,
+                        "winner": pids[w],
+                        "loser": pids[1 - w],
+                    },
+                ),
+            )
+        )
+        checks = ((w, True),)
+    else:
+        tie_actions = rules.tie_actions
+        by = [pids[i] for i in (0, 1) if plans[i].action in tie_actions]
+        add(
+            _new(
+                Event,
+                (
+                    "contest",
+                    None,
+                    {"successes": {p0: s0, p1: s1}, "tie": True, "winner": None, "loser": None},
+                ),
+            )
+        )
+        quiet = "damage" if by else "quiet"
+        add(_new(Event, ("tie", None, {"damage": bool(by), "by": by, "result": quiet})))
+        if by:  # C16: both make damage checks (attacker first); DEFAULT no action effects
+            first = 0 if p0 == attacker else 1
+            checks = ((first, rules.tie_effects), (1 - first, rules.tie_effects))
+        else:
+            checks = ()
+
+    wounds = [a.wounds, b.wounds]
+    hurt = [False, False]  # damage stuck this turn (C6 first blood)
+    for i, effects in checks:
+        plan, pid = plans[i], pids[i]
+        j = 1 - i
+        action_name = plan.action if effects else ""
+        if action_name == "defensive":
+            add(_new(Event, ("no_damage", pid, {"reason": "defensive"})))
+            continue
+        info = infos[i]
+        impact = info.attrs[3 * groups[i] + 1] if paid[i] else rules.empty_pool
+        precise = rules.precise if action_name == "precise" else 0
+        lethality = info.lethality + precise
+        dice_mode = rules.dice_mode
         pool = impact + lethality if dice_mode else impact
-        target, sides = cfg.success_target, cfg.dice_sides
-        faces = roll_pool(self.log, pool, sides, "damage", pid)[:]  # the event keeps the roll
+        if rand is not None:
+            rolled = [int(rand() * sides) + 1 for _ in range(pool)]
+        else:
+            rolled = [face(sides) for _ in range(pool)]
+        add(
+            _new(
+                Event,
+                (
+                    "roll",
+                    pid,
+                    {"sides": sides, "faces": rolled, "purpose": "damage", "mode": "pool"},
+                ),
+            )
+        )
+        faces = rolled[:]  # the roll event keeps the faces as rolled
         rerolls: list[dict[str, int]] = []
-        if action == "strong":
-            for _ in range(cfg.strong_rerolls):
-                idx = _reroll_index(faces, target, cfg.strong_reroll_target)
+        if action_name == "strong":
+            how = "first_failed" if rules.first_failed else "lowest_failed"
+            for _ in range(rules.strong_rerolls):
+                idx = _reroll_index(faces, target, how)
                 if idx < 0:
                     break
-                new = self.log.die(sides, "reroll", pid)
-                rerolls.append({"index": idx, "old": faces[idx], "new": new})
-                faces[idx] = new
-        successes = _count(faces, target)
+                again = log.die(sides, "reroll", pid)
+                rerolls.append({"index": idx, "old": faces[idx], "new": again})
+                faces[idx] = again
+        successes = sum(map(hit.__getitem__, faces))
         hits = successes if dice_mode or not successes else successes + lethality
-        healing = action == "healing"
-        events.append(
-            Event(
-                "damage_check",
-                pid,
-                {
-                    "target": self.pids[j],
-                    "pool": pool,
-                    "parts": {"impact": impact, "lethality": sheet.lethality, "precise": precise},
-                    "rerolls": rerolls,
-                    "faces": faces,
-                    "successes": successes,
-                    "hits": hits,
-                    "effect": "heal" if healing else "wound",
-                },
+        healing = action_name == "healing"
+        add(
+            _new(
+                Event,
+                (
+                    "damage_check",
+                    pid,
+                    {
+                        "target": pids[j],
+                        "pool": pool,
+                        "parts": {
+                            "impact": impact,
+                            "lethality": info.lethality,
+                            "precise": precise,
+                        },
+                        "rerolls": rerolls,
+                        "faces": faces,
+                        "successes": successes,
+                        "hits": hits,
+                        "effect": "heal" if healing else "wound",
+                    },
+                ),
             )
         )
-        if healing:
-            healed = min(hits, self.wounds[i])
+        if healing:  # C11
+            healed = min(hits, wounds[i])
             if healed:
-                self.wounds[i] -= healed
-                events.append(Event("healed", pid, {"amount": healed, "wounds": self.wounds[i]}))
-            return
+                wounds[i] -= healed
+                add(_new(Event, ("healed", pid, {"amount": healed, "wounds": wounds[i]})))
+            continue
         if hits <= 0:
-            return
-        dealt = hits - self.soak(j, hits)
+            continue
+        # C15: the loser's toughness check with the reserve chosen in advance.
+        soaked = 0
+        res = reserves[j]
+        mode = rules.soak_mode
+        sg = -1
+        if mode == 0:
+            soak = plans[j].soak
+            if soak is not None:
+                sg = GROUP_INDEX[soak]
+        elif mode == 1:
+            sg = max(range(3), key=res.__getitem__)
+        if sg >= 0 and res[sg] > 0:
+            res[sg] -= 1
+            tpool = res[sg] if rules.temporary else infos[j].attrs[3 * sg + 2]
+            if rand is not None:
+                tfaces = [int(rand() * sides) + 1 for _ in range(tpool)]
+            else:
+                tfaces = [face(sides) for _ in range(tpool)]
+            add(
+                _new(
+                    Event,
+                    (
+                        "roll",
+                        pids[j],
+                        {"sides": sides, "faces": tfaces, "purpose": "toughness", "mode": "pool"},
+                    ),
+                )
+            )
+            soaked = min(sum(map(hit.__getitem__, tfaces)), hits)
+            add(
+                _new(
+                    Event,
+                    (
+                        "soaked",
+                        pids[j],
+                        {
+                            "group": GROUPS[sg],
+                            "reserve": res[sg],
+                            "pool": tpool,
+                            "hits": hits,
+                            "soaked": soaked,
+                        },
+                    ),
+                )
+            )
+        dealt = hits - soaked
         if dealt > 0:
-            self.wounds[j] += dealt
-            self.hurt[j] = True
-            events.append(
-                Event(
-                    "damage",
-                    self.pids[j],
-                    {"by": pid, "hits": hits, "wounds": dealt, "wounds_after": self.wounds[j]},
+            wounds[j] += dealt
+            hurt[j] = True
+            add(
+                _new(
+                    Event,
+                    (
+                        "damage",
+                        pids[j],
+                        {"by": pid, "hits": hits, "wounds": dealt, "wounds_after": wounds[j]},
+                    ),
                 )
             )
 
-    def soak(self, j: int, hits: int) -> int:
-        """C15: the loser's toughness check with the reserve chosen in advance."""
-        cfg, res = self.cfg, self.reserves[j]
-        choice = cfg.soak_choice
-        if choice == "plan":
-            group = self.plans[j].soak
-            if group is None:
-                return 0
-            g = GROUP_INDEX[group]
-        elif choice == "auto":
-            g = max(range(3), key=res.__getitem__)
-        else:
-            return 0
-        if res[g] <= 0:
-            return 0
-        res[g] -= 1
-        pid = self.pids[j]
-        if cfg.toughness_pool == "temporary":
-            pool = res[g]
-        else:
-            pool = self.fighters[j].sheet.attrs[3 * g + 2]
-        faces = roll_pool(self.log, pool, cfg.dice_sides, "toughness", pid)
-        soaked = min(_count(faces, cfg.success_target), hits)
-        self.events.append(
-            Event(
-                "soaked",
-                pid,
-                {
-                    "group": GROUPS[g],
-                    "reserve": res[g],
-                    "pool": pool,
-                    "hits": hits,
-                    "soaked": soaked,
-                },
-            )
-        )
-        return soaked
-
-    def restore(self, i: int) -> dict[str, Any]:
-        """C17: restore one unused group's reserve (capped by C5); DEFAULT fallback."""
-        cfg, plan, res = self.cfg, self.plans[i], self.reserves[i]
-        attrs = self.fighters[i].sheet.attrs
-        used_g = GROUP_INDEX[plan.group] if self.paid[i] else -1
+    # C17 restore (capped by C5; DEFAULT fallback), C19 status.
+    new_fighters: list[Fighter] = []
+    for i in (0, 1):
+        f, plan, res = fighters[i], plans[i], reserves[i]
+        attrs = infos[i].attrs
+        used_g = groups[i] if paid[i] else -1
         used_s = (
-            GROUP_INDEX[plan.second_group]
-            if self.second_ok[i] and plan.second_group is not None
-            else -1
+            GROUP_INDEX[plan.second_group] if second_ok[i] and plan.second_group is not None else -1
         )
         g = -1
         fallback = False
         if plan.restore is not None and GROUP_INDEX[plan.restore] not in (used_g, used_s):
             g = GROUP_INDEX[plan.restore]
-        elif cfg.restore_fallback == "largest_missing":
+        elif rules.fallback:
             fallback = True
             best = 0
             for k in (0, 1, 2):
@@ -320,25 +406,51 @@ class _Turn:
                 if missing > best and k not in (used_g, used_s):
                     g, best = k, missing
         if g < 0:
-            return {"group": None, "amount": 0, "fallback": fallback}
-        before = res[g]
-        res[g] = min(attrs[3 * g + 2], before + cfg.restore_amount)  # C5 cap
-        return {"group": GROUPS[g], "amount": res[g] - before, "fallback": fallback}
-
-
-def _guess_step(cfg: PlansConfig, d: int, value: int, steps: list[dict[str, Any]]) -> int:
-    """C12: d = 1 adds, d = 2/3 multiply (DEFAULT: no stacking of the +1)."""
-    if d == 1:
-        value += cfg.guess_bonus_d1
-        steps.append({"step": "guess", "diff": d, "add": cfg.guess_bonus_d1, "total": value})
-        return value
-    mul = cfg.guess_multiplier_d2 if d == 2 else cfg.guess_multiplier_d3
-    if cfg.guess_bonuses_stack:
-        value += cfg.guess_bonus_d1
-        steps.append({"step": "guess", "diff": d, "add": cfg.guess_bonus_d1, "total": value})
-    value *= mul
-    steps.append({"step": "guess", "diff": d, "mul": mul, "total": value})
-    return value
+            restored: dict[str, Any] = {"group": None, "amount": 0, "fallback": fallback}
+        else:
+            before = res[g]
+            res[g] = min(attrs[3 * g + 2], before + rules.restore_amount)  # C5 cap
+            restored = {"group": GROUPS[g], "amount": res[g] - before, "fallback": fallback}
+        bled = f.bled or hurt[i]
+        new_fighters.append(
+            _new(Fighter, (f.pid, f.name, f.side, f.sheet, tuple(res), wounds[i], bled))
+        )
+        add(
+            _new(
+                Event,
+                (
+                    "status",
+                    f.pid,
+                    {
+                        "restore": restored,
+                        "wounds": wounds[i],
+                        "reserves": {"physical": res[0], "magical": res[1], "mental": res[2]},
+                        "bled": bled,
+                    },
+                ),
+            )
+        )
+    new = _new(
+        PlansState,
+        (cfg, (new_fighters[0], new_fighters[1]), state.turn + 1, defender, state.initiative),
+    )
+    result = outcome(new)
+    if result is not RUNNING:
+        add(
+            _new(
+                Event,
+                (
+                    "end",
+                    None,
+                    {
+                        "status": result.status,
+                        "winners": list(result.winners),
+                        "reason": result.reason,
+                    },
+                ),
+            )
+        )
+    return new
 
 
 def _reroll_index(faces: list[int], target: int, how: str) -> int:
@@ -351,97 +463,6 @@ def _reroll_index(faces: list[int], target: int, how: str) -> int:
             if idx < 0 or f < faces[idx]:
                 idx = k
     return idx
-
-
-def resolve_turn(
-    state: PlansState, plans: tuple[Plan, Plan], defaults: tuple[bool, bool], log: TurnLog
-) -> PlansState:
-    """Resolve one turn with both plans (in seat order); return the next state."""
-    cfg = state.config
-    t = _Turn(state, plans, log)
-    events = log.events
-    p0, p1 = pids = t.pids
-    attacker = state.attacker
-    defender = p1 if attacker == p0 else p0
-    events.append(
-        Event(
-            "reveal",
-            None,
-            {
-                "turn": state.turn,
-                "attacker": attacker,
-                "defender": defender,
-                "plans": {p0: dump_plan(plans[0]), p1: dump_plan(plans[1])},
-                "defaults": {p0: defaults[0], p1: defaults[1]},
-            },
-        )
-    )
-    spent0 = t.pay(0)
-    spent1 = t.pay(1)
-    g0, right0 = t.guessed(0)
-    g1, right1 = t.guessed(1)
-    s0 = t.action_check(0, spent0, g0, right0, right0 - right1)
-    s1 = t.action_check(1, spent1, g1, right1, right1 - right0)
-    if s0 != s1:
-        w = 0 if s0 > s1 else 1
-        events.append(
-            Event(
-                "contest",
-                None,
-                {
-                    "successes": {p0: s0, p1: s1},
-                    "tie": False,
-                    "winner": pids[w],
-                    "loser": pids[1 - w],
-                },
-            )
-        )
-        t.damage_check(w, True)
-    else:
-        by = [pids[i] for i in (0, 1) if plans[i].action in cfg.tie_damage_actions]
-        events.append(
-            Event(
-                "contest",
-                None,
-                {"successes": {p0: s0, p1: s1}, "tie": True, "winner": None, "loser": None},
-            )
-        )
-        quiet = "damage" if by else "quiet"
-        events.append(Event("tie", None, {"damage": bool(by), "by": by, "result": quiet}))
-        if by:  # C16: both make damage checks (attacker first); DEFAULT no action effects
-            first = 0 if p0 == attacker else 1
-            t.damage_check(first, cfg.tie_action_effects)
-            t.damage_check(1 - first, cfg.tie_action_effects)
-    a, b = state.fighters
-    fighters = []
-    for i, f in ((0, a), (1, b)):
-        restored = t.restore(i)
-        res = t.reserves[i]
-        nf = Fighter(f.pid, f.name, f.side, f.sheet, tuple(res), t.wounds[i], f.bled or t.hurt[i])
-        fighters.append(nf)
-        events.append(
-            Event(
-                "status",
-                f.pid,
-                {
-                    "restore": restored,
-                    "wounds": nf.wounds,
-                    "reserves": {"physical": res[0], "magical": res[1], "mental": res[2]},
-                    "bled": nf.bled,
-                },
-            )
-        )
-    new = PlansState(cfg, (fighters[0], fighters[1]), state.turn + 1, defender, state.initiative)
-    result = outcome(new)
-    if result is not RUNNING:
-        events.append(
-            Event(
-                "end",
-                None,
-                {"status": result.status, "winners": list(result.winners), "reason": result.reason},
-            )
-        )
-    return new
 
 
 def fighter_view(f: Fighter) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -19,9 +19,10 @@ from engine.rulesets.plans.config import (
 )
 from engine.rulesets.plans.plan import Plan, check_plan, dump_plan, parse_plan
 from engine.rulesets.plans.preview import PlanPreview, preview_plan
-from engine.rulesets.plans.resolve import fighter_view, outcome, resolve_turn
+from engine.rulesets.plans.resolve import RUNNING, fighter_view, outcome, resolve_turn
 from engine.rulesets.plans.sheet import PRESETS, CharacterModel, Sheet, check_sheet
 from engine.rulesets.plans.state import Fighter, PlansState, dump_state, load_state
+from engine.rulesets.plans.tables import info_of, menu_of
 
 
 class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
@@ -90,9 +91,10 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         )
 
     def acting(self, state: PlansState) -> frozenset[str]:
-        if outcome(state).finished:
+        if outcome(state) is not RUNNING:  # the only running outcome (no .finished call)
             return frozenset()
-        return frozenset(f.pid for f in state.fighters)
+        a, b = state.fighters
+        return frozenset((a.pid, b.pid))
 
     # --- orders -----------------------------------------------------------------------------
 
@@ -130,14 +132,19 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
 
     def random_order(self, state: PlansState, pid: str, rng: random.Random) -> Plan:
         """A legal plan drawn near-uniformly: each part uniform over its legal choices (a
-        second skill half of the time when one is possible; guesses may be left out)."""
+        second skill half of the time when one is possible; guesses may be left out).
+
+        Hot path of the simulator: the legal choices come from menus precomputed per sheet
+        and reserves (:mod:`.tables`); the draws are made in a fixed order (determinism)."""
         r = rng.random
         a, b = state.fighters
         me, them = (a, b) if a.pid == pid else (b, a)
-        menu = _menu(me.sheet, me.reserves)
-        skills = me.sheet.skills
+        info = info_of(me.sheet)
+        reserves = me.reserves
+        menu = info.menus.get(reserves) or menu_of(info, reserves)
+        ids = info.skill_ids
         g = int(r() * 3)
-        k = int(r() * len(skills))
+        k = int(r() * len(ids))
         second_skill = second_group = None
         s_used = -1
         if r() < 0.5:
@@ -145,24 +152,27 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
             if options:
                 second_skill, second_group, s_used = options[int(r() * len(options))]
         soaks = menu.soaks
-        restores = menu.restores[(g if me.reserves[g] > 0 else -1, s_used)]
-        their = them.sheet.skills
-        guess_skill = int(r() * (len(their) + 1))
-        guess_group = int(r() * 4)
-        guess_action = int(r() * 6)
-        return Plan(
-            GROUPS[g],
-            skills[k].id,
-            ACTIONS[int(r() * 5)],
-            second_skill,
-            second_group,
-            soaks[int(r() * len(soaks))],
-            restores[int(r() * len(restores))],
-            GROUPS[guess_group] if guess_group < 3 else None,
-            their[guess_skill].id if guess_skill < len(their) else None,
-            ACTIONS[guess_action] if guess_action < 5 else None,
-            "",
-            True,
+        restores = menu.restores[g + 1 if reserves[g] > 0 else 0][s_used + 1]
+        guesses = info_of(them.sheet).guesses
+        guess_skill = guesses[int(r() * len(guesses))]
+        guess_group = _GUESS_GROUPS[int(r() * 4)]
+        guess_action = _GUESS_ACTIONS[int(r() * 6)]
+        return _new(
+            Plan,
+            (
+                GROUPS[g],
+                ids[k],
+                ACTIONS[int(r() * 5)],
+                second_skill,
+                second_group,
+                soaks[int(r() * len(soaks))],
+                restores[int(r() * len(restores))],
+                guess_group,
+                guess_skill,
+                guess_action,
+                "",
+                True,
+            ),
         )
 
     # --- resolution -------------------------------------------------------------------------
@@ -216,48 +226,9 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         return state.fighters[state.seat(pid)].sheet
 
 
-class _Menu(NamedTuple):
-    """The legal choices of a sheet with given reserves, for :meth:`PlansRuleset.random_order`."""
-
-    seconds: tuple[tuple[tuple[tuple[str, str, int], ...], ...], ...]  # [group][skill] -> options
-    soaks: tuple[str | None, ...]
-    restores: Mapping[tuple[int, int], tuple[str | None, ...]]  # (paid group, second group)
-
-
-_MENUS: dict[tuple[Sheet, tuple[int, ...]], _Menu] = {}
-
-
-def _menu(sheet: Sheet, reserves: tuple[int, ...]) -> _Menu:
-    """Memoised legal choices: the simulator asks for the same few (sheet, reserves) pairs
-    again and again. Sheets are immutable values, so the memo is always right."""
-    key = (sheet, reserves)
-    menu = _MENUS.get(key)
-    if menu is not None:
-        return menu
-    seconds = tuple(
-        tuple(
-            tuple(
-                (s.id, GROUPS[pg], pg)
-                for pg in range(3)
-                if pg != g and reserves[pg] > 0  # C10: another group, with reserve
-                for s in sheet.skills
-                if s.id != skill.id and pg in s.groups
-            )
-            for skill in sheet.skills
-        )
-        for g in range(3)
-    )
-    soaks = (None, *(GROUPS[k] for k in range(3) if reserves[k] > 0))
-    restores = {
-        (ug, us): (None, *(GROUPS[k] for k in range(3) if k not in (ug, us)))
-        for ug in (-1, 0, 1, 2)
-        for us in (-1, 0, 1, 2)
-    }
-    if len(_MENUS) > 4096:
-        _MENUS.clear()
-    menu = _Menu(seconds, soaks, restores)
-    _MENUS[key] = menu
-    return menu
+_GUESS_GROUPS: tuple[str | None, ...] = (*GROUPS, None)  # None: not guessed
+_GUESS_ACTIONS: tuple[str | None, ...] = (*ACTIONS, None)
+_new = tuple.__new__  # Plan(...) minus the named tuple's Python-level __new__
 
 
 RULESET = PlansRuleset()

@@ -1508,6 +1508,36 @@ def _legal_moves(cfg: DragonsConfig, speed: int, top: int) -> list[_MoveRow]:
     return out
 
 
+def _any_action(
+    cfg: DragonsConfig,
+    melee: bool,
+    reach: int | None,
+    speed: int,
+    altitude: int,
+    tail_of: str | None,
+    foes: Sequence[Dragon],
+) -> bool:
+    """Whether :func:`_actions_from` finds anything from (``speed``, ``altitude``), without
+    building the list: ``melee`` tells whether a working melee weapon is left, ``reach`` is
+    the longest Long band of a working ranged weapon (x4 with the Extreme band; None if none).
+    Random orders try movement after movement with it."""
+    for foe in foes:
+        if altitude == foe.altitude:
+            if melee and (speed == foe.speed or not cfg.melee_requires_range_5):
+                return True
+            if speed == foe.speed and tail_of != foe.pid and not foe.falling:
+                return True
+            if tail_of == foe.pid and reach is not None and cfg.range_on_tail <= reach:
+                return True
+        elif altitude > foe.altitude and reach is not None:
+            rng = cfg.range_per_speed * abs(speed - foe.speed) + cfg.range_per_altitude * (
+                altitude - foe.altitude
+            )
+            if rng <= reach:
+                return True
+    return False
+
+
 # The legal movements by (Speed, Top Speed) for the last config seen: random orders ask for
 # the same few again and again. One entry (config, table), swapped whole, so a config change
 # (or another thread) only costs a recomputation.
@@ -1710,9 +1740,12 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         return DragonOrder("level", delta)
 
     def random_order(self, state: DragonsState, pid: str, rng: random.Random) -> DragonOrder:
-        """A random legal order: a legal movement (half the time one after which an attack is
-        possible, so random battles end), an occasional aerobatics, and 1-3 actions drawn
-        from those that look possible after the movement."""
+        """A random legal order: a legal movement (with at most 3 units of climb or dive),
+        preferring one after which an attack or a tail attempt is possible, so random battles
+        end: from a uniformly drawn movement on, in the list order (level -1..+2, climb 1..3,
+        dive 1..3) and round to the start, the first such one; the drawn one if none is. Then
+        an occasional aerobatics and 1-3 actions drawn from those that look possible after
+        the movement."""
         cfg = state.config
         me = state.dragon(pid)
         if me.status != IN or me.falling:
@@ -1728,19 +1761,25 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         else:
             moves = _legal_moves_memo(cfg, me.speed, stats.spec.top_speed)
         random_ = rng.random
-        if random_() < 0.5:
-            moves = list(moves)
-            rng.shuffle(moves)  # look for a movement after which something can be attacked
-        else:
-            moves = [moves[int(random_() * len(moves))]]
         broken = me.broken
         weapons = [w for w in stats.weapons if w.name not in broken] if broken else stats.weapons
-        candidates: list[_Candidate] = []
         altitude = me.altitude
-        for move, n, speed, climbed in moves:  # noqa: B007 - the pick is kept
-            candidates = _actions_from(cfg, weapons, speed, altitude + climbed, tail_of, foes)
-            if candidates:
-                break
+        count = len(moves)
+        start = int(random_() * count)
+        move, n, speed, climbed = moves[start]
+        if count > 1:
+            # From a random movement on (cyclically), the first after which something can be
+            # attacked (or tailed), so random battles end; the random one if there is none.
+            factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
+            melee = any(w.melee for w in weapons)
+            longs = [w.bands[2] * factor for w in weapons if w.bands is not None]
+            reach = max(longs) if longs else None
+            for i in range(start, start + count):
+                row = moves[i % count]
+                if _any_action(cfg, melee, reach, row[2], altitude + row[3], tail_of, foes):
+                    move, n, speed, climbed = row
+                    break
+        candidates = _actions_from(cfg, weapons, speed, altitude + climbed, tail_of, foes)
         aero = "loop" if tail_of is None and random_() < 0.05 else None
         if tail_of is not None:
             choice = FORCE_CHOICES[int(random_() * 2)]

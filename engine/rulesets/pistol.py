@@ -12,8 +12,10 @@ works on small slotted dataclasses and precomputed lookups in :class:`Rules`.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, NamedTuple
@@ -204,6 +206,22 @@ def _legal_orders(move_max: int, aim_min: int, aim_max: int) -> tuple[PistolOrde
     )
 
 
+class _Parsed:
+    """A parsed config and, once a state used it, its :class:`Rules`."""
+
+    __slots__ = ("config", "rules")
+
+    def __init__(self, config: PistolConfig) -> None:
+        self.config = config
+        self.rules: Rules | None = None
+
+
+# Recently parsed configs, newest first: (private copy of the raw config, parsed).
+_PARSED: list[tuple[dict[str, Any], _Parsed]] = []
+_PARSED_MAX = 16
+# Recently loaded states, newest first: (private copy of the raw state, state).
+_LOADED: list[tuple[Any, PistolState]] = []
+
 _EDIT_STATUSES = ("standing", "wounded", "dead")
 _EDIT_MAX_SHRUGS = 99  # an input sanity bound for GM rulings, not a rule
 
@@ -376,6 +394,34 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         *(f"hit:{part}" for part in PARTS),
         *("hit", "miss", "death", "wound"),
     )
+
+    # --- configuration ---
+
+    def config(self, raw: Mapping[str, Any] | None = None) -> PistolConfig:
+        """As :meth:`Ruleset.config`, remembered: the bot parses the same few configs (a match's
+        options, the full config in its state) several times an update, ~0.1 ms each."""
+        return self._parsed(raw or {}).config
+
+    def _rules(self, raw: Mapping[str, Any]) -> Rules:
+        entry = self._parsed(raw)
+        if entry.rules is None:
+            entry.rules = Rules.build(entry.config)
+        return entry.rules
+
+    def _parsed(self, raw: Mapping[str, Any]) -> _Parsed:
+        """The parsed config of ``raw``. Looked up by equality (a few µs even for a
+        full config, cheaper than hashing its JSON): equal raw values validate to the same config
+        (pydantic's lax mode treats 1, 1.0 and True alike), and a config is frozen, so sharing
+        one is safe. The key is a private copy: a caller may change its dict afterwards."""
+        for key, parsed in _PARSED:
+            if key == raw:
+                return parsed
+        config = parse_model(PistolConfig, dict(raw), what="config")
+        assert isinstance(config, PistolConfig)
+        parsed = _Parsed(config)
+        _PARSED.insert(0, (deepcopy(dict(raw)), parsed))
+        del _PARSED[_PARSED_MAX:]  # threads racing here at worst parse a config twice
+        return parsed
 
     # --- characters ---
 
@@ -646,7 +692,24 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         }
 
     def load_state(self, raw: Mapping[str, Any]) -> PistolState:
-        config = self.config(raw.get("config") or {})
+        """The state of ``raw``, remembered like configs (see :meth:`_parsed`): the bot loads
+        the same state several times an update (who acts, the zone, the seal), and a state is
+        immutable, so sharing one is safe."""
+        for key, state in _LOADED:
+            if key == raw:
+                return state
+        state = self._load_state(raw)
+        try:
+            key = json.loads(json.dumps(raw))  # a private copy (as from the store: lists)
+        except (TypeError, ValueError):
+            return state
+        _LOADED.insert(0, (key, state))
+        del _LOADED[_PARSED_MAX:]
+        return state
+
+    def _load_state(self, raw: Mapping[str, Any]) -> PistolState:
+        rules = self._rules(raw.get("config") or {})
+        config = rules.config
         duelists = tuple(
             _duelist(
                 config,
@@ -658,7 +721,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             )
             for d in raw["duelists"]
         )
-        return _state(Rules.build(config), duelists, int(raw["turn"]))
+        return _state(rules, duelists, int(raw["turn"]))
 
     def turn_of(self, state: PistolState) -> int:
         return state.turn

@@ -189,7 +189,7 @@ class TraitRoll(NamedTuple):
 
 
 _DIE_TEXT = {sides: f"d{sides}" for sides in TRAIT_SIDES}
-_new_event = tuple.__new__
+_new_event = _new_tuple = tuple.__new__
 
 
 def _ace(log: TurnLog, sides: int, purpose: str, actor: str | None) -> list[int]:
@@ -251,20 +251,13 @@ def trait_roll(
             crit = confirm == 1
         else:
             crit = True
-    total = kept + sum(v for _, v in mods)
-    return TraitRoll(
-        trait,
-        used,
-        unskilled,
-        tuple(trait_faces),
-        tuple(wild_faces),
-        tuple(mods),
-        tn,
-        kept,
-        total,
-        crit,
-        confirm,
-    )
+    total = kept
+    for _, v in mods:
+        total += v
+    # TraitRoll(...) minus the named tuple's Python-level __new__ (same value; hot path).
+    fields = (trait, used, unskilled, tuple(trait_faces), tuple(wild_faces), tuple(mods), tn, kept,
+              total, crit, confirm)  # fmt: skip
+    return _new_tuple(TraitRoll, fields)
 
 
 # The Wild Die's purpose for the usual traits, built once (hot path).

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
 from engine.events import Event
-from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
+from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
 from engine.savage import (
     DamageSpec,
     Die,
@@ -977,7 +977,7 @@ class _Turn:
 
     def start_fall(self, d: _Live, reason: str) -> None:
         """D29: the dragon starts Falling."""
-        if d.falling or not d.in_battle:
+        if d.falling or d.status != IN:
             return
         d.falling = True
         d.fall_turns = 0
@@ -993,12 +993,12 @@ class _Turn:
     def check_too_low(self) -> None:
         """D31: a falling dragon 10 or more below the lowest dragon that is not falling: an
         Extra dies, a Wild Card leaves (it recovers later and flies home)."""
-        steady = [d.altitude for d in self.live.values() if d.in_battle and not d.falling]
+        steady = [d.altitude for d in self.live.values() if d.status == IN and not d.falling]
         if not steady:
             return
         floor = min(steady) - self.cfg.fall_out_depth
         for d in self.live.values():
-            if d.in_battle and d.falling and d.altitude <= floor:
+            if d.status == IN and d.falling and d.altitude <= floor:
                 if d.wild_card:
                     self.leave(d, "left", "fell_too_far", "returns_later")
                 else:
@@ -1127,7 +1127,7 @@ class _Turn:
                 moved.append(p)
         self.after_move(d, move, aero)
         for p in moved:
-            if p.in_battle and not p.falling:
+            if p.status == IN and not p.falling:
                 self.after_move(p, move, aero)
 
     def apply_move(self, d: _Live, move: str, n: int) -> None:
@@ -1199,7 +1199,7 @@ class _Turn:
         data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
         self.events.append(_event(Event, ("falling", d.pid, data)))
         self.check_too_low()
-        if not d.in_battle:
+        if d.status != IN:
             return
         penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
         roll = self.roll(d, "piloting", self.stats[d.pid].piloting,
@@ -1218,7 +1218,7 @@ class _Turn:
         stats = self.stats[d.pid]
         t = self.live.get(a.target or "")
         weapon = stats.weapon(a.weapon or "")
-        if t is None or not t.in_battle or weapon is None:
+        if t is None or t.status != IN or weapon is None:
             self.impossible(d, i, a, "target_gone" if weapon else "no_such_weapon")
             return
         reason, rng, band, penalty, tn = _attack_geometry(self.cfg, self.stats, d, t, weapon)
@@ -1255,7 +1255,7 @@ class _Turn:
         the target's allies there."""
         foes = allies = 0
         for o in self.live.values():
-            if o.pid in (d.pid, t.pid) or not o.in_battle or o.falling:
+            if o.pid in (d.pid, t.pid) or o.status != IN or o.falling:
                 continue
             if o.altitude != t.altitude or o.speed != t.speed:
                 continue
@@ -1380,7 +1380,7 @@ class _Turn:
 
     def tail(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
         t = self.live.get(a.target or "")
-        if t is None or not t.in_battle or t.falling:
+        if t is None or t.status != IN or t.falling:
             self.impossible(d, i, a, "target_gone")
             return
         if d.tail_of == t.pid:
@@ -1422,7 +1422,7 @@ class _Turn:
 
     def force(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
         victim = self.live.get(d.tail_of or "")
-        if victim is None or not victim.in_battle:
+        if victim is None or victim.status != IN:
             self.impossible(d, i, a, "not_on_tail")
             return
         if self.ranks[d.pid] >= self.ranks[victim.pid]:
@@ -1453,7 +1453,7 @@ class _Turn:
         )  # fmt: skip
 
     def break_tail(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
-        pursuers = [p for p in self.live.values() if p.tail_of == d.pid and p.in_battle]
+        pursuers = [p for p in self.live.values() if p.tail_of == d.pid and p.status == IN]
         if a.target is not None:
             pursuers = [p for p in pursuers if p.pid == a.target]
         if not pursuers:
@@ -1536,6 +1536,11 @@ def _any_action(
             if rng <= reach:
                 return True
     return False
+
+
+# Actions of random orders by their fields (actions are immutable): building one is dearer
+# than looking it up. Bounded: cleared when full.
+_ACTIONS: dict[_Candidate, Action] = {}
 
 
 # The legal movements by (Speed, Top Speed) for the last config seen: random orders ask for
@@ -1653,7 +1658,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         return frozenset(
             d.pid
             for d in state.dragons
-            if d.in_battle and not (d.consumed and state.config.consumed_attacks_nearest)
+            if d.status == IN and not (d.consumed and state.config.consumed_attacks_nearest)
         )
 
     def controller(self, state: DragonsState, pid: str) -> Literal["gm", "player"]:
@@ -1791,18 +1796,23 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             candidates.append(("power", None, None, None, None, "power"))
         if not candidates:
             return DragonOrder(move, n, aero)
-        rng.shuffle(candidates)
         count = int(random_() * cfg.max_actions) + 1
         chosen: list[Action] = []
         used: set[str | None] = set()
-        for c in candidates:
-            if len(chosen) >= count:
-                break
+        # Uniform draws without replacement (the same as shuffling and taking from the front,
+        # without drawing for the candidates never reached); one weapon per order (D17).
+        while candidates and len(chosen) < count:
+            c = candidates.pop(int(random_() * len(candidates)))
             if c[0] == "attack":
                 if c[1] in used:
                     continue
                 used.add(c[1])
-            chosen.append(Action(*c))
+            action = _ACTIONS.get(c)
+            if action is None:
+                if len(_ACTIONS) >= 4096:
+                    _ACTIONS.clear()
+                action = _ACTIONS[c] = Action(*c)
+            chosen.append(action)
         return DragonOrder(move, n, aero, tuple(chosen))
 
     def resolve(
@@ -1820,12 +1830,12 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
     def outcome(self, state: DragonsState) -> Outcome:
         """D35: over when at most one side has dragons still in the battle (or at the GM's turn
         limit, a draw)."""
-        teams = {d.team for d in state.dragons if d.in_battle}
+        teams = {d.team for d in state.dragons if d.status == IN}
         if len(teams) > 1:
             limit = state.config.turn_limit
             if limit is not None and state.turn > limit:
                 return Outcome("draw", reason="turn_limit")
-            return Outcome("running")
+            return RUNNING
         if not teams:
             return Outcome("draw", reason="no_one_left")
         (team,) = teams

@@ -180,10 +180,19 @@ class TurnLog:
 
     def ace(self, sides: int, purpose: str, actor: str | None = None) -> Roll:
         """Roll one exploding die: a maximum face is rolled again and added (capped)."""
-        faces = [self.source.face(sides)]
+        return Roll(sides, tuple(self.ace_faces(sides, purpose, actor)), purpose, actor, "ace")
+
+    def ace_faces(self, sides: int, purpose: str, actor: str | None = None) -> list[int]:
+        """:meth:`ace` recording the same event but returning only the faces (no
+        :class:`Roll` record): the hot path of Savage Worlds trait and damage rolls."""
+        rand = self._random
+        face = self._face
+        faces = [int(rand() * sides) + 1 if rand is not None else face(sides)]
         while faces[-1] == sides and len(faces) <= EXPLOSION_CAP:
-            faces.append(self.source.face(sides))
-        return self._record(Roll(sides, tuple(faces), purpose, actor, "ace"))
+            faces.append(int(rand() * sides) + 1 if rand is not None else face(sides))
+        data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "ace"}
+        self.events.append(_new_event(Event, ("roll", actor, data)))
+        return faces
 
     def pool(self, count: int, sides: int, purpose: str, actor: str | None = None) -> Roll:
         """Roll ``count`` dice at once (success pools); ``count`` may be 0."""

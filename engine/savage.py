@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, NamedTuple
 
-from engine.dice import EXPLOSION_CAP, TurnLog
+from engine.dice import TurnLog
 from engine.errors import Rejection
-from engine.events import Event
 
 Edition = Literal["SWADE", "SWD2011", "SWD2015"]
 EDITIONS: tuple[Edition, ...] = ("SWADE", "SWD2011", "SWD2015")
@@ -189,20 +188,7 @@ class TraitRoll(NamedTuple):
 
 
 _DIE_TEXT = {sides: f"d{sides}" for sides in TRAIT_SIDES}
-_new_event = _new_tuple = tuple.__new__
-
-
-def _ace(log: TurnLog, sides: int, purpose: str, actor: str | None) -> list[int]:
-    """Roll one exploding die like :meth:`TurnLog.ace` (the same ``roll`` event) and return
-    its faces without building a :class:`~engine.dice.Roll` record: the hot path of trait
-    and damage rolls."""
-    face = log.source.face
-    faces = [face(sides)]
-    while faces[-1] == sides and len(faces) <= EXPLOSION_CAP:
-        faces.append(face(sides))
-    data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "ace"}
-    log.events.append(_new_event(Event, ("roll", actor, data)))
-    return faces
+_new_tuple = tuple.__new__
 
 
 UNSKILLED = Die(4)
@@ -236,13 +222,14 @@ def trait_roll(
         mods.insert(0, ("die_bonus", used.bonus))
     if unskilled:
         mods.insert(0, ("unskilled", UNSKILLED_PENALTY))
-    trait_faces = _ace(log, used.sides, trait, actor)
+    trait_faces = log.ace_faces(used.sides, trait, actor)
     wild_faces: list[int] = []
     kept = sum(trait_faces)
     crit = False
     confirm: int | None = None
     if wild_card:
-        wild_faces = _ace(log, wild_die, _WILD_PURPOSE.get(trait) or f"{trait}:wild", actor)
+        wild_purpose = _WILD_PURPOSE.get(trait) or f"{trait}:wild"
+        wild_faces = log.ace_faces(wild_die, wild_purpose, actor)
         kept = max(kept, sum(wild_faces))
         crit = trait_faces[0] == 1 and wild_faces[0] == 1
     elif crit_matters and trait_faces[0] == 1:
@@ -421,8 +408,9 @@ def damage_roll(
     bonus_sides: int = 6,
 ) -> DamageRoll:
     """Decision 26: roll every damage die with aces, +1d6 (acing) for a raise on the attack."""
-    rolled = tuple((s, tuple(_ace(log, s, "damage", actor))) for s in dice)
-    bonus = tuple(_ace(log, bonus_sides, "damage:raise", actor)) if raise_bonus else ()
+    ace = log.ace_faces
+    rolled = tuple((s, tuple(ace(s, "damage", actor))) for s in dice)
+    bonus = tuple(ace(bonus_sides, "damage:raise", actor)) if raise_bonus else ()
     total = sum(sum(f) for _, f in rolled) + sum(bonus) + flat
     return DamageRoll(rolled, bonus, flat, total)
 

@@ -177,7 +177,7 @@ class TraitRoll(NamedTuple):
             "unskilled": unskilled,
             "trait_faces": list(trait_faces),
             "wild_faces": list(wild_faces),
-            "modifiers": [list(m) for m in mods],
+            "modifiers": list(map(list, mods)),
             "tn": tn,
             "kept": kept,
             "total": total,

@@ -926,12 +926,17 @@ class _Turn:
         self.forced: dict[str, tuple[str, int]] = {}
         self.spent: set[tuple[str, int]] = set()
         self.activated: set[str] = set()
-        self.ranks = {
-            d.pid: seal_rank(d, orders[d.pid].seq if d.pid in orders else 1 << 30)
-            for d in state.dragons
-        }
+        ranks: dict[str, tuple[int, int, int]] = {}
+        for d in state.dragons:
+            sealed = orders.get(d.pid)
+            ranks[d.pid] = seal_rank(d, sealed.seq if sealed is not None else 1 << 30)
+        self.ranks = ranks
 
     # --- helpers
+
+    def emit(self, kind: str, actor: str | None = None, **data: Any) -> None:
+        """:meth:`TurnLog.emit` without the named tuple's Python-level ``__new__``."""
+        self.events.append(_event(Event, (kind, actor, data)))
 
     def order_of(self, pid: str) -> DragonOrder:
         sealed = self.orders.get(pid)
@@ -968,11 +973,11 @@ class _Turn:
     def clear_tails(self, d: _Live, reason: str) -> None:
         """A dragon that falls or leaves ends every tail it is part of."""
         if d.tail_of is not None:
-            self.log.emit("tail_broken", d.pid, victim=d.tail_of, reason=reason)
+            self.emit("tail_broken", d.pid, victim=d.tail_of, reason=reason)
             d.tail_of = None
         for other in self.live.values():
             if other.tail_of == d.pid:
-                self.log.emit("tail_broken", other.pid, victim=d.pid, reason=reason)
+                self.emit("tail_broken", other.pid, victim=d.pid, reason=reason)
                 other.tail_of = None
 
     def start_fall(self, d: _Live, reason: str) -> None:
@@ -981,13 +986,13 @@ class _Turn:
             return
         d.falling = True
         d.fall_turns = 0
-        self.log.emit("fall", d.pid, reason=reason, speed=d.speed, altitude=d.altitude)
+        self.emit("fall", d.pid, reason=reason, speed=d.speed, altitude=d.altitude)
         self.clear_tails(d, "fall")
 
     def leave(self, d: _Live, status: str, reason: str, fate: str) -> None:
         d.status = status
         d.falling = False
-        self.log.emit("out", d.pid, reason=reason, status=status, fate=fate)
+        self.emit("out", d.pid, reason=reason, status=status, fate=fate)
         self.clear_tails(d, "out")
 
     def check_too_low(self) -> None:
@@ -1059,9 +1064,7 @@ class _Turn:
             recovered, may_act = shaken_recovery(roll, self.cfg.edition)
             if recovered:
                 d.shaken = False
-            self.log.emit(
-                "recover", d.pid, roll=roll.to_data(), recovered=recovered, may_act=may_act
-            )
+            self.emit("recover", d.pid, roll=roll.to_data(), recovered=recovered, may_act=may_act)
         if d.tail_of is None:
             forced = self.forced.get(d.pid)
             if forced is None:
@@ -1072,7 +1075,7 @@ class _Turn:
             return
         if d.status != IN or d.falling or d.shaken or not may_act:
             reason = "shaken" if d.shaken or not may_act else "falling" if d.falling else "out"
-            self.log.emit("actions_void", d.pid, reason=reason, count=len(order.actions))
+            self.emit("actions_void", d.pid, reason=reason, count=len(order.actions))
             return
         mods = [*self.penalty(d), ("multi_action", multi_action_penalty(
             len(order.actions), self.cfg.multi_action_penalty))]  # fmt: skip
@@ -1081,7 +1084,7 @@ class _Turn:
             if spent and (d.pid, i) in spent:
                 continue
             if not _able(d):  # e.g. consumed by a crit-failed power earlier this activation
-                self.log.emit("impossible", d.pid, action=i, type=action.type, reason="disabled")
+                self.emit("impossible", d.pid, action=i, type=action.type, reason="disabled")
                 continue
             if action.type == "attack":
                 self.attack(d, i, action, mods)
@@ -1120,10 +1123,9 @@ class _Turn:
         }
         self.events.append(_event(Event, ("move", d.pid, data)))
         pid = d.pid
-        followers = [p for p in self.live.values() if p.tail_of == pid and p.status == IN]
         moved: list[_Live] = []
-        for p in followers:
-            if self.copy_move(p, d, move, n):
+        for p in self.live.values():  # D26: pursuers copy the movement
+            if p.tail_of == pid and p.status == IN and self.copy_move(p, d, move, n):
                 moved.append(p)
         self.after_move(d, move, aero)
         for p in moved:
@@ -1156,12 +1158,12 @@ class _Turn:
             if why is not None:
                 reason = why.code
         if reason is not None:
-            self.log.emit("tail_broken", p.pid, victim=victim.pid, reason=reason)
+            self.emit("tail_broken", p.pid, victim=victim.pid, reason=reason)
             p.tail_of = None
             return False
         before = (p.speed, p.altitude)
         self.apply_move(p, move, n)
-        self.log.emit(
+        self.emit(
             "move",
             p.pid,
             move=move,
@@ -1184,7 +1186,7 @@ class _Turn:
         reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
         # D33 / decision 5: a free Piloting roll, wound penalties only.
         roll = self.roll(d, "piloting", self.stats[d.pid].piloting, self.penalty(d))
-        self.log.emit("dangerous", d.pid, reasons=reasons, aerobatics=aero, roll=roll.to_data())
+        self.emit("dangerous", d.pid, reasons=reasons, aerobatics=aero, roll=roll.to_data())
         if not roll.success:
             if roll.crit and self.cfg.dangerous_crit_altitude_loss:
                 d.altitude -= self.cfg.dangerous_crit_altitude_loss  # decision 32 (option)
@@ -1280,7 +1282,7 @@ class _Turn:
         eff = damage_effect(
             dmg.total, tstats.toughness, armor=tstats.armor, ap=weapon.ap, already_shaken=t.shaken
         )
-        self.log.emit(
+        self.emit(
             "damage",
             d.pid,
             target=t.pid,
@@ -1295,7 +1297,7 @@ class _Turn:
         if not eff.hit:
             return
         if not t.shaken:
-            self.log.emit("shaken", t.pid, by=d.pid)
+            self.emit("shaken", t.pid, by=d.pid)
         t.shaken = True
         if eff.wounds:
             self.wound(t, eff.wounds, by=d.pid)
@@ -1305,7 +1307,7 @@ class _Turn:
         old = t.wounds
         new = old + wounds
         t.wounds = min(new, self.cfg.out_at_wounds)
-        self.log.emit("wound", t.pid, by=by, wounds=wounds, total=new)
+        self.emit("wound", t.pid, by=by, wounds=wounds, total=new)
         fate = "dead" if self.cfg.terrain == "blue" else "gm"
         if not t.wild_card:
             # D24 / decision 14: an Extra leaves at 1 wound, falls (dead in the Blue) at 2.
@@ -1337,7 +1339,7 @@ class _Turn:
 
     def lose_speed(self, t: _Live, loss: int) -> None:
         t.speed = max(t.speed - loss, 0)
-        self.log.emit("speed_loss", t.pid, lost=loss, speed=t.speed)
+        self.emit("speed_loss", t.pid, lost=loss, speed=t.speed)
         if t.speed == 0:
             self.start_fall(t, "speed_zero")  # D14
 
@@ -1350,17 +1352,17 @@ class _Turn:
             face = self.log.die(6, f"breakage:{w.name}", t.pid)
             if face <= threshold:
                 t.broken = (*t.broken, w.name)
-                self.log.emit("weapon_broken", t.pid, weapon=w.name, face=face)
+                self.emit("weapon_broken", t.pid, weapon=w.name, face=face)
 
     def spirit_or_consumed(self, t: _Live, reason: str) -> None:
         """D34 / decision 31: Spirit at TN 4 with wound penalties; failure: the dragon takes
         over (the GM controls it; it attacks the nearest target)."""
         roll = self.roll(t, "spirit", self.stats[t.pid].spirit, self.penalty(t))
-        self.log.emit("spirit", t.pid, reason=reason, roll=roll.to_data(), success=roll.success)
+        self.emit("spirit", t.pid, reason=reason, roll=roll.to_data(), success=roll.success)
         if not roll.success and not t.consumed:
             t.consumed = True
             self.clear_tails(t, "takeover")
-            self.log.emit("takeover", t.pid, reason=reason)
+            self.emit("takeover", t.pid, reason=reason)
 
     def consumed_order(self, d: _Live) -> DragonOrder:
         """D34: a consumed dragon flies level and attacks the nearest dragon with the first
@@ -1373,7 +1375,7 @@ class _Turn:
                 if _attack_geometry(self.cfg, self.stats, d, t, w)[0] is None:
                     actions = (Action("attack", weapon=w.name, target=target),)
                     break
-        self.log.emit("consumed_orders", d.pid, target=target, actions=len(actions))
+        self.emit("consumed_orders", d.pid, target=target, actions=len(actions))
         return DragonOrder("level", 0, None, actions)
 
     # --- tailing (D25-D28)
@@ -1408,12 +1410,12 @@ class _Turn:
         contest = res.to_data()
         if res.initiator_wins:
             self.set_tail(d, t)
-            self.log.emit("tail", d.pid, victim=t.pid, mutual=mutual is not None, contest=contest)
+            self.emit("tail", d.pid, victim=t.pid, mutual=mutual is not None, contest=contest)
         elif res.defender_wins and mutual is not None:
             self.set_tail(t, d)
-            self.log.emit("tail", t.pid, victim=d.pid, mutual=True, contest=contest)
+            self.emit("tail", t.pid, victim=d.pid, mutual=True, contest=contest)
         else:
-            self.log.emit("evade", t.pid, pursuer=d.pid, contest=contest)
+            self.emit("evade", t.pid, pursuer=d.pid, contest=contest)
 
     def set_tail(self, pursuer: _Live, victim: _Live) -> None:
         if victim.tail_of == pursuer.pid:
@@ -1437,7 +1439,7 @@ class _Turn:
                            self.penalty(victim))  # fmt: skip
         res = opposed(mine, theirs)
         if not res.initiator_wins:
-            self.log.emit("force_failed", d.pid, victim=victim.pid, contest=res.to_data())
+            self.emit("force_failed", d.pid, victim=victim.pid, contest=res.to_data())
             return
         choice = a.raise_choice if res.raises >= 1 and a.raise_choice else a.choice or "up"
         move = {
@@ -1447,7 +1449,7 @@ class _Turn:
             "dive": ("dive", self.cfg.forced_dive),
         }[choice]
         self.forced[victim.pid] = move
-        self.log.emit(
+        self.emit(
             "force", d.pid, victim=victim.pid, choice=choice, move=list(move),
             contest=res.to_data(),
         )  # fmt: skip
@@ -1466,10 +1468,10 @@ class _Turn:
         res = opposed(mine, theirs)
         if res.initiator_wins:
             p.tail_of = None
-            self.log.emit("tail_broken", p.pid, victim=d.pid, reason="contest",
+            self.emit("tail_broken", p.pid, victim=d.pid, reason="contest",
                           contest=res.to_data())  # fmt: skip
         else:
-            self.log.emit("break_failed", d.pid, pursuer=p.pid, contest=res.to_data())
+            self.emit("break_failed", d.pid, pursuer=p.pid, contest=res.to_data())
 
     # --- powers (D34a)
 
@@ -1479,7 +1481,7 @@ class _Turn:
             self.impossible(d, i, a, "no_arcane_skill")
             return
         roll = self.roll(d, "arcane", arcane, mods, crit_matters=True)
-        self.log.emit("power", d.pid, text=a.text, roll=roll.to_data(), success=roll.success)
+        self.emit("power", d.pid, text=a.text, roll=roll.to_data(), success=roll.success)
         if roll.crit:
             self.spirit_or_consumed(d, "power_crit")  # D34
 
@@ -1758,7 +1760,15 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         stats = state.stats[pid]
         team = me.team
         dragons = state.dragons
-        foes = [d for d in dragons if d.status == IN and d.team != team and d.tail_of != pid]
+        foes: list[Dragon] = []
+        pursued = False
+        for d in dragons:
+            if d.status != IN:
+                continue
+            if d.tail_of == pid:
+                pursued = True  # D26: its pursuer cannot be attacked
+            elif (d.team if d.consumed else d.side) != team:
+                foes.append(d)
         tail_of = me.tail_of
         moves: list[_MoveRow]
         if tail_of is not None:
@@ -1776,9 +1786,13 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             # From a random movement on (cyclically), the first after which something can be
             # attacked (or tailed), so random battles end; the random one if there is none.
             factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
-            melee = any(w.melee for w in weapons)
-            longs = [w.bands[2] * factor for w in weapons if w.bands is not None]
-            reach = max(longs) if longs else None
+            melee = False
+            reach: int | None = None
+            for w in weapons:
+                if w.bands is None:
+                    melee = melee or w.melee
+                elif reach is None or w.bands[2] * factor > reach:
+                    reach = w.bands[2] * factor
             for i in range(start, start + count):
                 row = moves[i % count]
                 if _any_action(cfg, melee, reach, row[2], altitude + row[3], tail_of, foes):
@@ -1790,7 +1804,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             choice = FORCE_CHOICES[int(random_() * 2)]
             raise_choice = FORCE_RAISE_CHOICES[int(random_() * 2)]
             candidates.append(("force", None, None, choice, raise_choice, ""))
-        if any(d.tail_of == pid and d.status == IN for d in dragons):
+        if pursued:
             candidates.append(("break", None, None, None, None, ""))
         if stats.arcane is not None and random_() < 0.1:
             candidates.append(("power", None, None, None, None, "power"))

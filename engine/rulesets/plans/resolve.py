@@ -28,13 +28,23 @@ from engine.ruleset import Outcome
 from engine.rulesets.plans.config import GROUP_INDEX, GROUPS
 from engine.rulesets.plans.plan import Plan, dump_plan
 from engine.rulesets.plans.state import Fighter, PlansState
-from engine.rulesets.plans.tables import info_of, rules_of
+from engine.rulesets.plans.tables import info_of, restore_of, rules_of
 
 RUNNING = Outcome("running")
 
 
+# The last resolution's (state, outcome): one tuple swapped in one store, so reads are safe.
+_LAST: list[tuple[PlansState | None, Outcome]] = [(None, RUNNING)]
+
+
 def outcome(state: PlansState) -> Outcome:
-    """C6/C18/C21: incapacitation (wounds >= limit) or first blood; both at once is a draw."""
+    """C6/C18/C21: incapacitation (wounds >= limit) or first blood; both at once is a draw.
+
+    The state a resolution just returned hits a one-entry memo (it is asked again at once by
+    ``acting`` and the simulator)."""
+    last = _LAST[0]
+    if last[0] is state:
+        return last[1]
     cfg = state.config
     a, b = state.fighters
     if cfg.end_condition == "incapacitation":
@@ -78,7 +88,8 @@ def resolve_turn(
     :func:`rules_of`, the sheets' lookups from :func:`info_of`."""
     cfg = state.config
     rules = rules_of(cfg)
-    target, sides, hit = rules.target, rules.sides, rules.hit
+    target, sides = rules.target, rules.sides
+    hit = rules.hit.__getitem__  # hit(face) = 1 when the face succeeds (C3)
     a, b = fighters = state.fighters
     infos = (info_of(a.sheet), info_of(b.sheet))
     p0, p1 = pids = (a.pid, b.pid)
@@ -110,6 +121,8 @@ def resolve_turn(
     groups = [0, 0]
     paid = [False, False]
     second_ok = [False, False]
+    used_g = [-1, -1]  # C17: the groups used this turn (-1: none)
+    used_s = [-1, -1]
     spent: tuple[list[list[Any]], list[list[Any]]] = ([], [])
     for i in (0, 1):
         plan, res = plans[i], reserves[i]
@@ -117,6 +130,7 @@ def resolve_turn(
         if res[g] > 0:
             res[g] -= 1
             paid[i] = True
+            used_g[i] = g
             spent[i].append([plan.group, "group", res[g]])
         else:
             # C8: nothing spent, the group adds nothing, damage pool 1, counts as no group.
@@ -126,6 +140,7 @@ def resolve_turn(
             if res[pay] > 0:  # C10: not allowed at 0 (validated; a bot plan may still carry it)
                 res[pay] -= 1
                 second_ok[i] = True
+                used_s[i] = pay
                 spent[i].append([plan.second_group, "second_skill", res[pay]])
 
     # C12: which of the opponent's parts each guessed (None: not guessed).
@@ -176,7 +191,7 @@ def resolve_turn(
                 ),
             )
         )
-        raw = value = sum(map(hit.__getitem__, faces))
+        raw = value = sum(map(hit, faces))
         d = right[i] - right[1 - i]
         steps: list[dict[str, Any]] = []
         for name, op, amount, with_diff in rules.pipes[plan.action][d if d > 0 else 0]:
@@ -291,7 +306,7 @@ def resolve_turn(
                 again = log.die(sides, "reroll", pid)
                 rerolls.append({"index": idx, "old": faces[idx], "new": again})
                 faces[idx] = again
-        successes = sum(map(hit.__getitem__, faces))
+        successes = sum(map(hit, faces))
         hits = successes if dice_mode or not successes else successes + lethality
         healing = action_name == "healing"
         add(
@@ -353,7 +368,7 @@ def resolve_turn(
                     ),
                 )
             )
-            soaked = min(sum(map(hit.__getitem__, tfaces)), hits)
+            soaked = min(sum(map(hit, tfaces)), hits)
             add(
                 _new(
                     Event,
@@ -387,34 +402,15 @@ def resolve_turn(
 
     # C17 restore (capped by C5; DEFAULT fallback), C19 status.
     new_fighters: list[Fighter] = []
+    restore_key = rules.restore_key
     for i in (0, 1):
         f, plan, res = fighters[i], plans[i], reserves[i]
-        attrs = infos[i].attrs
-        used_g = groups[i] if paid[i] else -1
-        used_s = (
-            GROUP_INDEX[plan.second_group] if second_ok[i] and plan.second_group is not None else -1
+        key = (restore_key, res[0], res[1], res[2], used_g[i], used_s[i], plan.restore)
+        after, group_name, amount, fallback = infos[i].restores.get(key) or restore_of(
+            infos[i], key
         )
-        g = -1
-        fallback = False
-        if plan.restore is not None and GROUP_INDEX[plan.restore] not in (used_g, used_s):
-            g = GROUP_INDEX[plan.restore]
-        elif rules.fallback:
-            fallback = True
-            best = 0
-            for k in (0, 1, 2):
-                missing = attrs[3 * k + 2] - res[k]
-                if missing > best and k not in (used_g, used_s):
-                    g, best = k, missing
-        if g < 0:
-            restored: dict[str, Any] = {"group": None, "amount": 0, "fallback": fallback}
-        else:
-            before = res[g]
-            res[g] = min(attrs[3 * g + 2], before + rules.restore_amount)  # C5 cap
-            restored = {"group": GROUPS[g], "amount": res[g] - before, "fallback": fallback}
         bled = f.bled or hurt[i]
-        new_fighters.append(
-            _new(Fighter, (f.pid, f.name, f.side, f.sheet, tuple(res), wounds[i], bled))
-        )
+        new_fighters.append(_new(Fighter, (f.pid, f.name, f.side, f.sheet, after, wounds[i], bled)))
         add(
             _new(
                 Event,
@@ -422,9 +418,9 @@ def resolve_turn(
                     "status",
                     f.pid,
                     {
-                        "restore": restored,
+                        "restore": {"group": group_name, "amount": amount, "fallback": fallback},
                         "wounds": wounds[i],
-                        "reserves": {"physical": res[0], "magical": res[1], "mental": res[2]},
+                        "reserves": {"physical": after[0], "magical": after[1], "mental": after[2]},
                         "bled": bled,
                     },
                 ),
@@ -435,6 +431,7 @@ def resolve_turn(
         (cfg, (new_fighters[0], new_fighters[1]), state.turn + 1, defender, state.initiative),
     )
     result = outcome(new)
+    _LAST[0] = (new, result)
     if result is not RUNNING:
         add(
             _new(

@@ -8,9 +8,10 @@ on every turn would cost more than the lookups save.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
-from engine.rulesets.plans.config import ACTIONS, GROUPS, PlansConfig
+from engine.rulesets.plans.config import ACTIONS, GROUP_INDEX, GROUPS, PlansConfig
 from engine.rulesets.plans.sheet import Sheet
 
 # One modifier step after the raw successes (C13): (step name, "add" | "mul", amount,
@@ -18,8 +19,10 @@ from engine.rulesets.plans.sheet import Sheet
 Op = tuple[str, str, int, bool]
 
 
-class Rules(NamedTuple):
-    """The constants of a config, in the shapes the resolution uses."""
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The constants of a config, in the shapes the resolution uses. Slotted classes here
+    (not named tuples): their attribute reads are specialised by the interpreter."""
 
     target: int
     sides: int
@@ -41,6 +44,7 @@ class Rules(NamedTuple):
     turn_cap: int  # C21
     guess_named: bool  # C8 guess compares the named group
     guess_either: bool  # C12 skill guess matches the second skill too
+    restore_key: tuple[int, bool]  # what of the config a C17 restore depends on
 
 
 def _pipeline(cfg: PlansConfig, action: str, d: int) -> tuple[Op, ...]:
@@ -87,6 +91,7 @@ def _build_rules(cfg: PlansConfig) -> Rules:
         turn_cap=cfg.turn_cap,
         guess_named=cfg.guess_group_compares == "named",
         guess_either=cfg.skill_guess_matches == "either",
+        restore_key=(cfg.restore_amount, cfg.restore_fallback == "largest_missing"),
     )
 
 
@@ -105,7 +110,8 @@ def rules_of(cfg: PlansConfig) -> Rules:
     return rules
 
 
-class Menu(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Menu:
     """The legal choices of a sheet with given reserves, for random plans."""
 
     seconds: tuple[tuple[tuple[tuple[str, str, int], ...], ...], ...]  # [group][skill] -> options
@@ -114,7 +120,8 @@ class Menu(NamedTuple):
     restores: tuple[tuple[tuple[str | None, ...], ...], ...]
 
 
-class SheetInfo(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SheetInfo:
     """A sheet's lookups: skill levels by id, skill ids in sheet order (and as guesses: then
     None, "not guessed"), menus by reserves."""
 
@@ -125,6 +132,9 @@ class SheetInfo(NamedTuple):
     guesses: tuple[str | None, ...]
     lethality: int
     menus: dict[tuple[int, ...], Menu]
+    # C17 restores: (config's restore amount and fallback, reserves, used group, used second
+    # group, chosen group) -> (reserves after, restored group or None, amount, fallback used)
+    restores: dict[tuple[Any, ...], tuple[tuple[int, ...], str | None, int, bool]]
 
 
 _SHEETS: dict[int, SheetInfo] = {}
@@ -141,7 +151,7 @@ def info_of(sheet: Sheet) -> SheetInfo:
     for s in sheet.skills:
         levels.setdefault(s.id, s.level)  # the first skill of an id, as Sheet.skill finds it
     ids = tuple(s.id for s in sheet.skills)
-    info = SheetInfo(sheet, sheet.attrs, levels, ids, (*ids, None), sheet.lethality, {})
+    info = SheetInfo(sheet, sheet.attrs, levels, ids, (*ids, None), sheet.lethality, {}, {})
     _SHEETS[id(sheet)] = info
     return info
 
@@ -173,3 +183,39 @@ def menu_of(info: SheetInfo, reserves: tuple[int, ...]) -> Menu:
     menu = Menu(seconds, soaks, restores)
     info.menus[reserves] = menu
     return menu
+
+
+def restore_of(
+    info: SheetInfo, key: tuple[Any, ...]
+) -> tuple[tuple[int, ...], str | None, int, bool]:
+    """C17 (capped by C5): restore one unused group's reserve; when the plan names none, or
+    one that was used, DEFAULT the group with the largest missing reserve. ``key`` is
+    ``(restore_key, r0, r1, r2, used group, used second group, chosen group name)``, -1 for
+    an unused slot. Memoised per sheet (a duel meets the same few cases again and again)."""
+    hit = info.restores.get(key)
+    if hit is not None:
+        return hit
+    (amount, fallback_on), r0, r1, r2, used_g, used_s, choice = key
+    res = [r0, r1, r2]
+    attrs = info.attrs
+    g = -1
+    fallback = False
+    if choice is not None and GROUP_INDEX[choice] not in (used_g, used_s):
+        g = GROUP_INDEX[choice]
+    elif fallback_on:
+        fallback = True
+        best = 0
+        for k in (0, 1, 2):
+            missing = attrs[3 * k + 2] - res[k]
+            if missing > best and k not in (used_g, used_s):
+                g, best = k, missing
+    if g < 0:
+        out: tuple[tuple[int, ...], str | None, int, bool] = ((r0, r1, r2), None, 0, fallback)
+    else:
+        before = res[g]
+        res[g] = min(attrs[3 * g + 2], before + amount)  # C5 cap
+        out = ((res[0], res[1], res[2]), GROUPS[g], res[g] - before, fallback)
+    if len(info.restores) > 4096:
+        info.restores.clear()
+    info.restores[key] = out
+    return out

@@ -1,8 +1,9 @@
 """Plans: secret-plan duels (fencer vs pyromancer, random legal plans, to the end) per second
 through the simulator, on one core. Target: >= 5,000 duels/s. Prints figures; asserts nothing.
 
-Also prints the cost of the parts of a turn (random plan, resolution) so a regression can be
-traced, and the CPU time beside the wall time (the machine is shared)."""
+Also prints the cost of the parts of a turn (random plans, resolution, the simulator's own loop)
+so a regression can be traced, the CPU time beside the wall time (the machine is shared), and
+the floor: what the events and dice of a typical turn cost alone with this event format."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 from typing import Any
 
 from engine.dice import RandomDice, TurnLog
+from engine.events import Event
 from engine.ruleset import Sealed
 from engine.rulesets.plans import RULESET
 from engine.simulate import parse_setup, prepare, simulate
@@ -47,6 +49,83 @@ def _parts(prepared: Any, n: int = 20000) -> tuple[float, float]:
     return per_order, per_turn
 
 
+def _floor(n: int = 20000) -> float:
+    """Microseconds per turn of the irreducible part with this event format: a typical turn's
+    events (reveal with both plans, two action rolls and checks, contest, damage roll and
+    check, damage, two statuses) built with constant values, plus 13 dice and 20 plan draws
+    with the simulator's formula. Everything else a turn costs is rules logic and the loop."""
+    rand = random.Random(0).random
+    new = tuple.__new__
+    guess = {"group": None, "skill": "wards", "action": None}
+
+    def plan() -> dict[str, Any]:
+        return {
+            "group": "physical",
+            "skill": "fencing",
+            "action": "strong",
+            "second": None,
+            "soak": "mental",
+            "restore": None,
+            "guess": dict(guess),
+            "text": "",
+            "auto": True,
+        }
+
+    started = time.process_time()
+    for _ in range(n):
+        ev: list[Event] = []
+        add = ev.append
+        plans = {"p1": plan(), "p2": plan()}
+        data = {"turn": 1, "attacker": "p1", "defender": "p2", "plans": plans}
+        data["defaults"] = {"p1": False, "p2": False}
+        add(new(Event, ("reveal", None, data)))
+        for pid in ("p1", "p2"):
+            faces = [int(rand() * 10) + 1 for _ in range(5)]
+            roll = {"sides": 10, "faces": faces, "purpose": "action", "mode": "pool"}
+            add(new(Event, ("roll", pid, roll)))
+            action = {
+                "spent": [["physical", "group", 2]],
+                "group_paid": True,
+                "pool": 5,
+                "parts": {"accuracy": 1, "skill": 2, "second": 0},
+                "guessed": {"group": None, "skill": False, "action": None},
+                "right": 0,
+                "diff": 0,
+                "raw": 1,
+                "steps": [],
+                "successes": 1,
+            }
+            add(new(Event, ("action", pid, action)))
+        contest = {"successes": {"p1": 1, "p2": 2}, "tie": False, "winner": "p2", "loser": "p1"}
+        add(new(Event, ("contest", None, contest)))
+        faces = [int(rand() * 10) + 1 for _ in range(3)]
+        roll = {"sides": 10, "faces": faces, "purpose": "damage", "mode": "pool"}
+        add(new(Event, ("roll", "p2", roll)))
+        check = {
+            "target": "p1",
+            "pool": 3,
+            "parts": {"impact": 1, "lethality": 1, "precise": 0},
+            "rerolls": [],
+            "faces": faces[:],
+            "successes": 1,
+            "hits": 1,
+            "effect": "wound",
+        }
+        add(new(Event, ("damage_check", "p2", check)))
+        add(new(Event, ("damage", "p1", {"by": "p2", "hits": 1, "wounds": 1, "wounds_after": 2})))
+        for pid in ("p1", "p2"):
+            status = {
+                "restore": {"group": "mental", "amount": 1, "fallback": False},
+                "wounds": 1,
+                "reserves": {"physical": 1, "magical": 2, "mental": 3},
+                "bled": False,
+            }
+            add(new(Event, ("status", pid, status)))
+        for _ in range(20):
+            rand()
+    return (time.process_time() - started) / n * 1e6
+
+
 def main() -> None:
     prepared = prepare(parse_setup(setup_doc()))
     simulate(prepared, 200, seed="warm-up")
@@ -60,7 +139,13 @@ def main() -> None:
     print(f"   turns per duel:       {result.turns_total / DUELS:8.2f}  (max {result.turns_max})")
     print(f"   turns/s (CPU):        {result.turns_total / cpu:8.0f}")
     per_order, per_turn = _parts(prepared)
-    print(f"   random plan: {per_order:6.1f} us   resolution: {per_turn:6.1f} us")
+    whole = cpu / result.turns_total * 1e6
+    print(
+        f"   per turn: {whole:5.1f} us = random plans 2 x {per_order:4.1f} + resolution "
+        f"{per_turn:4.1f} + simulator loop/counting {whole - 2 * per_order - per_turn:4.1f}"
+        f"  (budget at target: {1e6 / TARGET / (result.turns_total / DUELS):4.1f} us)"
+    )
+    print(f"   floor: the events and dice of a typical turn alone: {_floor():5.1f} us")
     keys = ("damage", "healed", "soaked", "tie", "tie:damage", "group_empty", "no_damage")
     counts = "  ".join(f"{k}={result.events.get(k, 0) / DUELS:.2f}" for k in keys)
     print(f"   per duel: {counts}")

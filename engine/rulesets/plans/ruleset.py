@@ -22,7 +22,7 @@ from engine.rulesets.plans.preview import PlanPreview, preview_plan
 from engine.rulesets.plans.resolve import RUNNING, fighter_view, outcome, resolve_turn
 from engine.rulesets.plans.sheet import PRESETS, CharacterModel, Sheet, check_sheet
 from engine.rulesets.plans.state import Fighter, PlansState, dump_state, load_state
-from engine.rulesets.plans.tables import info_of, menu_of
+from engine.rulesets.plans.tables import SHEET_INFOS, info_of, menu_of
 
 
 class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
@@ -139,7 +139,12 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         r = rng.random
         a, b = state.fighters
         me, them = (a, b) if a.pid == pid else (b, a)
-        info = info_of(me.sheet)
+        info = SHEET_INFOS.get(id(me.sheet))  # info_of(), minus a call on the hot path
+        if info is None or info.sheet is not me.sheet:
+            info = info_of(me.sheet)
+        their = SHEET_INFOS.get(id(them.sheet))
+        if their is None or their.sheet is not them.sheet:
+            their = info_of(them.sheet)
         reserves = me.reserves
         menu = info.menus.get(reserves) or menu_of(info, reserves)
         ids = info.skill_ids
@@ -153,7 +158,7 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
                 second_skill, second_group, s_used = options[int(r() * len(options))]
         soaks = menu.soaks
         restores = menu.restores[g + 1 if reserves[g] > 0 else 0][s_used + 1]
-        guesses = info_of(them.sheet).guesses
+        guesses = their.guesses
         guess_skill = guesses[int(r() * len(guesses))]
         guess_group = _GUESS_GROUPS[int(r() * 4)]
         guess_action = _GUESS_ACTIONS[int(r() * 6)]

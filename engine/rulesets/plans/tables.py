@@ -138,6 +138,7 @@ class SheetInfo:
 
 
 _SHEETS: dict[int, SheetInfo] = {}
+SHEET_INFOS = _SHEETS  # read-only for callers: look up by id(sheet), check .sheet is sheet
 
 
 def info_of(sheet: Sheet) -> SheetInfo:

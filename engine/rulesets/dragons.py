@@ -1015,7 +1015,7 @@ class _Turn:
         # D7-D8 as :func:`initiative`, on the live copies (same order: state order, stable sort).
         ranks = self.ranks
         ranked = sorted(
-            (d for d in self.live.values() if d.status == IN),
+            [d for d in self.live.values() if d.status == IN],
             key=lambda d: (-d.speed, -d.altitude, ranks[d.pid]),
         )
         order = [d.pid for d in ranked]
@@ -1657,10 +1657,9 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
 
     def acting(self, state: DragonsState) -> frozenset[str]:
         # D34: a consumed dragon receives no orders from its pilot's player.
+        own_orders = not state.config.consumed_attacks_nearest
         return frozenset(
-            d.pid
-            for d in state.dragons
-            if d.status == IN and not (d.consumed and state.config.consumed_attacks_nearest)
+            [d.pid for d in state.dragons if d.status == IN and (own_orders or not d.consumed)]
         )
 
     def controller(self, state: DragonsState, pid: str) -> Literal["gm", "player"]:
@@ -1782,9 +1781,10 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         count = len(moves)
         start = int(random_() * count)
         move, n, speed, climbed = moves[start]
-        if count > 1:
-            # From a random movement on (cyclically), the first after which something can be
-            # attacked (or tailed), so random battles end; the random one if there is none.
+        candidates = _actions_from(cfg, weapons, speed, altitude + climbed, tail_of, foes)
+        if not candidates and count > 1:
+            # From the drawn movement on (cyclically), the first after which something can be
+            # attacked (or tailed), so random battles end; the drawn one if there is none.
             factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
             melee = False
             reach: int | None = None
@@ -1793,12 +1793,14 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
                     melee = melee or w.melee
                 elif reach is None or w.bands[2] * factor > reach:
                     reach = w.bands[2] * factor
-            for i in range(start, start + count):
+            for i in range(start + 1, start + count):
                 row = moves[i % count]
                 if _any_action(cfg, melee, reach, row[2], altitude + row[3], tail_of, foes):
                     move, n, speed, climbed = row
+                    candidates = _actions_from(
+                        cfg, weapons, speed, altitude + climbed, tail_of, foes
+                    )
                     break
-        candidates = _actions_from(cfg, weapons, speed, altitude + climbed, tail_of, foes)
         aero = "loop" if tail_of is None and random_() < 0.05 else None
         if tail_of is not None:
             choice = FORCE_CHOICES[int(random_() * 2)]

@@ -3,10 +3,11 @@
 Stores documents (not objects), exactly like the real adapters, so serialization bugs surface
 in unit tests too. Thread-safe, so race tests can run against it.
 
-Every read returns private objects parsed from JSON text, as a real store's would be. The text
-of each stored document is kept beside it (serialised once, when written), and the few fields
-the "active" queries filter on are kept per document version, so a query decodes only the
-matches it returns: the bot, the sandbox and the benchmark run on this store.
+Every read returns private objects parsed from JSON text, as a real store's would be. A match
+is kept as its JSON text (serialised once, when written; each read parses it once), an order
+with its text beside it, and the few fields the "active" queries filter on are kept per match
+version, so a query decodes only the matches it returns: the bot, the sandbox and the
+benchmark run on this store.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, NamedTuple
 
 from engine import codec
@@ -43,56 +44,105 @@ class _Meta(NamedTuple):
     order: tuple[float, str]  # (created_at, id): the order of the "active" lists
 
 
+class _Docs(MutableMapping[str, dict[str, Any]]):
+    """Match documents by id, as the store writes them: JSON text and its version. Tests may
+    write raw dicts, and a dict taken out with ``[]`` may be changed in place (``_flag``), so
+    from then on that dict is the document (its text is made afresh at each read)."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, tuple[str, Any]] = {}
+        self._dicts: dict[str, dict[str, Any]] = {}
+
+    def put_text(self, key: str, text: str, version: int) -> None:
+        self._dicts.pop(key, None)
+        self._texts[key] = (text, version)
+
+    def text(self, key: str) -> str | None:
+        kept = self._texts.get(key)
+        if kept is not None:
+            return kept[0]
+        doc = self._dicts.get(key)
+        return None if doc is None else json.dumps(doc)
+
+    def version(self, key: str) -> Any:
+        kept = self._texts.get(key)
+        return kept[1] if kept is not None else self._dicts[key]["version"]
+
+    def __getitem__(self, key: str) -> dict[str, Any]:
+        kept = self._texts.pop(key, None)
+        if kept is not None:
+            self._dicts[key] = json.loads(kept[0])
+        return self._dicts[key]
+
+    def __setitem__(self, key: str, doc: dict[str, Any]) -> None:
+        self._texts.pop(key, None)
+        self._dicts[key] = doc
+
+    def __delitem__(self, key: str) -> None:
+        if self._texts.pop(key, None) is None:
+            del self._dicts[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._texts or key in self._dicts
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._texts, *self._dicts])
+
+    def __len__(self) -> int:
+        return len(self._texts) + len(self._dicts)
+
+
 class MemoryRepository:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self.matches: dict[str, dict[str, Any]] = {}
+        self.matches = _Docs()
         self.orders: dict[str, dict[str, dict[str, Any]]] = {}
         self.records: dict[str, list[dict[str, Any]]] = {}
         self.updates: dict[int, float] = {}
         self.prefs: dict[int, dict[str, Any]] = {}
-        # JSON text of a stored document and the _Meta of a stored match, each beside the very
-        # object it was made from: a document replaced behind our back (tests write raw
-        # documents) is simply not found, and one changed in place (_flag) is dropped.
-        self._texts: dict[Any, tuple[dict[str, Any], str]] = {}
-        self._metas: dict[str, tuple[dict[str, Any], _Meta]] = {}
+        # The JSON text of a stored order beside the very dict it was made from (a dict
+        # replaced behind our back, as tests do, is simply not found), and the _Meta of a
+        # match beside the very text it was read from.
+        self._order_texts: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
+        self._metas: dict[str, tuple[str, _Meta]] = {}
 
-    def _keep(self, key: Any, doc: dict[str, Any]) -> dict[str, Any]:
-        """Store a private copy of ``doc`` (returned), remembering its text under ``key``."""
-        text = json.dumps(doc)
+    def _put_match(self, match: Match, version: int) -> Match:
+        """Store ``match`` at ``version``; the stored match, as a private copy."""
+        text = json.dumps(codec.match_to_doc(match) | {"version": version})
+        self.matches.put_text(match.id, text, version)
+        return codec.match_from_doc(json.loads(text))
+
+    def _put_order(self, match_id: str, seal: SealedOrder) -> dict[str, Any]:
+        text = json.dumps(codec.order_to_doc(seal))
         stored: dict[str, Any] = json.loads(text)
-        self._texts[key] = (stored, text)
+        self._order_texts[match_id, seal.pid] = (stored, text)
         return stored
 
-    def _copy(self, key: Any, doc: dict[str, Any]) -> dict[str, Any]:
-        """A private copy of the stored ``doc``, parsed from its text."""
-        kept = self._texts.get(key)
+    def _order_copy(self, match_id: str, pid: str, doc: dict[str, Any]) -> SealedOrder:
+        kept = self._order_texts.get((match_id, pid))
         if kept is None or kept[0] is not doc:
             kept = (doc, json.dumps(doc))
-            self._texts[key] = kept
-        copied: dict[str, Any] = json.loads(kept[1])
-        return copied
+            self._order_texts[match_id, pid] = kept
+        return codec.order_from_doc(json.loads(kept[1]))
 
     def create(self, match: Match) -> Match:
         with self._lock:
             if match.id in self.matches:
                 raise ConflictError(match.id)
-            stored = self._keep(match.id, codec.match_to_doc(match) | {"version": 1})
-            self.matches[match.id] = stored
             self.orders[match.id] = {}
             self.records[match.id] = []
-            return codec.match_from_doc(self._copy(match.id, stored))
+            return self._put_match(match, 1)
 
     def load(self, match_id: str) -> Loaded:
         try:
             with self._lock:
-                doc = self.matches.get(match_id)
-                if doc is None:
+                text = self.matches.text(match_id)
+                if text is None:
                     raise NotFoundError(match_id)
-                match = codec.match_from_doc(self._copy(match_id, doc))
+                match = codec.match_from_doc(json.loads(text))
                 try:
                     orders = {
-                        pid: codec.order_from_doc(self._copy((match_id, pid), o))
+                        pid: self._order_copy(match_id, pid, o)
                         for pid, o in self.orders[match_id].items()
                         if o["turn"] == match.turn
                     }
@@ -115,17 +165,13 @@ class MemoryRepository:
         drop_record: int | None = None,
     ) -> Match:
         with self._lock:
-            current = self.matches.get(match.id)
-            if current is None:
+            if match.id not in self.matches:
                 raise NotFoundError(match.id)
-            if current["version"] != expected_version:
+            if self.matches.version(match.id) != expected_version:
                 raise ConflictError(match.id)
-            stored = self._keep(
-                match.id, codec.match_to_doc(match) | {"version": expected_version + 1}
-            )
             orders = self.orders[match.id]
             if seal is not None:
-                orders[seal.pid] = self._keep((match.id, seal.pid), codec.order_to_doc(seal))
+                orders[seal.pid] = self._put_order(match.id, seal)
             if withdraw is not None:
                 orders.pop(withdraw, None)
             if record is not None:
@@ -138,18 +184,19 @@ class MemoryRepository:
                 self.records[match.id] = [
                     r for r in self.records[match.id] if r["turn"] != drop_record
                 ]
-            self.matches[match.id] = stored
-            return codec.match_from_doc(self._copy(match.id, stored))
+            return self._put_match(match, expected_version + 1)
 
     def _active(self, wanted: Callable[[_Meta], bool]) -> list[Match]:
         """Unfinished matches whose :class:`_Meta` is ``wanted``, oldest first. A match is
         decoded in full only when it is returned, or once per version to read its _Meta."""
         found: list[tuple[tuple[float, str], str]] = []
-        for match_id, doc in list(self.matches.items()):
+        texts: dict[str, str] = {}
+        for match_id in list(self.matches):
+            text = texts[match_id] = self.matches.text(match_id) or "{}"
             kept = self._metas.get(match_id)
-            if kept is None or kept[0] is not doc:
+            if kept is None or kept[0] is not text:
                 try:
-                    m = codec.match_from_doc(self._copy(match_id, doc))
+                    m = codec.match_from_doc(json.loads(text))
                 except CorruptRecordError as exc:  # flag it and go on: one bad match hides none
                     log.error("corrupt record: match %s: %s", match_id, exc.detail)
                     self._flag(match_id, exc.detail)
@@ -161,12 +208,12 @@ class MemoryRepository:
                     m.wake_at,
                     (m.created_at, m.id),
                 )
-                kept = (doc, meta)
+                kept = (text, meta)
                 self._metas[match_id] = kept
             if not kept[1].finished and wanted(kept[1]):
                 found.append((kept[1].order, match_id))
         found.sort()
-        return [codec.match_from_doc(self._copy(mid, self.matches[mid])) for _, mid in found]
+        return [codec.match_from_doc(json.loads(texts[mid])) for _, mid in found]
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
         with self._lock:
@@ -221,11 +268,9 @@ class MemoryRepository:
     def _flag(self, match_id: str, detail: str) -> None:
         # Like the real adapters: only attention and version change, and the version bump makes
         # a writer that loaded before the flag retry (so the flag is never overwritten unseen).
-        doc = self.matches.get(match_id)
+        doc = self.matches.get(match_id)  # from now on this dict is the document (_Docs)
         if doc is None:
             return
-        self._texts.pop(match_id, None)  # changed in place: its text and _Meta are stale
-        self._metas.pop(match_id, None)
         doc["attention"] = detail
         if isinstance(doc.get("version"), int):
             doc["version"] += 1

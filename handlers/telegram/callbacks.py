@@ -17,10 +17,13 @@ import base64
 import hashlib
 import hmac
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
 
 VERSION = "v1"
 MAX_BYTES = 64
 _MAC_LEN = 6
+_MAC_BYTES = 6  # enough digest bytes for _MAC_LEN base64 characters (6 bits each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +43,29 @@ class Callback:
         return int(self.args[i])
 
 
+_BLOCK = 64  # SHA-256's block size
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+@lru_cache(maxsize=8)
+def _keyed(secret: bytes) -> tuple[Any, Any]:
+    """HMAC-SHA256's inner and outer hashes with the key already absorbed (RFC 2104), made
+    once per key: a keyboard signs dozens of buttons with one key, and ``hmac.new`` redoes
+    this (and builds Python objects) for each."""
+    key = hashlib.sha256(secret).digest() if len(secret) > _BLOCK else secret
+    key = key.ljust(_BLOCK, b"\0")
+    return hashlib.sha256(key.translate(_IPAD)), hashlib.sha256(key.translate(_OPAD))
+
+
 def _mac(secret: bytes, body: str) -> str:
-    digest = hmac.new(secret, body.encode(), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest).decode()[:_MAC_LEN]
+    """The first characters of base64url(HMAC-SHA256(secret, body)), as ``hmac.new`` gives."""
+    inner, outer = _keyed(secret)
+    ih = inner.copy()
+    ih.update(body.encode())
+    oh = outer.copy()
+    oh.update(ih.digest())
+    return base64.urlsafe_b64encode(oh.digest()[:_MAC_BYTES]).decode()[:_MAC_LEN]
 
 
 def encode(cb: Callback, secret: bytes) -> str:

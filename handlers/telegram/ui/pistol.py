@@ -44,6 +44,28 @@ def _config(match: Match) -> PistolConfig:
     return cfg
 
 
+AimKeys = tuple[tuple[tuple[str, str, str], ...], ...]  # rows of (label, x, y)
+_AIM: dict[int, tuple[PistolConfig, str, AimKeys]] = {}
+
+
+def _aim_layout(cfg: PistolConfig) -> tuple[str, AimKeys]:
+    """The aim step's silhouette grid and button labels for ``cfg``, made once per config
+    object (the ruleset hands out one object per distinct config)."""
+    kept = _AIM.get(id(cfg))
+    if kept is None or kept[0] is not cfg:
+        cells = {c: p for p, cs in cfg.silhouette.items() for c in cs}
+        mark = {"head": "☻", "torso": "▮", "arm": "━", "leg": "┃"}
+        keys = tuple(
+            tuple((f"{mark.get(cells.get((x, y), ''), '')}{x}:{y}", str(x), str(y)) for x in KEY_XS)
+            for y in KEY_YS
+        )
+        kept = (cfg, "\n".join(render_grid(cfg)), keys)
+        if len(_AIM) >= 32:
+            _AIM.clear()
+        _AIM[id(cfg)] = kept
+    return kept[1], kept[2]
+
+
 def _label(tr: Tr, prefix: str, ident: str) -> str:
     key = f"{prefix}.{ident}"
     return tr(key) if tr.has(key) else esc(ident)
@@ -113,20 +135,14 @@ class PistolUI(RulesetUI):
             return Screen(tr("pistol.pick_move", example=self.typed_example()), [row])
         move = int(state[0])
         if len(state) == 1:  # step 2: the aim corner on the grid (P5, P8)
-            grid = "\n".join(render_grid(cfg))
-            rows = []
-            cells = {c: p for p, cs in cfg.silhouette.items() for c in cs}
-            mark = {"head": "☻", "torso": "▮", "arm": "━", "leg": "┃"}
-            for y in KEY_YS:
-                rows.append(
-                    [
-                        Button(
-                            f"{mark.get(cells.get((x, y), ''), '')}{x}:{y}",
-                            Callback("b", match.id, turn, (pid, str(move), str(x), str(y))),
-                        )
-                        for x in KEY_XS
-                    ]
-                )
+            grid, keys = _aim_layout(cfg)
+            rows = [
+                [
+                    Button(label, Callback("b", match.id, turn, (pid, str(move), x, y)))
+                    for label, x, y in row
+                ]
+                for row in keys
+            ]
             rows.append([Button(tr("btn.back"), Callback("b", match.id, turn, (pid,)))])
             text = tr(
                 "pistol.pick_aim",
@@ -285,7 +301,8 @@ class PistolUI(RulesetUI):
         self, tr: Tr, match: Match, events: Sequence[Event], names: Mapping[str, str]
     ) -> str:
         """Each target's silhouette with the cell every shot at it landed on (P20)."""
-        cfg = PistolConfig.model_validate((match.state or {}).get("config") or match.config)
+        cfg = match.rules.config((match.state or {}).get("config") or match.config)
+        assert isinstance(cfg, PistolConfig)
         shots: dict[str, dict[tuple[int, int], str]] = {}
         for e in events:
             if e.kind in ("hit", "miss"):

@@ -67,6 +67,7 @@ Ctx = ContextTypes.DEFAULT_TYPE
 SERVICES = "sekundant"
 RETRY_AFTER_MAX = 5.0  # seconds we are willing to sleep on a 429 inside one update
 _NO_PREVIEW = {"is_disabled": True}
+_RAW_NO_PREVIEW = {"link_preview_options": _NO_PREVIEW}
 # edit() calls editMessageText through do_api_request on purpose (see there); PTB warns that a
 # typed method exists.
 warnings.filterwarnings(
@@ -191,7 +192,7 @@ async def send(context: Ctx, chat_id: int, screen: Screen) -> Message:
                 part,
                 parse_mode=ParseMode.HTML,
                 reply_markup=kb,
-                disable_web_page_preview=True,
+                api_kwargs=_RAW_NO_PREVIEW,  # as JSON: no LinkPreviewOptions object per send
             )
 
         msg = await _api(svc, call)
@@ -843,8 +844,9 @@ async def _seal(
     else:
         await send(context, user_id, receipt)
     if res.record is None:
-        fps = dict(usecases.sealed_fingerprints(svc.deps, match.id))
-        fps[pid] = res.order.fingerprint
+        fps = {pid: res.order.fingerprint}
+        if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
+            fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
         await refresh_status(context, res.match, fps)
     else:
         await on_resolved(context, match, res.match, res.record)

@@ -23,11 +23,9 @@ from handlers.telegram.ui import (
     Option,
     RulesetUI,
     Screen,
-    dice_text,
     esc,
     names_of,
     parse_words,
-    purpose_label,
 )
 
 # The aim keyboard: the corners a player usually wants (the window around the silhouette);
@@ -229,13 +227,6 @@ class PistolUI(RulesetUI):
         data: Mapping[str, Any],
     ) -> str:
         who = Raw(names.get(actor or "", actor or ""))
-        if kind == "roll":
-            return tr(
-                "reveal.roll",
-                who=who,
-                purpose=purpose_label(tr, str(data.get("purpose"))),
-                dice=Raw(dice_text(data)),
-            )
         if kind == "initiative":
             return tr(
                 "pistol.initiative",

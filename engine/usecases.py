@@ -181,11 +181,6 @@ def set_side(deps: Deps, match_id: str, user_id: int, pid: str, side: str) -> Ma
     return _update(deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side))
 
 
-def take_gm(deps: Deps, match_id: str, new_gm_user_id: int) -> Match:
-    """Hand the GM role to ``new_gm_user_id`` (the caller checks the right to do so)."""
-    return _update(deps, match_id, lambda ld: replace(ld.match, gm_user_id=new_gm_user_id))
-
-
 def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
     """Remember edge data (message ids) on the match."""
     return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))

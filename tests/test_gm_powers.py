@@ -148,4 +148,14 @@ def test_every_gm_power_is_refused_to_others(deps: uc.Deps) -> None:
 def test_hand_gm_and_admin_takeover(deps: uc.Deps) -> None:
     mid = running(deps)
     assert uc.hand_gm(deps, mid, GM, CAT).gm_user_id == CAT
-    assert uc.hand_gm(deps, mid, ANN, ANN, as_admin=True).gm_user_id == ANN
+    taken = uc.hand_gm(deps, mid, ANN, ANN, as_admin=True)
+    assert taken.gm_user_id == ANN
+    assert taken.audit[-1] | {"at": 0} == {
+        "at": 0,
+        "by": ANN,
+        "action": "hand_gm",
+        "turn": 1,
+        "reason": "",
+        "old": CAT,
+        "new": ANN,
+    }

@@ -316,6 +316,14 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
     await edit(context, match.chat_id, int(mid), screen)
 
 
+def group_match(svc: Services, chat_id: int) -> Match:
+    """The group's match (a group plays one match at a time); NotFoundError when none."""
+    matches = svc.deps.repo.active_in_chat(chat_id)
+    if not matches:
+        raise NotFoundError(chat_id)
+    return matches[0]
+
+
 def _user_matches(svc: Services, user_id: int) -> list[Match]:
     return svc.deps.repo.active_for_user(user_id)
 
@@ -465,12 +473,10 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
         svc.set_user_lang(user.id, choice)
         await send(context, chat.id, Screen(Tr(choice)("lang.set")))
         return
-    matches = svc.deps.repo.active_in_chat(chat.id)
-    if not matches:
-        raise NotFoundError(chat.id)
+    current = group_match(svc, chat.id)
     if choice not in LANGS:
         raise Rejection("invalid_field", what="lang", field="lang", expected="ru, en")
-    match = usecases.set_language(svc.deps, matches[0].id, user.id, choice)
+    match = usecases.set_language(svc.deps, current.id, user.id, choice)
     await send(context, chat.id, Screen(Tr(choice)("lang.match_set")))
     await refresh_lobby(context, match)
     await refresh_status(context, match)
@@ -617,15 +623,12 @@ async def cmd_takegm(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    matches = svc.deps.repo.active_in_chat(chat.id)
-    if not matches:
-        raise NotFoundError(chat.id)
-    match = matches[0]
+    match = group_match(svc, chat.id)
     tr = Tr(match.lang)
     member = await _api(svc, lambda: context.bot.get_chat_member(chat.id, user.id))
     if member.status not in ("administrator", "creator"):
         raise Rejection("admins_only")
-    match = usecases.take_gm(svc.deps, match.id, user.id)
+    match = usecases.hand_gm(svc.deps, match.id, user.id, user.id, as_admin=True)
     await send(context, chat.id, Screen(tr("gm.taken", name=user.full_name)))
 
 

@@ -20,7 +20,6 @@ from telegram import Message, Update, User
 from telegram.ext import Application, CallbackContext, CommandHandler, filters
 
 from engine import usecases
-from engine.errors import NotFoundError
 from engine.match import Match, Phase, TurnRecord
 from engine.usecases import Reminder, Resolution, Resumed, SweepResult
 from handlers.telegram import bot, clock_text, render
@@ -64,10 +63,7 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    matches = svc.deps.repo.active_in_chat(chat.id)
-    if not matches:
-        raise NotFoundError(chat.id)
-    match = matches[0]
+    match = bot.group_match(svc, chat.id)
     tr = Tr(match.lang)
     words = list(context.args or [])
     if words:

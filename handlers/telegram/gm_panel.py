@@ -370,13 +370,6 @@ def _target_user(context: Ctx, update: Update, words: Sequence[str]) -> tuple[in
     return None
 
 
-def _group_match(svc: Services, chat_id: int) -> Match:
-    matches = svc.deps.repo.active_in_chat(chat_id)
-    if not matches:
-        raise NotFoundError(chat_id)
-    return matches[0]
-
-
 def _seat_by_word(match: Match, word: str) -> str:
     """A pid from ``p2`` or a participant's name (case-insensitive)."""
     for s in match.seats:
@@ -394,7 +387,7 @@ async def cmd_gm(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = _group_match(svc, chat.id)
+    match = bot.group_match(svc, chat.id)
     target = _target_user(context, update, list(context.args or []))
     if target is None:
         raise Rejection("name_a_user")
@@ -410,7 +403,7 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = _group_match(svc, chat.id)
+    match = bot.group_match(svc, chat.id)
     words = list(context.args or [])
     if match.gm_user_id != user.id:
         raise Rejection("gm_only")
@@ -485,7 +478,7 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = _group_match(svc, chat.id)
+    match = bot.group_match(svc, chat.id)
     tr = Tr(match.lang)
     words = list(context.args or [])
     if match.gm_user_id != user.id:
@@ -530,7 +523,7 @@ def _my_match(svc: Services, update: Update, words: list[str], phase: Phase) -> 
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     if chat.type != "private":
-        match = _group_match(svc, chat.id)
+        match = bot.group_match(svc, chat.id)
         if match.phase is not phase:
             raise Rejection(f"not_{phase.value}", phase=match.phase.value)
         return match
@@ -635,7 +628,7 @@ def _history_match(svc: Services, update: Update, words: list[str]) -> Match:
                 return match
         raise Rejection("not_a_participant")
     if chat.type != "private":
-        return _group_match(svc, chat.id)
+        return bot.group_match(svc, chat.id)
     mine = [m for m in svc.deps.repo.active_for_user(user.id) if m.phase is not Phase.LOBBY]
     if len(mine) != 1:
         raise Rejection("no_active_match" if not mine else "name_the_match")

@@ -144,7 +144,7 @@ def test_active_for_user_finds_gm_and_seated_players_only(repo: MatchRepository)
     usecases.end_match(deps, c.id, GM, Outcome("draw"))
     assert [m.id for m in repo.active_for_user(P2)] == [a.id]
     assert repo.active_for_user(33) == []
-    usecases.take_gm(deps, b.id, 44)
+    usecases.hand_gm(deps, b.id, 44, 44, as_admin=True)
     assert [m.id for m in repo.active_for_user(44)] == [b.id]
     assert [m.id for m in repo.active_for_user(P1)] == [a.id]  # P1 is no longer b's GM
 

@@ -19,7 +19,7 @@ vetoed. A GM who also plays in the match is never sent the plans.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram import Message, Update, User
 from telegram.ext import Application, CommandHandler, MessageHandler, filters
@@ -34,7 +34,9 @@ from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
-from handlers.telegram.ui.plans import PlansUI
+
+if TYPE_CHECKING:
+    from handlers.telegram.ui.plans import PlansUI
 
 FP_VETO = 8  # fingerprint characters a veto button carries
 
@@ -81,11 +83,20 @@ async def on_reply(update: Update, context: bot.Ctx) -> None:
     pid = cb.arg(0)
     if match.seat(pid) not in match.controlled_by(user.id):
         raise Rejection("not_your_seat")
+    ui = _plans_ui(match)
+    order = ui.plan_json(match, pid, cb.arg(1), text=msg.text.strip())
+    await bot._seal(context, tr, match, pid, user.id, order, message=None)
+
+
+def _plans_ui(match: Match) -> PlansUI:
+    """The plans UI of a plans match (imported on first use: the plans ruleset is not loaded
+    at a cold start that does not play it)."""
+    from handlers.telegram.ui.plans import PlansUI
+
     ui = get_ui(match.ruleset)
     if not isinstance(ui, PlansUI):
         raise Rejection("invalid_button")
-    order = ui.plan_json(match, pid, cb.arg(1), text=msg.text.strip())
-    await bot._seal(context, tr, match, pid, user.id, order, message=None)
+    return ui
 
 
 @bot.command
@@ -100,7 +111,12 @@ async def cmd_plan(update: Update, context: bot.Ctx) -> None:
     match, candidates, left = bot._pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:
         await bot._choose(
-            context, tr, user.id, candidates, user.id, f"/plan <id> {PlansUI().typed_example()}"
+            context,
+            tr,
+            user.id,
+            candidates,
+            user.id,
+            f"/plan <id> {get_ui('plans').typed_example()}",
         )
         return
     if len(left) < len(words):  # the match id was named: drop it, keep the rest verbatim

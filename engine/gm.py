@@ -65,6 +65,9 @@ def undo(
         raise Rejection("not_running", phase=match.phase.value)
     if last.turn < 1 or last.turn != match.turn - 1:
         raise Rejection("nothing_to_undo")
+    if match.outcome is not None and match.outcome.get("reason") == "forfeit":
+        # A forfeit is not a turn: undoing the turn before it would reopen a one-sided match.
+        raise Rejection("nothing_to_undo")
     reopened = replace(
         match,
         phase=Phase.RUNNING,

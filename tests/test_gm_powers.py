@@ -159,3 +159,14 @@ def test_hand_gm_and_admin_takeover(deps: uc.Deps) -> None:
         "old": CAT,
         "new": ANN,
     }
+
+
+def test_a_match_won_by_forfeit_cannot_be_reopened_by_undo(deps: uc.Deps) -> None:
+    mid = running(deps)
+    uc.seal_order(deps, mid, ANN, "p1", {"call": 1})
+    uc.seal_order(deps, mid, BOB, "p2", {"call": 1})
+    uc.forfeit(deps, mid, BOB, "p2")
+    with pytest.raises(Rejection) as err:
+        uc.undo(deps, mid, GM)
+    assert err.value.code == "nothing_to_undo"
+    assert deps.repo.load(mid).match.phase is Phase.FINISHED

@@ -890,7 +890,11 @@ def summary_screen(tr: Tr, match: Match) -> Screen:
         tr("summary.title", title=Raw(render.match_title(tr, match))),
         ui.outcome_text(tr, match),
     ]
-    return Screen("\n".join(lines), [[Button(tr("fair.btn_dossier"), Callback("dos", match.id))]])
+    rows = [[Button(tr("fair.btn_dossier"), Callback("dos", match.id))]]
+    forfeit = (match.outcome or {}).get("reason") == "forfeit"
+    if match.turn > 1 and not forfeit:  # the GM may still undo the last resolved turn
+        rows.append([Button(tr("gm.btn_undo"), Callback("gsu", match.id, match.turn))])
+    return Screen("\n".join(lines), rows)
 
 
 async def btn_gm_status(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str:

@@ -221,6 +221,43 @@ async def btn_undo(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
         return None
     after, undone = usecases.undo(svc.deps, match.id, user.id)
     await _close_status(context, match, after)
+    await _after_undo(context, after, undone)
+    return None
+
+
+async def btn_summary_undo(
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """Undo the turn that finished the match, from the final summary (GM only, confirmed)."""
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is not Phase.FINISHED or match.turn != cb.turn:
+        raise Alert(tr("err.stale"))
+    gtr = Tr(match.lang)
+    summary = bot.summary_screen(gtr, match)
+    if cb.kind == "gsb":  # back: the summary as it was
+        await edit(context, msg.chat.id, msg.message_id, summary)
+        return None
+    if cb.kind == "gsu":
+        rows = [
+            [
+                Button(gtr("btn.confirm"), Callback("gsc", match.id, match.turn)),
+                Button(gtr("btn.back"), Callback("gsb", match.id, match.turn)),
+            ]
+        ]
+        text = summary.text + "\n\n" + gtr("gm.undo_confirm", turn=match.turn - 1)
+        await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
+        return None
+    after, undone = usecases.undo(svc.deps, match.id, user.id)
+    await edit(context, msg.chat.id, msg.message_id, Screen(summary.text))
+    await _after_undo(context, after, undone)
+    return None
+
+
+async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
+    """Announce an undo, reopen the turn (new commitment, builders) and tell the players."""
+    svc = services(context)
     await _announce(context, after, "gm.undone", turn=undone.turn)
     await bot.open_turn(context, after)  # a new status with the new commitment, then builders
     after = svc.deps.repo.load(after.id).match
@@ -230,7 +267,6 @@ async def btn_undo(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
         ptr = Tr(svc.lang_for(seat.user_id, after.lang))
         text = ptr("gm.undo_private", id=after.id, turn=undone.turn)
         await bot.dm(context, after, seat.user_id, Screen(text))
-    return None
 
 
 async def btn_replace(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -728,6 +764,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             "gex": btn_extend,
             "gun": btn_undo,
             "guc": btn_undo,
+            "gsu": btn_summary_undo,
+            "gsc": btn_summary_undo,
+            "gsb": btn_summary_undo,
             "grp": btn_replace,
             "gko": btn_remove,
             "gkc": btn_remove,

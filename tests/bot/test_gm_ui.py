@@ -201,3 +201,30 @@ def test_history_shows_past_turns_with_orders_and_dice(duel: Duel) -> None:
     assert "5:5" in text and "d6" in text
     h.say(duel.alice, duel.a, "/history")
     assert "Ход 1 (все запечатали)" in plain(h.texts(duel.a)[-1])
+
+
+def test_the_gm_can_undo_the_turn_that_finished_the_match_from_the_summary(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    for _ in range(6):  # both always miss: a draw at the turn limit (P2)
+        _turn_one(duel)
+    finished = _m(duel)
+    assert finished.phase is Phase.FINISHED and finished.turn == 7
+    summary = h.last(duel.g, with_buttons=True)
+    undo = h.find_button(summary, "Undo")
+    h.press(duel.bob, summary, undo)
+    assert h.api.alerts[-1] == (duel.b, "Only the GM can do that.", True)
+    assert _m(duel).version == finished.version
+    h.press(duel.gm, summary, undo)  # asks first
+    assert _m(duel).phase is Phase.FINISHED
+    h.press_text(duel.gm, summary, "Back")
+    assert _m(duel).phase is Phase.FINISHED and h.find_button(summary, "Undo") == undo
+    h.press(duel.gm, summary, undo)
+    h.press_text(duel.gm, summary, "Confirm")
+    reopened = _m(duel)
+    assert reopened.phase is Phase.RUNNING and reopened.turn == 6
+    assert reopened.state == h.deps.repo.history(MID)[-1].state_after
+    assert reopened.audit[-1]["action"] == "undo"
+    assert [r.turn for r in h.deps.repo.history(MID)] == [0, 1, 2, 3, 4, 5]
+    _turn_one(duel)  # turn 6 is played again
+    assert _m(duel).phase is Phase.FINISHED

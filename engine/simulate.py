@@ -288,7 +288,10 @@ def simulate(
     turns_max = 0
     plan = [(pid, fixed.get(pid)) for pid in order_pids]  # None: a random order each turn
     kinds: Counter[str] = Counter()
-    events: list[Event] = []  # counted in batches (C-speed Counter over kinds)
+    # One log for every turn of the run: rulesets only append to ``log.events``, so the turns'
+    # events land straight in the list counted below (no TurnLog and no copy per turn).
+    turn_log = TurnLog(dice)
+    events: list[Event] = turn_log.events  # counted per match (C-speed Counter over kinds)
 
     # Objects alive before the run (modules, models, the ruleset's tables) are frozen out of
     # the garbage collector's view while it runs: otherwise each full collection walks them
@@ -333,10 +336,8 @@ def simulate(
                         order = rules.default_order(state, pid)
                         defaulted += 1
                     orders[pid] = _new(Sealed, (order, 0, False))  # = Sealed(order), faster
-                log = TurnLog(dice)
-                state = resolve(state, orders, log)
+                state = resolve(state, orders, turn_log)
                 turns += 1
-                events.extend(log.events)
             if events:  # count each match: keeping events alive longer costs more (memory)
                 _count(rules, events, kinds)
             turns_total += turns

@@ -255,6 +255,7 @@ class PistolState(NamedTuple):
     pids: frozenset[str]
 
 
+_NOBODY: frozenset[str] = frozenset()
 _DRAW = Outcome("draw", (), "turn_limit")  # P2
 _MUTUAL = Outcome("mutual", (), "mutual_hit")  # P18
 
@@ -458,7 +459,8 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         return _state(Rules.build(config), duelists, 1)
 
     def acting(self, state: PistolState) -> frozenset[str]:
-        return frozenset() if state.result.finished else state.pids
+        # ``status`` rather than the ``finished`` property: called every simulated turn.
+        return state.pids if state.result.status == "running" else _NOBODY
 
     def parse_order(self, state: PistolState, pid: str, raw: Mapping[str, Any]) -> PistolOrder:
         if not isinstance(raw, Mapping):

@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -370,12 +370,14 @@ def _count(rules: Ruleset[Any, Any, Any], events: list[Event], kinds: Counter[st
     empty the list."""
     kinds.update(map(_kind, events))
     for kind, key in rules.count_detail.items():
-        for value in [e.data.get(key) for e in events if e.kind == kind]:
+        # e[0] is e.kind and e[2] e.data: a named tuple's field by name is a generic
+        # attribute lookup (not specialised by Python 3.11), by index a plain subscript.
+        for value in [e[2].get(key) for e in events if e[0] == kind]:
             kinds[f"{kind}:{value}"] += 1
     events.clear()
 
 
-_kind = attrgetter("kind")
+_kind = itemgetter(0)  # Event.kind, without the attribute lookup of attrgetter("kind")
 _new = tuple.__new__
 
 

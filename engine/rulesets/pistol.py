@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Final, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -256,6 +256,9 @@ class PistolState(NamedTuple):
 
 
 _NOBODY: frozenset[str] = frozenset()
+# Hot paths read PistolState fields by index: by name, a named tuple's field is a generic
+# attribute lookup that Python 3.11 does not specialise, by index a plain subscript.
+_RESULT: Final = 3
 _DRAW = Outcome("draw", (), "turn_limit")  # P2
 _MUTUAL = Outcome("mutual", (), "mutual_hit")  # P18
 
@@ -459,8 +462,9 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         return _state(Rules.build(config), duelists, 1)
 
     def acting(self, state: PistolState) -> frozenset[str]:
-        # ``status`` rather than the ``finished`` property: called every simulated turn.
-        return state.pids if state.result.status == "running" else _NOBODY
+        # Called every simulated turn: ``status`` rather than the ``finished`` property, and
+        # fields by index (state[3] is ``result``, state[4] ``pids``; see _RESULT).
+        return state[4] if state[_RESULT].status == "running" else _NOBODY
 
     def parse_order(self, state: PistolState, pid: str, raw: Mapping[str, Any]) -> PistolOrder:
         if not isinstance(raw, Mapping):
@@ -511,7 +515,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
     def random_order(self, state: PistolState, pid: str, rng: random.Random) -> PistolOrder:
         """Uniform over legal (move, A, B); never a P13 pick."""
-        legal = state.rules.legal
+        legal = state[0].legal  # state.rules, by index (see _RESULT)
         return legal[int(rng.random() * len(legal))]
 
     def resolve(
@@ -523,19 +527,19 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
         Written for speed (the simulator's hot path): locals instead of attribute chains and
         events built with ``_new`` (the named tuple's value without its Python ``__new__``)."""
-        if state.result.finished:
+        rules, duelists, turn, result, pids = state  # one unpack, no attribute lookups
+        if result.status != "running":  # = result.finished, minus a property call
             raise Rejection("not_running")
-        rules = state.rules
-        d0, d1 = state.duelists  # P1: exactly two duelists
+        d0, d1 = duelists  # P1: exactly two duelists
         p0 = d0.pid
         p1 = d1.pid
         for pid in orders:
             if pid != p0 and pid != p1:  # noqa: PLR1714 - two compares beat a tuple here
                 raise Rejection("no_such_participant", pid=pid)
         s = orders.get(p0)
-        o0 = s.order if s is not None else self.default_order(state, p0)
+        o0 = s[0] if s is not None else self.default_order(state, p0)  # s[0]: s.order
         s = orders.get(p1)
-        o1 = s.order if s is not None else self.default_order(state, p1)
+        o1 = s[0] if s is not None else self.default_order(state, p1)
         events = log.events
         append = events.append
         die = log.die
@@ -601,20 +605,21 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             # P15: simultaneous shots are all resolved, whatever the first one did.
             if self._apply_hit(rules, target, shooter.pid, part, live, log) and not simultaneous:
                 over = True
-        turn = state.turn + 1
+        played = turn
+        turn += 1
         if changed is None:  # the common case: nobody hit, only the turn counter moves (P2)
             if turn <= rules.turn_limit:
-                return _new(PistolState, (rules, state.duelists, turn, RUNNING, state.pids))
-            after = _state(rules, state.duelists, turn, state.pids)
+                return _new(PistolState, (rules, duelists, turn, RUNNING, pids))
+            after = _state(rules, duelists, turn, pids)
         else:
-            after = _state(rules, _updated(state.duelists, changed), turn, state.pids)
-        result = after.result
-        if result.finished:  # P20: the outcome with the turn counter (turn k of N)
+            after = _state(rules, _updated(duelists, changed), turn, pids)
+        result = after[_RESULT]
+        if result.status != "running":  # P20: the outcome with the turn counter (turn k of N)
             data = {
                 "status": result.status,
                 "winners": list(result.winners),
                 "reason": result.reason,
-                "turn": state.turn,
+                "turn": played,
                 "turn_limit": rules.turn_limit,
             }
             append(_new(Event, ("outcome", None, data)))
@@ -647,7 +652,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         return True
 
     def outcome(self, state: PistolState) -> Outcome:
-        return state.result
+        return state[_RESULT]
 
     # --- views and serialization ---
 

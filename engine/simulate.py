@@ -288,6 +288,7 @@ def simulate(
     turns_max = 0
     plan = [(pid, fixed.get(pid)) for pid in order_pids]  # None: a random order each turn
     kinds: Counter[str] = Counter()
+    sealed_of: dict[int, Sealed[Any]] = {}  # id(order) -> Sealed(order), see below
     # One log for every turn of the run: rulesets only append to ``log.events``, so the turns'
     # events land straight in the list counted below (no TurnLog and no copy per turn).
     turn_log = TurnLog(dice)
@@ -335,7 +336,16 @@ def simulate(
                     else:  # a fixed order the state no longer allows: the deadline default
                         order = rules.default_order(state, pid)
                         defaulted += 1
-                    orders[pid] = _new(Sealed, (order, 0, False))  # = Sealed(order), faster
+                    # Sealed(order) is immutable, so one per order object serves every turn:
+                    # random orders are mostly picks from a ruleset's table of legal orders.
+                    # Keyed by id (hashing an order can be a Python call); the entry keeps the
+                    # order alive, so a hit on the same id is the same object.
+                    hit = sealed_of.get(id(order))
+                    if hit is None or hit[0] is not order:
+                        if len(sealed_of) >= _SEALED_MAX:  # orders built afresh each turn
+                            sealed_of.clear()
+                        hit = sealed_of[id(order)] = _new(Sealed, (order, 0, False))
+                    orders[pid] = hit
                 state = resolve(state, orders, turn_log)
                 turns += 1
             if events:  # count each match: keeping events alive longer costs more (memory)
@@ -379,6 +389,7 @@ def _count(rules: Ruleset[Any, Any, Any], events: list[Event], kinds: Counter[st
 
 _kind = itemgetter(0)  # Event.kind, without the attribute lookup of attrgetter("kind")
 _new = tuple.__new__
+_SEALED_MAX = 4096
 
 
 def run(raw_setup: Any, n: int, seed: int | str = 0) -> Result:

@@ -378,8 +378,12 @@ def simulate(
 def _count(rules: Ruleset[Any, Any, Any], events: list[Event], kinds: Counter[str]) -> None:
     """Add ``events`` to ``kinds`` (by kind, plus ``kind:value`` per ``count_detail``) and
     empty the list."""
+    detail = rules.count_detail
+    before = [kinds[kind] for kind in detail] if detail else []
     kinds.update(map(_kind, events))
-    for kind, key in rules.count_detail.items():
+    for (kind, key), seen in zip(detail.items(), before, strict=True):
+        if kinds[kind] == seen:  # none of this kind in the batch: no need to scan it
+            continue
         # e[0] is e.kind and e[2] e.data: a named tuple's field by name is a generic
         # attribute lookup (not specialised by Python 3.11), by index a plain subscript.
         for value in [e[2].get(key) for e in events if e[0] == kind]:

@@ -1043,9 +1043,10 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     """The command menus for private chats and groups in ``lang`` (used by ``run`` on startup
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
-    private = ["start", "order", "character", "status", "history", "dossier", "leave"]
-    private += ["forfeit", "lang", "help"]
-    group = ["duel", "status", "history", "dossier", "clock", "gm", "lang", "takegm", "help"]
+    private = ["start", "order", "plan", "npcorder", "character", "side", "status", "history"]
+    private += ["dossier", "leave", "forfeit", "lang", "help"]
+    group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
+    group += ["gm", "lang", "takegm", "help"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],

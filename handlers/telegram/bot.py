@@ -689,6 +689,15 @@ def _require_gm(tr: Tr, match: Match, user: User) -> None:
         raise Alert(tr("err.gm_only"))
 
 
+def gm_lobby(svc: Services, tr: Tr, cb: Callback, user: User) -> Match:
+    """The pressed button's match, for its GM, while it is still in the lobby."""
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is not Phase.LOBBY:
+        raise Alert(tr("err.stale"))
+    return match
+
+
 async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
     rid, owner = cb.arg(0), int(cb.arg(1))
@@ -711,10 +720,7 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
 
 async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
-    match = _load(svc, cb)
-    _require_gm(tr, match, user)
-    if match.phase is not Phase.LOBBY:
-        raise Alert(tr("err.stale"))
+    match = gm_lobby(svc, tr, cb, user)
     name = cb.arg(0)
     if name == "lang":
         lang = cb.arg(1)
@@ -732,10 +738,7 @@ async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 
 async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
-    match = _load(svc, cb)
-    _require_gm(tr, match, user)
-    if match.phase is not Phase.LOBBY:
-        raise Alert(tr("err.stale"))
+    match = gm_lobby(svc, tr, cb, user)
     match, events = usecases.start(svc.deps, match.id, user.id)
     gtr = Tr(match.lang)
     ui = get_ui(match.ruleset)

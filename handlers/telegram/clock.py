@@ -23,7 +23,7 @@ from engine import usecases
 from engine.match import Match, Phase, TurnRecord
 from engine.usecases import Reminder, Resolution, Resumed, SweepResult
 from handlers.telegram import bot, clock_text, render
-from handlers.telegram.bot import Alert, Ctx, Services, command, send, services
+from handlers.telegram.bot import Ctx, Services, command, send, services
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
@@ -40,11 +40,7 @@ _TIMER = "sekundant.timer"
 async def btn_clock(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """A lobby clock button: the GM sets the turn deadline (``t``) or the reminder (``r``)."""
     svc = services(context)
-    match = svc.deps.repo.load(cb.match).match
-    if match.gm_user_id != user.id:
-        raise Alert(tr("err.gm_only"))
-    if match.phase is not Phase.LOBBY:
-        raise Alert(tr("err.stale"))
+    match = bot.gm_lobby(svc, tr, cb, user)
     what, value = cb.arg(0), int(cb.arg(1))
     if what == "t":
         match = usecases.configure_clock(svc.deps, match.id, user.id, turn_seconds=value or None)

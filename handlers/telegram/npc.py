@@ -286,19 +286,11 @@ def panel_screen(tr: Tr, match: Match) -> Screen:
     return Screen("\n".join(lines), rows)
 
 
-def _gm_lobby(svc: core.Services, tr: Tr, cb: Callback, user: User) -> Match:
-    match = core._load(svc, cb)
-    core._require_gm(tr, match, user)
-    if match.phase is not Phase.LOBBY:
-        raise core.Alert(tr("err.stale"))
-    return match
-
-
 async def btn_panel(
     context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     svc = core.services(context)
-    match = _gm_lobby(svc, tr, cb, user)
+    match = core.gm_lobby(svc, tr, cb, user)
     if msg.chat.type == "private":
         await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
         return None
@@ -320,7 +312,7 @@ async def btn_add_preset(
 ) -> str | None:
     """The GM picked a preset: now its side."""
     svc = core.services(context)
-    match = _gm_lobby(svc, tr, cb, user)
+    match = core.gm_lobby(svc, tr, cb, user)
     preset = cb.arg(0)
     rows = [
         [Button(tr("dr.btn.side", side=s), Callback("npb", match.id, 0, (preset, s)))]
@@ -335,7 +327,7 @@ async def btn_add_side(
     context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     svc = core.services(context)
-    match = _gm_lobby(svc, tr, cb, user)
+    match = core.gm_lobby(svc, tr, cb, user)
     preset, side = cb.arg(0), cb.arg(1)
     rules = match.rules
     presets = rules.presets(rules.config(match.config))
@@ -352,7 +344,7 @@ async def btn_cycle_side(
     context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     svc = core.services(context)
-    match = _gm_lobby(svc, tr, cb, user)
+    match = core.gm_lobby(svc, tr, cb, user)
     seat = match.seat(cb.arg(0))
     sides = _sides(match)
     nxt = sides[(sides.index(seat.side) + 1) % len(sides)] if seat.side in sides else sides[0]

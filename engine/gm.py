@@ -14,6 +14,7 @@ from engine.match import (
     Seat,
     TurnRecord,
     _replace_seat,
+    finish,
     intervene,
     open_turn,
     require_gm,
@@ -119,20 +120,9 @@ def forfeit(match: Match, by_user: int, pid: str, now: float, reason: str = "") 
     sides = {s.side for s in changed.seats if s.status == "active"}
     if len(sides) <= 1:
         winners = [s.pid for s in changed.seats if s.status == "active"]
-        changed = replace(
+        changed = finish(
             changed,
-            phase=Phase.FINISHED,
-            sealed=(),
-            turn_seed=None,
-            commitment=None,
-            deadline=None,
-            paused_at=None,
-            paused_left=None,
-            outcome={
-                "status": "win" if winners else "draw",
-                "winners": winners,
-                "reason": "forfeit",
-            },
+            {"status": "win" if winners else "draw", "winners": winners, "reason": "forfeit"},
         )
     return changed
 

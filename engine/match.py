@@ -514,16 +514,7 @@ def resolve(
         match, state=dumped_state, turn=match.turn + 1, missed={**match.missed, **missed}
     )
     if result.finished:
-        after = replace(
-            after,
-            phase=Phase.FINISHED,
-            sealed=(),
-            turn_seed=None,
-            commitment=None,
-            deadline=None,
-            outcome=outcome_json(result),
-        )
-        return after, record
+        return finish(after, outcome_json(result)), record
     return open_turn(after, now, next_seed), record
 
 
@@ -552,6 +543,11 @@ def end(match: Match, user_id: int, outcome: Outcome) -> Match:
     require_gm(match, user_id)
     if match.phase is Phase.FINISHED:
         raise Rejection("already_finished")
+    return finish(match, {**outcome_json(outcome), "by_gm": True})
+
+
+def finish(match: Match, outcome: Mapping[str, Any]) -> Match:
+    """The match is over: no open turn, no seed, no clock, the result recorded."""
     return replace(
         match,
         phase=Phase.FINISHED,
@@ -559,7 +555,9 @@ def end(match: Match, user_id: int, outcome: Outcome) -> Match:
         turn_seed=None,
         commitment=None,
         deadline=None,
-        outcome={**outcome_json(outcome), "by_gm": True},
+        paused_at=None,
+        paused_left=None,
+        outcome=outcome,
     )
 
 

@@ -116,6 +116,7 @@ class Menu:
 
     seconds: tuple[tuple[tuple[tuple[str, str, int], ...], ...], ...]  # [group][skill] -> options
     soaks: tuple[str | None, ...]
+    n_soaks: int
     # [paid group + 1][second group + 1] -> groups that may be restored (-1: none used)
     restores: tuple[tuple[tuple[str | None, ...], ...], ...]
 
@@ -130,6 +131,8 @@ class SheetInfo:
     levels: dict[str | None, int]
     skill_ids: tuple[str, ...]
     guesses: tuple[str | None, ...]
+    n_skills: int
+    n_guesses: int
     lethality: int
     menus: dict[tuple[int, ...], Menu]
     # C17 restores: (config's restore amount and fallback, reserves, used group, used second
@@ -152,7 +155,18 @@ def info_of(sheet: Sheet) -> SheetInfo:
     for s in sheet.skills:
         levels.setdefault(s.id, s.level)  # the first skill of an id, as Sheet.skill finds it
     ids = tuple(s.id for s in sheet.skills)
-    info = SheetInfo(sheet, sheet.attrs, levels, ids, (*ids, None), sheet.lethality, {}, {})
+    info = SheetInfo(
+        sheet,
+        sheet.attrs,
+        levels,
+        ids,
+        (*ids, None),
+        len(ids),
+        len(ids) + 1,
+        sheet.lethality,
+        {},
+        {},
+    )
     _SHEETS[id(sheet)] = info
     return info
 
@@ -181,7 +195,7 @@ def menu_of(info: SheetInfo, reserves: tuple[int, ...]) -> Menu:
         tuple((None, *(GROUPS[k] for k in range(3) if k not in (ug, us))) for us in (-1, 0, 1, 2))
         for ug in (-1, 0, 1, 2)
     )
-    menu = Menu(seconds, soaks, restores)
+    menu = Menu(seconds, soaks, len(soaks), restores)
     info.menus[reserves] = menu
     return menu
 

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import itemgetter
 from typing import Any, Literal, NamedTuple
 
 from engine.dice import TurnLog
@@ -215,15 +216,36 @@ def trait_roll(
     Extra critically fails only when ``crit_matters`` and (decision 16) a confirmation d6 also
     shows 1; with ``confirm_extra_crit`` off, any 1 on a roll where it matters is a crit.
     """
-    unskilled = die is None
-    used = UNSKILLED if die is None else die
-    mods = [m for m in modifiers if m[1]]
-    if used.bonus:
-        mods.insert(0, ("die_bonus", used.bonus))
-    if unskilled:
-        mods.insert(0, ("unskilled", UNSKILLED_PENALTY))
+    return roll_trait(
+        log, actor, trait, die, wild_card, modifiers, tn, wild_die, crit_matters,
+        confirm_extra_crit,
+    )  # fmt: skip
+
+
+def roll_trait(
+    log: TurnLog,
+    actor: str | None,
+    trait: str,
+    die: Die | None,
+    wild_card: bool,
+    modifiers: Sequence[Modifier],
+    tn: int,
+    wild_die: int,
+    crit_matters: bool,
+    confirm_extra_crit: bool,
+) -> TraitRoll:
+    """:func:`trait_roll` with every argument positional (the hot path of rulesets: a call
+    with keywords costs more)."""
+    if die is None:
+        used = UNSKILLED
+        mods = [("unskilled", UNSKILLED_PENALTY), *filter(_value, modifiers)]
+    elif die.bonus:
+        used = die
+        mods = [("die_bonus", die.bonus), *filter(_value, modifiers)]
+    else:
+        used = die
+        mods = [*filter(_value, modifiers)]  # modifiers of 0 are not shown
     trait_faces = log.ace_faces(used.sides, trait, actor)
-    wild_faces: list[int] = []
     kept = sum(trait_faces)
     crit = False
     confirm: int | None = None
@@ -232,19 +254,25 @@ def trait_roll(
         wild_faces = log.ace_faces(wild_die, wild_purpose, actor)
         kept = max(kept, sum(wild_faces))
         crit = trait_faces[0] == 1 and wild_faces[0] == 1
-    elif crit_matters and trait_faces[0] == 1:
-        if confirm_extra_crit:
-            confirm = log.die(6, f"{trait}:confirm", actor)
-            crit = confirm == 1
-        else:
-            crit = True
+        wild_tuple = tuple(wild_faces)
+    else:
+        wild_tuple = ()
+        if crit_matters and trait_faces[0] == 1:
+            if confirm_extra_crit:
+                confirm = log.die(6, f"{trait}:confirm", actor)
+                crit = confirm == 1
+            else:
+                crit = True
     total = kept
     for _, v in mods:
         total += v
     # TraitRoll(...) minus the named tuple's Python-level __new__ (same value; hot path).
-    fields = (trait, used, unskilled, tuple(trait_faces), tuple(wild_faces), tuple(mods), tn, kept,
+    fields = (trait, used, die is None, tuple(trait_faces), wild_tuple, tuple(mods), tn, kept,
               total, crit, confirm)  # fmt: skip
     return _new_tuple(TraitRoll, fields)
+
+
+_value = itemgetter(1)  # a modifier's value: modifiers of 0 are dropped
 
 
 # The Wild Die's purpose for the usual traits, built once (hot path).
@@ -380,9 +408,9 @@ def range_band(
 # --------------------------------------------------------------------------- damage (6.4, 7)
 
 
-@dataclass(frozen=True, slots=True)
-class DamageRoll:
-    """A damage roll: every die with its faces (all ace), flat bonus, total. No Wild Die."""
+class DamageRoll(NamedTuple):
+    """A damage roll: every die with its faces (all ace), flat bonus, total. No Wild Die.
+    A named tuple (immutable, cheap to build: the simulator makes many)."""
 
     dice: tuple[tuple[int, tuple[int, ...]], ...]  # (sides, faces)
     raise_die: tuple[int, ...]  # faces of the +1d6 raise bonus, empty without a raise
@@ -391,8 +419,8 @@ class DamageRoll:
 
     def to_data(self) -> dict[str, Any]:
         return {
-            "dice": [{"sides": s, "faces": list(f)} for s, f in self.dice],
-            "raise_die": list(self.raise_die),
+            "dice": [{"sides": s, "faces": [*f]} for s, f in self.dice],
+            "raise_die": [*self.raise_die],
             "flat": self.flat,
             "total": self.total,
         }
@@ -409,15 +437,21 @@ def damage_roll(
 ) -> DamageRoll:
     """Decision 26: roll every damage die with aces, +1d6 (acing) for a raise on the attack."""
     ace = log.ace_faces
-    rolled = tuple((s, tuple(ace(s, "damage", actor))) for s in dice)
-    bonus = tuple(ace(bonus_sides, "damage:raise", actor)) if raise_bonus else ()
-    total = sum(sum(f) for _, f in rolled) + sum(bonus) + flat
-    return DamageRoll(rolled, bonus, flat, total)
+    rolled = []
+    total = flat
+    for s in dice:
+        faces = ace(s, "damage", actor)
+        total += sum(faces)
+        rolled.append((s, tuple(faces)))
+    bonus: tuple[int, ...] = ()
+    if raise_bonus:
+        bonus = tuple(ace(bonus_sides, "damage:raise", actor))
+        total += sum(bonus)
+    return _new_tuple(DamageRoll, (tuple(rolled), bonus, flat, total))
 
 
-@dataclass(frozen=True, slots=True)
-class DamageEffect:
-    """What a damage total does to a target (7.1)."""
+class DamageEffect(NamedTuple):
+    """What a damage total does to a target (7.1). A named tuple (immutable, cheap)."""
 
     excess: int  # damage minus effective Toughness
     wounds: int
@@ -442,13 +476,13 @@ def damage_effect(
     effective = toughness - min(max(ap, 0), armor)
     excess = damage - effective
     if excess < 0:
-        return DamageEffect(excess, 0, already_shaken)
+        return _new_tuple(DamageEffect, (excess, 0, already_shaken))
     wounds = excess // RAISE_STEP
     if wounds == 0 and already_shaken:
         wounds = 1
     if wound_cap is not None:
         wounds = min(wounds, wound_cap)
-    return DamageEffect(excess, wounds, True)
+    return _new_tuple(DamageEffect, (excess, wounds, True))
 
 
 def soaked_wounds(roll: TraitRoll) -> int:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +26,7 @@ from engine.errors import Rejection, parse_model
 from engine.events import Event
 from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
 from engine.savage import (
+    RAISE_STEP,
     DamageSpec,
     Die,
     Edition,
@@ -40,8 +41,8 @@ from engine.savage import (
     parse_damage,
     parse_die,
     range_band,
+    roll_trait,
     shaken_recovery,
-    trait_roll,
     wound_penalty,
 )
 
@@ -826,65 +827,35 @@ def sky_chart(state: DragonsState) -> str:
 # --------------------------------------------------------------------------- resolution
 
 
-# The slot setters of :class:`Dragon` (C-level member descriptors), for :func:`_new_dragon`.
-_DRAGON_SET = tuple(getattr(Dragon, name).__set__ for name in Dragon.__slots__)
-_new_object = object.__new__
+class _Live(Dragon):
+    """A mutable copy of a :class:`Dragon` for one resolution. Same slots as its base (it
+    adds none), so :meth:`freeze` turns the copy itself into the frozen record by swapping
+    its class: no second copy per dragon per turn."""
 
+    __slots__ = ()
+    # The frozen dataclass's __setattr__ raises; plain slot stores for the copy.
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
 
-def _new_dragon(
-    pid: str, side: str, name: str, npc: bool, index: int, wild_card: bool, speed: int,
-    altitude: int, wounds: int, shaken: bool, falling: bool, fall_turns: int, status: str,
-    tail_of: str | None, broken: tuple[str, ...], consumed: bool,
-) -> Dragon:  # fmt: skip
-    """``Dragon(...)`` with every field, without the frozen dataclass's ``__init__`` (one
-    ``object.__setattr__`` per field): the same value, about twice as fast; every resolution
-    freezes most dragons."""
-    dragon: Dragon = _new_object(Dragon)
-    (s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12, s13, s14, s15) = _DRAGON_SET
-    s0(dragon, pid)
-    s1(dragon, side)
-    s2(dragon, name)
-    s3(dragon, npc)
-    s4(dragon, index)
-    s5(dragon, wild_card)
-    s6(dragon, speed)
-    s7(dragon, altitude)
-    s8(dragon, wounds)
-    s9(dragon, shaken)
-    s10(dragon, falling)
-    s11(dragon, fall_turns)
-    s12(dragon, status)
-    s13(dragon, tail_of)
-    s14(dragon, broken)
-    s15(dragon, consumed)
-    return dragon
-
-
-class _Live:
-    """A mutable copy of a :class:`Dragon` for one resolution."""
-
-    __slots__ = (
-        "altitude",
-        "broken",
-        "consumed",
-        "fall_turns",
-        "falling",
-        "index",
-        "name",
-        "npc",
-        "orig",
-        "pid",
-        "shaken",
-        "side",
-        "speed",
-        "status",
-        "tail_of",
-        "wild_card",
-        "wounds",
-    )
+    if TYPE_CHECKING:  # the fields, writable here (read-only on Dragon)
+        pid: str
+        side: str
+        name: str
+        npc: bool
+        index: int
+        wild_card: bool
+        speed: int
+        altitude: int
+        wounds: int
+        shaken: bool
+        falling: bool
+        fall_turns: int
+        status: str
+        tail_of: str | None
+        broken: tuple[str, ...]
+        consumed: bool
 
     def __init__(self, d: Dragon) -> None:
-        self.orig = d
         self.pid = d.pid
         self.side = d.side
         self.name = d.name
@@ -903,33 +874,10 @@ class _Live:
         self.consumed = d.consumed
 
     def freeze(self) -> Dragon:
-        o = self.orig
-        if (
-            self.speed == o.speed
-            and self.altitude == o.altitude
-            and self.status == o.status
-            and self.wounds == o.wounds
-            and self.shaken == o.shaken
-            and self.falling == o.falling
-            and self.fall_turns == o.fall_turns
-            and self.tail_of == o.tail_of
-            and self.broken == o.broken
-            and self.consumed == o.consumed
-        ):
-            return o  # unchanged this turn (e.g. out of the battle): no new record
-        return _new_dragon(
-            self.pid, self.side, self.name, self.npc, self.index, self.wild_card, self.speed,
-            self.altitude, self.wounds, self.shaken, self.falling, self.fall_turns, self.status,
-            self.tail_of, self.broken, self.consumed,
-        )  # fmt: skip
-
-    @property
-    def in_battle(self) -> bool:
-        return self.status == IN
-
-    @property
-    def team(self) -> str:
-        return f"dragon:{self.pid}" if self.consumed else self.side
+        """This copy as a frozen :class:`Dragon` (equal to one built field by field); the copy
+        must not be used as a live one afterwards."""
+        self.__class__ = Dragon  # type: ignore[assignment]
+        return self
 
 
 def _able(d: _Live) -> bool:
@@ -941,6 +889,61 @@ def _able(d: _Live) -> bool:
 _event = tuple.__new__
 
 
+class _Params:
+    """What a resolution derives from a config, built once per config (see :func:`_params`)."""
+
+    __slots__ = (
+        "config",
+        "max_actions",
+        "melee_requires_range_5",
+        "moves",
+        "penalties",
+        "range_on_tail",
+        "range_per_altitude",
+        "range_per_speed",
+        "reach_factor",
+    )
+
+    def __init__(self, cfg: DragonsConfig) -> None:
+        self.config = cfg
+        # Config fields read in the loops of random orders (a pydantic model's attributes are
+        # slower to read than plain slots).
+        self.max_actions = cfg.max_actions
+        self.melee_requires_range_5 = cfg.melee_requires_range_5
+        self.range_on_tail = cfg.range_on_tail
+        self.range_per_speed = cfg.range_per_speed
+        self.range_per_altitude = cfg.range_per_altitude
+        # Ranged reach: x4 Long with the Extreme band (decision 21, SWADE only).
+        extreme = cfg.extreme_range and edition_rules(cfg.edition).extreme_range
+        self.reach_factor = 4 if extreme else 1
+        # Legal movements of random orders by (Speed, Top Speed): asked for again and again.
+        self.moves: dict[tuple[int, int], list[_MoveRow]] = {}
+        # Decision 11 wound penalties by Wounds (rolls ask for them often).
+        cap = cfg.wound_penalty_cap
+        self.penalties = [
+            (("wounds", wound_penalty(w, cap)),) for w in range(cfg.out_at_wounds + 1)
+        ]
+
+    def legal_moves(self, speed: int, top: int) -> list[_MoveRow]:
+        """:func:`_legal_moves`, memoised; the caller must not modify the list."""
+        rows = self.moves.get((speed, top))
+        if rows is None:
+            rows = self.moves[(speed, top)] = _legal_moves(self.config, speed, top)
+        return rows
+
+
+# The derived values of the last config seen: a config change (or another thread) only costs
+# a recomputation.
+_PARAMS: list[_Params | None] = [None]
+
+
+def _params(cfg: DragonsConfig) -> _Params:
+    params = _PARAMS[0]
+    if params is None or params.config is not cfg:
+        params = _PARAMS[0] = _Params(cfg)
+    return params
+
+
 class _Turn:
     """One resolution: activations in initiative order (D10), effects applied at once."""
 
@@ -950,32 +953,32 @@ class _Turn:
         orders: Mapping[str, Sealed[DragonOrder]],
         log: TurnLog,
     ) -> None:
-        self.cfg = state.config
+        cfg = state.config
+        self.cfg = cfg
         self.state = state
         self.stats = state.stats
-        self.live = {d.pid: _Live(d) for d in state.dragons}
         self.orders = orders
         self.log = log
         self.events = log.events
         self.forced: dict[str, tuple[str, int]] = {}
         self.spent: set[tuple[str, int]] = set()
         self.activated: set[str] = set()
+        live: dict[str, _Live] = {}
         ranks: dict[str, tuple[int, int, int]] = {}
         get = orders.get
         for d in state.dragons:
+            live[d.pid] = _Live(d)
             # seal_rank (D8), inlined: one per dragon per turn.
             if d.npc or not d.wild_card:
                 ranks[d.pid] = (1, d.index, 0)
             else:
                 sealed = get(d.pid)
                 ranks[d.pid] = (0, sealed.seq if sealed is not None else 1 << 30, d.index)
+        self.live = live
+        self.lives = list(live.values())  # in state order; iterated often
         self.ranks = ranks
-        cfg = self.cfg
-        # Decision 11 wound penalties by Wounds, built once per turn (rolls ask for them often).
-        cap = cfg.wound_penalty_cap
-        self.penalties = [
-            (("wounds", wound_penalty(w, cap)),) for w in range(cfg.out_at_wounds + 1)
-        ]
+        params = _params(cfg)
+        self.penalties = params.penalties
         self.tn = cfg.target_number
         self.wild_die = cfg.wild_die
         self.confirm = cfg.extra_crit_confirm
@@ -999,26 +1002,11 @@ class _Turn:
         return (("wounds", wound_penalty(wounds, self.cfg.wound_penalty_cap)),)  # decision 11
 
     def roll(
-        self,
-        d: _Live,
-        trait: str,
-        die: Die | None,
-        mods: Sequence[tuple[str, int]],
-        *,
-        tn: int | None = None,
-        crit_matters: bool = False,
+        self, d: _Live, trait: str, die: Die | None, mods: Sequence[tuple[str, int]], tn: int
     ) -> TraitRoll:
-        return trait_roll(
-            self.log,
-            d.pid,
-            trait,
-            die,
-            wild_card=d.wild_card,
-            modifiers=mods,
-            tn=self.tn if tn is None else tn,
-            wild_die=self.wild_die,
-            crit_matters=crit_matters,
-            confirm_extra_crit=self.confirm,
+        """A trait roll of ``d`` (no crit confirmation: only powers need it)."""
+        return roll_trait(
+            self.log, d.pid, trait, die, d.wild_card, mods, tn, self.wild_die, False, self.confirm
         )
 
     def clear_tails(self, d: _Live, reason: str) -> None:
@@ -1026,7 +1014,7 @@ class _Turn:
         if d.tail_of is not None:
             self.emit("tail_broken", d.pid, victim=d.tail_of, reason=reason)
             d.tail_of = None
-        for other in self.live.values():
+        for other in self.lives:
             if other.tail_of == d.pid:
                 self.emit("tail_broken", other.pid, victim=d.pid, reason=reason)
                 other.tail_of = None
@@ -1049,11 +1037,18 @@ class _Turn:
     def check_too_low(self) -> None:
         """D31: a falling dragon 10 or more below the lowest dragon that is not falling: an
         Extra dies, a Wild Card leaves (it recovers later and flies home)."""
-        steady = [d.altitude for d in self.live.values() if d.status == IN and not d.falling]
-        if not steady:
-            return
-        floor = min(steady) - self.cfg.fall_out_depth
-        for d in self.live.values():
+        lowest: int | None = None
+        falling = False
+        for d in self.lives:
+            if d.status == IN:
+                if d.falling:
+                    falling = True
+                elif lowest is None or d.altitude < lowest:
+                    lowest = d.altitude
+        if not falling or lowest is None:
+            return  # nobody falling (the usual case), or nobody steady to measure from
+        floor = lowest - self.cfg.fall_out_depth
+        for d in self.lives:
             if d.status == IN and d.falling and d.altitude <= floor:
                 if d.wild_card:
                     self.leave(d, "left", "fell_too_far", "returns_later")
@@ -1065,14 +1060,15 @@ class _Turn:
     def run(self) -> None:
         # D7-D8 as :func:`initiative`, on the live copies (same order: state order, stable sort).
         ranks = self.ranks
-        ranked = sorted(
-            [d for d in self.live.values() if d.status == IN],
-            key=lambda d: (-d.speed, -d.altitude, ranks[d.pid]),
-        )
-        order = [d.pid for d in ranked]
+        ranked = [d for d in self.lives if d.status == IN]
+        ranked.sort(key=lambda d: (-d.speed, -d.altitude, ranks[d.pid]))
+        order: list[str] = []
+        positions: dict[str, list[int]] = {}
+        for d in ranked:
+            order.append(d.pid)
+            positions[d.pid] = [d.speed, d.altitude]
         turn = self.state.turn
         events = self.events
-        positions = {d.pid: [d.speed, d.altitude] for d in ranked}
         data = {"turn": turn, "order": order, "positions": positions}
         events.append(_event(Event, ("initiative", None, data)))
         activated = self.activated
@@ -1081,69 +1077,77 @@ class _Turn:
                 self.activate(d)
             activated.add(d.pid)
         self.check_too_low()
-        dragons = [
-            {
-                "pid": d.pid,
-                "side": d.side,
-                "speed": d.speed,
-                "altitude": d.altitude,
-                "wounds": d.wounds,
-                "shaken": d.shaken,
-                "falling": d.falling,
-                "tail_of": d.tail_of,
-                "status": d.status,
-                "broken": list(d.broken),
-                "consumed": d.consumed,
-            }
-            for d in self.live.values()
-        ]
+        dragons = []
+        for d in self.lives:
+            dragons.append(
+                {
+                    "pid": d.pid,
+                    "side": d.side,
+                    "speed": d.speed,
+                    "altitude": d.altitude,
+                    "wounds": d.wounds,
+                    "shaken": d.shaken,
+                    "falling": d.falling,
+                    "tail_of": d.tail_of,
+                    "status": d.status,
+                    "broken": [*d.broken],
+                    "consumed": d.consumed,
+                }
+            )
         events.append(_event(Event, ("status", None, {"turn": turn, "dragons": dragons})))
 
     def activate(self, d: _Live) -> None:
+        pid = d.pid
+        events = self.events
         data = {"speed": d.speed, "altitude": d.altitude}
-        self.events.append(_event(Event, ("activation", d.pid, data)))
+        events.append(_event(Event, ("activation", pid, data)))
         if d.falling:
             self.fall_turn(d)
             return
-        order = self.order_of(d.pid)
+        sealed = self.orders.get(pid)
+        order = sealed.order if sealed is not None else self.order_of(pid)
         if d.consumed and self.cfg.consumed_attacks_nearest:
             order = self.consumed_order(d)
         may_act = True
         if d.shaken:
             # Decision 8: Spirit at the start of the activation, before movement.
-            roll = self.roll(d, "spirit", self.stats[d.pid].spirit, self.penalty(d))
+            roll = self.roll(d, "spirit", self.stats[pid].spirit, self.penalty(d), self.tn)
             recovered, may_act = shaken_recovery(roll, self.cfg.edition)
             if recovered:
                 d.shaken = False
-            self.emit("recover", d.pid, roll=roll.to_data(), recovered=recovered, may_act=may_act)
+            info = {"roll": roll.to_data(), "recovered": recovered, "may_act": may_act}
+            events.append(_event(Event, ("recover", pid, info)))
         if d.tail_of is None:
-            forced = self.forced.get(d.pid)
+            forced = self.forced.get(pid)
             if forced is None:
-                self.move(d, order.move, order.n, order.aerobatics, forced=False)
+                self.move(d, order.move, order.n, order.aerobatics, False)
             else:
-                self.move(d, forced[0], forced[1], None, forced=True)
-        if not order.actions:
+                self.move(d, forced[0], forced[1], None, True)
+        actions = order.actions
+        if not actions:
             return
         if d.status != IN or d.falling or d.shaken or not may_act:
             reason = "shaken" if d.shaken or not may_act else "falling" if d.falling else "out"
-            self.emit("actions_void", d.pid, reason=reason, count=len(order.actions))
+            self.emit("actions_void", pid, reason=reason, count=len(actions))
             return
-        mods = [*self.penalty(d), ("multi_action", multi_action_penalty(
-            len(order.actions), self.cfg.multi_action_penalty))]  # fmt: skip
+        mods = (*self.penalty(d), ("multi_action", multi_action_penalty(
+            len(actions), self.cfg.multi_action_penalty)))  # fmt: skip
         spent = self.spent
-        for i, action in enumerate(order.actions):
-            if spent and (d.pid, i) in spent:
+        for i, action in enumerate(actions):
+            if spent and (pid, i) in spent:
                 continue
-            if not _able(d):  # e.g. consumed by a crit-failed power earlier this activation
-                self.emit("impossible", d.pid, action=i, type=action.type, reason="disabled")
+            if d.status != IN or d.falling or d.shaken:
+                # e.g. consumed by a crit-failed power earlier this activation
+                self.emit("impossible", pid, action=i, type=action.type, reason="disabled")
                 continue
-            if action.type == "attack":
+            kind = action.type
+            if kind == "attack":
                 self.attack(d, i, action, mods)
-            elif action.type == "tail":
+            elif kind == "tail":
                 self.tail(d, i, action, mods)
-            elif action.type == "force":
+            elif kind == "force":
                 self.force(d, i, action, mods)
-            elif action.type == "break":
+            elif kind == "break":
                 self.break_tail(d, i, action, mods)
             else:
                 self.power(d, i, action, mods)
@@ -1155,7 +1159,7 @@ class _Turn:
 
     # --- movement (D11-D16, D26, D33)
 
-    def move(self, d: _Live, move: str, n: int, aero: str | None, *, forced: bool) -> None:
+    def move(self, d: _Live, move: str, n: int, aero: str | None, forced: bool) -> None:
         converted = False
         if d.shaken and move != "level":
             move, n, converted = "level", 0, True  # D16 / decision 7
@@ -1172,24 +1176,30 @@ class _Turn:
             "speed": d.speed,
             "altitude": d.altitude,
         }
-        self.events.append(_event(Event, ("move", d.pid, data)))
         pid = d.pid
-        moved: list[_Live] = []
-        for p in self.live.values():  # D26: pursuers copy the movement
+        self.events.append(_event(Event, ("move", pid, data)))
+        moved: list[_Live] | None = None
+        for p in self.lives:  # D26: pursuers copy the movement
             if p.tail_of == pid and p.status == IN and self.copy_move(p, d, move, n):
-                moved.append(p)
-        self.after_move(d, move, aero)
-        for p in moved:
-            if p.status == IN and not p.falling:
-                self.after_move(p, move, aero)
+                if moved is None:
+                    moved = [p]
+                else:
+                    moved.append(p)
+        # after_move, inlined for the usual case: Speed left and no dangerous manoeuvre.
+        if d.speed <= 0 or aero or (move == "dive" and d.speed > self.stats[pid].spec.top_speed):
+            self.after_move(d, move, aero)
+        if moved is not None:
+            for p in moved:
+                if p.status == IN and not p.falling:
+                    self.after_move(p, move, aero)
 
     def apply_move(self, d: _Live, move: str, n: int) -> None:
-        top = self.stats[d.pid].spec.top_speed
         if move == "level":
             speed = d.speed + n
             if n > 0 and self.cfg.level_capped_by_top_speed:
+                top = self.stats[d.pid].spec.top_speed
                 speed = min(speed, max(top, d.speed))  # a forced "speed up" stops at Top Speed
-            d.speed = max(speed, 0)
+            d.speed = speed if speed > 0 else 0
         elif move == "climb":
             d.speed = max(d.speed - self.cfg.climb_speed_cost * n, 0)  # D12, D14
             d.altitude += n
@@ -1236,9 +1246,10 @@ class _Turn:
             return
         reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
         # D33 / decision 5: a free Piloting roll, wound penalties only.
-        roll = self.roll(d, "piloting", self.stats[d.pid].piloting, self.penalty(d))
-        self.emit("dangerous", d.pid, reasons=reasons, aerobatics=aero, roll=roll.to_data())
-        if not roll.success:
+        roll = self.roll(d, "piloting", self.stats[d.pid].piloting, self.penalty(d), self.tn)
+        data = {"reasons": reasons, "aerobatics": aero, "roll": roll.to_data()}
+        self.events.append(_event(Event, ("dangerous", d.pid, data)))
+        if roll.crit or roll.total < roll.tn:  # not roll.success
             if roll.crit and self.cfg.dangerous_crit_altitude_loss:
                 d.altitude -= self.cfg.dangerous_crit_altitude_loss  # decision 32 (option)
             self.start_fall(d, "dangerous")
@@ -1256,10 +1267,11 @@ class _Turn:
             return
         penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
         roll = self.roll(d, "piloting", self.stats[d.pid].piloting,
-                         [*self.penalty(d), ("falling", penalty)])  # fmt: skip
-        info = {"roll": roll.to_data(), "success": roll.success}
+                         (*self.penalty(d), ("falling", penalty)), self.tn)  # fmt: skip
+        success = not roll.crit and roll.total >= roll.tn
+        info = {"roll": roll.to_data(), "success": success}
         self.events.append(_event(Event, ("regain", d.pid, info)))
-        if roll.success:
+        if success:
             d.falling = False
             d.fall_turns = 0
         else:
@@ -1267,8 +1279,9 @@ class _Turn:
 
     # --- attacks and damage (D17-D24)
 
-    def attack(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
-        stats = self.stats[d.pid]
+    def attack(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
+        pid = d.pid
+        stats = self.stats[pid]
         t = self.live.get(a.target or "")
         weapon = stats.weapon(a.weapon or "")
         if t is None or t.status != IN or weapon is None:
@@ -1279,12 +1292,15 @@ class _Turn:
             self.impossible(d, i, a, reason, target=t.pid, weapon=weapon.name, range=rng)
             return
         if weapon.melee:
-            extra: list[tuple[str, int]] = []
             if self.cfg.gang_up:
-                extra.append(("gang_up", self.gang_up(d, t)))
-            roll = self.roll(d, "fighting", stats.fighting, [*mods, *extra], tn=tn)
+                mods = (*mods, ("gang_up", self.gang_up(d, t)))
+            trait, die = "fighting", stats.fighting
         else:
-            roll = self.roll(d, "shooting", stats.shooting, [*mods, ("range", penalty)], tn=tn)
+            mods = (*mods, ("range", penalty))
+            trait, die = "shooting", stats.shooting
+        roll = roll_trait(
+            self.log, pid, trait, die, d.wild_card, mods, tn, self.wild_die, False, self.confirm
+        )
         data = {
             "target": t.pid,
             "weapon": weapon.name,
@@ -1294,61 +1310,64 @@ class _Turn:
             "roll": roll.to_data(),
         }
         events = self.events
-        events.append(_event(Event, ("attack", d.pid, data)))
-        if not roll.success:
+        events.append(_event(Event, ("attack", pid, data)))
+        total = roll.total
+        if roll.crit or total < tn:  # not roll.success
             data = {"target": t.pid, "weapon": weapon.name}
-            events.append(_event(Event, ("miss", d.pid, data)))
+            events.append(_event(Event, ("miss", pid, data)))
             return
-        data = {"target": t.pid, "weapon": weapon.name, "raises": roll.raises}
-        events.append(_event(Event, ("hit", d.pid, data)))
-        self.damage(d, t, weapon, raised=roll.raises > 0)
+        raises = (total - tn) // RAISE_STEP  # roll.raises of a success
+        data = {"target": t.pid, "weapon": weapon.name, "raises": raises}
+        events.append(_event(Event, ("hit", pid, data)))
+        self.damage(d, t, weapon, raises > 0)
 
     def gang_up(self, d: _Live, t: _Live) -> int:
         """Decision 23: other foes of the target adjacent to it (same Altitude, Range 5), minus
         the target's allies there."""
         foes = allies = 0
-        for o in self.live.values():
-            if o.pid in (d.pid, t.pid) or o.status != IN or o.falling:
+        skip = (d.pid, t.pid)
+        team = t.team
+        for o in self.lives:
+            if o.pid in skip or o.status != IN or o.falling:
                 continue
             if o.altitude != t.altitude or o.speed != t.speed:
                 continue
-            if o.team == t.team:
+            if o.team == team:
                 allies += 1
             else:
                 foes += 1
         return gang_up(foes, allies, self.cfg.gang_up_cap)
 
-    def damage(self, d: _Live, t: _Live, weapon: Weapon, *, raised: bool) -> None:
+    def damage(self, d: _Live, t: _Live, weapon: Weapon, raised: bool) -> None:
         """D22 / decision 26: Strength die + weapon dice (melee) or fixed dice, all acing,
         +1d6 on a raise; compared with Toughness, AP lowering only armour (decision 27)."""
         spec = weapon.damage
-        dice = list(spec.dice)
+        dice = spec.dice
         flat = spec.flat
         if spec.strength:
             strength = self.stats[d.pid].strength
-            dice.insert(0, strength.sides)
+            dice = (strength.sides, *dice)
             flat += strength.bonus
         dmg = damage_roll(self.log, d.pid, dice, flat=flat, raise_bonus=raised)
         tstats = self.stats[t.pid].spec
-        eff = damage_effect(
-            dmg.total, tstats.toughness, armor=tstats.armor, ap=weapon.ap, already_shaken=t.shaken
-        )
-        self.emit(
-            "damage",
-            d.pid,
-            target=t.pid,
-            weapon=weapon.name,
-            roll=dmg.to_data(),
-            toughness=tstats.toughness,
-            armor=tstats.armor,
-            ap=weapon.ap,
-            excess=eff.excess,
-            wounds=eff.wounds,
-        )
-        if not eff.hit:
+        toughness, armor, ap = tstats.toughness, tstats.armor, weapon.ap
+        eff = damage_effect(dmg.total, toughness, armor=armor, ap=ap, already_shaken=t.shaken)
+        data = {
+            "target": t.pid,
+            "weapon": weapon.name,
+            "roll": dmg.to_data(),
+            "toughness": toughness,
+            "armor": armor,
+            "ap": ap,
+            "excess": eff.excess,
+            "wounds": eff.wounds,
+        }
+        events = self.events
+        events.append(_event(Event, ("damage", d.pid, data)))
+        if eff.excess < 0:  # not eff.hit
             return
         if not t.shaken:
-            self.emit("shaken", t.pid, by=d.pid)
+            events.append(_event(Event, ("shaken", t.pid, {"by": d.pid})))
         t.shaken = True
         if eff.wounds:
             self.wound(t, eff.wounds, by=d.pid)
@@ -1408,7 +1427,7 @@ class _Turn:
     def spirit_or_consumed(self, t: _Live, reason: str) -> None:
         """D34 / decision 31: Spirit at TN 4 with wound penalties; failure: the dragon takes
         over (the GM controls it; it attacks the nearest target)."""
-        roll = self.roll(t, "spirit", self.stats[t.pid].spirit, self.penalty(t))
+        roll = self.roll(t, "spirit", self.stats[t.pid].spirit, self.penalty(t), self.tn)
         self.emit("spirit", t.pid, reason=reason, roll=roll.to_data(), success=roll.success)
         if not roll.success and not t.consumed:
             t.consumed = True
@@ -1418,7 +1437,7 @@ class _Turn:
     def consumed_order(self, d: _Live) -> DragonOrder:
         """D34: a consumed dragon flies level and attacks the nearest dragon with the first
         weapon that can reach it."""
-        target = _nearest(self.cfg, d, list(self.live.values()))
+        target = _nearest(self.cfg, d, self.lives)
         actions: tuple[Action, ...] = ()
         if target is not None:
             t = self.live[target]
@@ -1431,7 +1450,7 @@ class _Turn:
 
     # --- tailing (D25-D28)
 
-    def tail(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+    def tail(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         t = self.live.get(a.target or "")
         if t is None or t.status != IN or t.falling:
             self.impossible(d, i, a, "target_gone")
@@ -1455,8 +1474,8 @@ class _Turn:
             n_actions = len(self.order_of(t.pid).actions)
             dmods = [*dmods, ("multi_action", multi_action_penalty(
                 n_actions, self.cfg.multi_action_penalty))]  # fmt: skip
-        mine = self.roll(d, "piloting", self.stats[d.pid].piloting, mods)
-        theirs = self.roll(t, "piloting", self.stats[t.pid].piloting, dmods)
+        mine = self.roll(d, "piloting", self.stats[d.pid].piloting, mods, self.tn)
+        theirs = self.roll(t, "piloting", self.stats[t.pid].piloting, dmods, self.tn)
         res = opposed(mine, theirs)
         contest = res.to_data()
         if res.initiator_wins:
@@ -1473,7 +1492,7 @@ class _Turn:
             victim.tail_of = None
         pursuer.tail_of = victim.pid
 
-    def force(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+    def force(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         victim = self.live.get(d.tail_of or "")
         if victim is None or victim.status != IN:
             self.impossible(d, i, a, "not_on_tail")
@@ -1485,9 +1504,9 @@ class _Turn:
             self.impossible(d, i, a, "victim_already_moved", victim=victim.pid)
             return
         mine = self.roll(d, "piloting", self.stats[d.pid].piloting,
-                         [*mods, ("force", -self.cfg.force_penalty)])  # fmt: skip
+                         (*mods, ("force", -self.cfg.force_penalty)), self.tn)  # fmt: skip
         theirs = self.roll(victim, "piloting", self.stats[victim.pid].piloting,
-                           self.penalty(victim))  # fmt: skip
+                           self.penalty(victim), self.tn)  # fmt: skip
         res = opposed(mine, theirs)
         if not res.initiator_wins:
             self.emit("force_failed", d.pid, victim=victim.pid, contest=res.to_data())
@@ -1505,17 +1524,17 @@ class _Turn:
             contest=res.to_data(),
         )  # fmt: skip
 
-    def break_tail(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
-        pursuers = [p for p in self.live.values() if p.tail_of == d.pid and p.status == IN]
+    def break_tail(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
+        pursuers = [p for p in self.lives if p.tail_of == d.pid and p.status == IN]
         if a.target is not None:
             pursuers = [p for p in pursuers if p.pid == a.target]
         if not pursuers:
             self.impossible(d, i, a, "no_pursuer")
             return
         p = pursuers[0]
-        mine = self.roll(d, "piloting", self.stats[d.pid].piloting,
-                         [*mods, ("break_tail", -self.cfg.break_tail_penalty)])  # fmt: skip
-        theirs = self.roll(p, "piloting", self.stats[p.pid].piloting, self.penalty(p))
+        mods = (*mods, ("break_tail", -self.cfg.break_tail_penalty))
+        mine = self.roll(d, "piloting", self.stats[d.pid].piloting, mods, self.tn)
+        theirs = self.roll(p, "piloting", self.stats[p.pid].piloting, self.penalty(p), self.tn)
         res = opposed(mine, theirs)
         if res.initiator_wins:
             p.tail_of = None
@@ -1526,12 +1545,13 @@ class _Turn:
 
     # --- powers (D34a)
 
-    def power(self, d: _Live, i: int, a: Action, mods: list[tuple[str, int]]) -> None:
+    def power(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         arcane = self.stats[d.pid].arcane
         if arcane is None:
             self.impossible(d, i, a, "no_arcane_skill")
             return
-        roll = self.roll(d, "arcane", arcane, mods, crit_matters=True)
+        roll = roll_trait(self.log, d.pid, "arcane", arcane, d.wild_card, mods, self.tn,
+                          self.wild_die, True, self.confirm)  # fmt: skip
         self.emit("power", d.pid, text=a.text, roll=roll.to_data(), success=roll.success)
         if roll.crit:
             self.spirit_or_consumed(d, "power_crit")  # D34
@@ -1561,67 +1581,13 @@ def _legal_moves(cfg: DragonsConfig, speed: int, top: int) -> list[_MoveRow]:
     return out
 
 
-def _any_action(
-    cfg: DragonsConfig,
-    melee: bool,
-    reach: int | None,
-    speed: int,
-    altitude: int,
-    tail_of: str | None,
-    foes: Sequence[Dragon],
-) -> bool:
-    """Whether :func:`_actions_from` finds anything from (``speed``, ``altitude``), without
-    building the list: ``melee`` tells whether a working melee weapon is left, ``reach`` is
-    the longest Long band of a working ranged weapon (x4 with the Extreme band; None if none).
-    Random orders try movement after movement with it."""
-    for foe in foes:
-        if altitude == foe.altitude:
-            if melee and (speed == foe.speed or not cfg.melee_requires_range_5):
-                return True
-            if speed == foe.speed and tail_of != foe.pid and not foe.falling:
-                return True
-            if tail_of == foe.pid and reach is not None and cfg.range_on_tail <= reach:
-                return True
-        elif altitude > foe.altitude and reach is not None:
-            rng = cfg.range_per_speed * abs(speed - foe.speed) + cfg.range_per_altitude * (
-                altitude - foe.altitude
-            )
-            if rng <= reach:
-                return True
-    return False
-
-
-# Actions of random orders by their fields (actions are immutable): building one is dearer
-# than looking it up. Bounded: cleared when full.
-_ACTIONS: dict[_Candidate, Action] = {}
-
-
-# The legal movements by (Speed, Top Speed) for the last config seen: random orders ask for
-# the same few again and again. One entry (config, table), swapped whole, so a config change
-# (or another thread) only costs a recomputation.
-_MovesTable = dict[tuple[int, int], list[_MoveRow]]
-_MOVES_MEMO: list[tuple[DragonsConfig | None, _MovesTable]] = [(None, {})]
-
-
-def _legal_moves_memo(cfg: DragonsConfig, speed: int, top: int) -> list[_MoveRow]:
-    """:func:`_legal_moves`, memoised; the caller must not modify the list."""
-    memo_cfg, table = _MOVES_MEMO[0]
-    if memo_cfg is not cfg:
-        table = {}
-        _MOVES_MEMO[0] = (cfg, table)
-    rows = table.get((speed, top))
-    if rows is None:
-        rows = table[(speed, top)] = _legal_moves(cfg, speed, top)
-    return rows
-
-
 # A candidate action of a random order: the fields of :class:`Action` in order (an Action is
 # only built for the few that are chosen).
 _Candidate = tuple[str, str | None, str | None, str | None, str | None, str]
 
 
 def _actions_from(
-    cfg: DragonsConfig,
+    params: _Params,
     weapons: Sequence[Weapon],
     speed: int,
     altitude: int,
@@ -1632,27 +1598,35 @@ def _actions_from(
     geometry of :func:`_attack_geometry`, inlined because random play calls it a lot.
     ``weapons`` are the working ones."""
     out: list[_Candidate] = []
-    factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
+    factor = params.reach_factor
+    adjacent_only = params.melee_requires_range_5
     for foe in foes:
         same_alt = altitude == foe.altitude
         same_speed = speed == foe.speed
         on_tail = same_alt and tail_of == foe.pid
         above = altitude > foe.altitude
         if on_tail:
-            rng = cfg.range_on_tail
+            rng = params.range_on_tail
         else:
-            rng = cfg.range_per_speed * abs(speed - foe.speed) + cfg.range_per_altitude * (
+            rng = params.range_per_speed * abs(speed - foe.speed) + params.range_per_altitude * (
                 altitude - foe.altitude
             )
         for w in weapons:
             if w.melee:
-                if same_alt and (same_speed or not cfg.melee_requires_range_5):
+                if same_alt and (same_speed or not adjacent_only):
                     out.append(("attack", w.name, foe.pid, None, None, ""))
             elif (above or on_tail) and w.bands is not None and rng <= w.bands[2] * factor:
                 out.append(("attack", w.name, foe.pid, None, None, ""))
         if same_alt and same_speed and tail_of != foe.pid and not foe.falling:
             out.append(("tail", None, foe.pid, None, None, ""))
     return out
+
+
+# Random orders by their fields: equal orders are one object (immutable), so the simulator's
+# sealed-order cache hits and no Action or DragonOrder is built for an order seen before.
+# Bounded: cleared when full.
+_ORDERS: dict[tuple[Any, ...], DragonOrder] = {}
+_LEVEL = DragonOrder("level", 0)
 
 
 # --------------------------------------------------------------------------- the ruleset
@@ -1803,13 +1777,22 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         dive 1..3) and round to the start, the first such one; the drawn one if none is. Then
         an occasional aerobatics and 1-3 actions drawn from those that look possible after
         the movement."""
+        me = None
+        dragons = state.dragons
+        for d in dragons:  # state.dragon(pid), inlined
+            if d.pid == pid:
+                me = d
+                break
+        if me is None:
+            raise Rejection("no_such_participant", pid=pid)
         cfg = state.config
-        me = state.dragon(pid)
+        params = _params(cfg)
         if me.status != IN or me.falling:
+            if cfg.default_speed_delta == 0:
+                return _LEVEL  # default_order's value when the Speed change is 0
             return self.default_order(state, pid)
         stats = state.stats[pid]
-        team = me.team
-        dragons = state.dragons
+        team = f"dragon:{pid}" if me.consumed else me.side  # me.team
         foes: list[Dragon] = []
         pursued = False
         for d in dragons:
@@ -1824,7 +1807,9 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         if tail_of is not None:
             moves = [("level", 0, me.speed, 0)]  # D26
         else:
-            moves = _legal_moves_memo(cfg, me.speed, stats.spec.top_speed)
+            top = stats.spec.top_speed
+            found = params.moves.get((me.speed, top))
+            moves = found if found is not None else params.legal_moves(me.speed, top)
         random_ = rng.random
         broken = me.broken
         weapons = [w for w in stats.weapons if w.name not in broken] if broken else stats.weapons
@@ -1832,24 +1817,44 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         count = len(moves)
         start = int(random_() * count)
         move, n, speed, climbed = moves[start]
-        candidates = _actions_from(cfg, weapons, speed, altitude + climbed, tail_of, foes)
+        candidates = _actions_from(params, weapons, speed, altitude + climbed, tail_of, foes)
         if not candidates and count > 1:
             # From the drawn movement on (cyclically), the first after which something can be
             # attacked (or tailed), so random battles end; the drawn one if there is none.
-            factor = 4 if cfg.extreme_range and edition_rules(cfg.edition).extreme_range else 1
+            # The test is _actions_from's, without building the list; a dragon with more than
+            # one movement is on no tail.
+            factor = params.reach_factor
             melee = False
-            reach: int | None = None
+            reach = -1  # the longest Long band of a working ranged weapon; -1: none
             for w in weapons:
                 if w.bands is None:
                     melee = melee or w.melee
-                elif reach is None or w.bands[2] * factor > reach:
+                elif w.bands[2] * factor > reach:
                     reach = w.bands[2] * factor
+            melee_anywhere = melee and not params.melee_requires_range_5
+            per_speed, per_altitude = params.range_per_speed, params.range_per_altitude
             for i in range(start + 1, start + count):
                 row = moves[i % count]
-                if _any_action(cfg, melee, reach, row[2], altitude + row[3], tail_of, foes):
+                row_speed = row[2]
+                row_altitude = altitude + row[3]
+                hit = False
+                for foe in foes:
+                    if row_altitude == foe.altitude:
+                        same_speed = row_speed == foe.speed
+                        if melee_anywhere or (same_speed and (melee or not foe.falling)):
+                            hit = True
+                            break
+                    elif row_altitude > foe.altitude and reach >= 0:
+                        gap = per_speed * abs(row_speed - foe.speed) + per_altitude * (
+                            row_altitude - foe.altitude
+                        )
+                        if gap <= reach:
+                            hit = True
+                            break
+                if hit:
                     move, n, speed, climbed = row
                     candidates = _actions_from(
-                        cfg, weapons, speed, altitude + climbed, tail_of, foes
+                        params, weapons, speed, altitude + climbed, tail_of, foes
                     )
                     break
         aero = "loop" if tail_of is None and random_() < 0.05 else None
@@ -1861,26 +1866,31 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             candidates.append(("break", None, None, None, None, ""))
         if stats.arcane is not None and random_() < 0.1:
             candidates.append(("power", None, None, None, None, "power"))
+        key: tuple[Any, ...]
         if not candidates:
-            return DragonOrder(move, n, aero)
-        count = int(random_() * cfg.max_actions) + 1
-        chosen: list[Action] = []
-        used: set[str | None] = set()
-        # Uniform draws without replacement (the same as shuffling and taking from the front,
-        # without drawing for the candidates never reached); one weapon per order (D17).
-        while candidates and len(chosen) < count:
-            c = candidates.pop(int(random_() * len(candidates)))
-            if c[0] == "attack":
-                if c[1] in used:
-                    continue
-                used.add(c[1])
-            action = _ACTIONS.get(c)
-            if action is None:
-                if len(_ACTIONS) >= 4096:
-                    _ACTIONS.clear()
-                action = _ACTIONS[c] = Action(*c)
-            chosen.append(action)
-        return DragonOrder(move, n, aero, tuple(chosen))
+            key = (move, n, aero)
+        else:
+            count = int(random_() * params.max_actions) + 1
+            chosen: list[_Candidate] = []
+            used: list[str | None] = []
+            # Uniform draws without replacement (the same as shuffling and taking from the
+            # front, without drawing for the candidates never reached); one weapon per order
+            # (D17).
+            while candidates and len(chosen) < count:
+                c = candidates.pop(int(random_() * len(candidates)))
+                if c[0] == "attack":
+                    if c[1] in used:
+                        continue
+                    used.append(c[1])
+                chosen.append(c)
+            key = (move, n, aero, *chosen)
+        order = _ORDERS.get(key)
+        if order is None:
+            if len(_ORDERS) >= 4096:
+                _ORDERS.clear()
+            actions = tuple([Action(*c) for c in key[3:]])
+            order = _ORDERS[key] = DragonOrder(move, n, aero, actions)
+        return order
 
     def resolve(
         self,

@@ -166,15 +166,15 @@ def cold_start(
     on first use (:meth:`Runtime.wire`, no network call either).
 
     ``webhook`` also reads the webhook secret (the sweeper does not need it). ``request``,
-    ``clients`` (``service name -> boto3 client``) and ``repo`` (instead of the DynamoDB
-    repository, e.g. :class:`infra.memory.MemoryRepository`) are the seams tests and the
-    benchmark use."""
+    ``clients`` (``service name -> client``, default :func:`aws_client`) and ``repo``
+    (instead of the DynamoDB repository, e.g. :class:`infra.memory.MemoryRepository`) are
+    the seams tests and the benchmark use."""
     env = dict(os.environ if env is None else env)
     if not env.get("TELEGRAM_BOT_USERNAME"):
         from infra.settings import SettingsError
 
         raise SettingsError("TELEGRAM_BOT_USERNAME: expected the bot's username (without @)")
-    make_client = clients or _boto3_client
+    make_client = clients or aws_client
     token = secrets.bot_token(env, make_client)
     secret = secrets.webhook_secret(env, make_client) if webhook else None
 
@@ -221,10 +221,12 @@ def _wire(
     return deps, app
 
 
-def _boto3_client(service: str) -> Any:
-    import boto3
+def aws_client(service: str) -> Any:
+    """The production client factory: botocore clients with trimmed models (:mod:`infra.aws`;
+    boto3 itself is never imported, which saves its import too)."""
+    from infra import aws
 
-    return boto3.client(service)
+    return aws.client(service)
 
 
 _CONTAINER: dict[bool, Runtime] = {}

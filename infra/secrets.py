@@ -31,9 +31,9 @@ class SecretError(Exception):
 
 
 def _default_client(service: str) -> Any:
-    import boto3
+    from infra import aws
 
-    return boto3.client(service)
+    return aws.client(service)
 
 
 def read_parameter(name: str, client: Any | None = None) -> str:

@@ -20,7 +20,7 @@ def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:
     """The repository ``settings.store`` names. ``overrides`` replace settings for tests and
     tools: ``store``, ``path`` (SQLite file), ``client`` (a boto3 DynamoDB client), ``table``.
 
-    The DynamoDB client is created the standard SDK way, so region, credentials and the
+    The DynamoDB client is botocore's (:mod:`infra.aws`), so region, credentials and the
     endpoint (``AWS_ENDPOINT_URL_DYNAMODB``, e.g. for DynamoDB Local) come from the
     environment."""
     store = overrides.pop("store", settings.store)
@@ -37,8 +37,8 @@ def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:
 
         client = overrides.pop("client", None)
         if client is None:
-            import boto3
+            from infra import aws
 
-            client = boto3.client("dynamodb")
+            client = aws.client("dynamodb")
         return DynamoRepository(client, str(overrides.pop("table", settings.table)))
     raise ValueError(f"SEKUNDANT_STORE: unknown store {store!r} (sqlite, dynamodb or memory)")

@@ -48,9 +48,8 @@ class Stub:
         return {"SecretString": "bench-secret"}
 
 def clients(service):
-    if service == "dynamodb":
-        import boto3
-        return boto3.client("dynamodb")
+    if service == "dynamodb":  # the production factory (SSM and Secrets Manager are stubbed)
+        return runtime.aws_client("dynamodb")
     return Stub()
 
 env = {"TELEGRAM_BOT_USERNAME": "sekundant_bot", "SEKUNDANT_TOKEN_PARAMETER": "/t",
@@ -67,11 +66,10 @@ FIRST_UPDATE = (
         )
         + """
 import base64, json
-import boto3
 from handlers import lambda_webhook
 # The repository is in memory (no network); the DynamoDB client is still created, as the
 # DynamoDB repository does when it is wired.
-boto3.client("dynamodb")
+runtime.aws_client("dynamodb")
 update = {"update_id": 1, "message": {"message_id": 1, "date": 1764440000, "text": "/duel",
     "entities": [{"type": "bot_command", "offset": 0, "length": 5}],
     "chat": {"id": -1001, "type": "supergroup", "title": "Bench"},

@@ -32,22 +32,33 @@ use_fake_aws_env()
 
 @pytest.fixture
 def aws() -> Iterator[Callable[[str], Any]]:
-    """moto for every AWS call; yields the client factory the runtime uses."""
+    """moto for every AWS call; yields the client factory the runtime uses: production's
+    (:mod:`infra.aws`, trimmed models) for the services it covers; full boto3 clients set
+    the resources up and are ``.full(service)`` for inspection."""
     import boto3
     from moto import mock_aws
+
+    from infra import aws as trimmed
 
     with mock_aws():
         clients: dict[str, Any] = {}
 
+        def full(service: str) -> Any:
+            return boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
+
         def client(service: str) -> Any:
             if service not in clients:
-                clients[service] = boto3.client(service, region_name=REGION)  # type: ignore[call-overload]
+                known = service in trimmed.OPERATIONS
+                clients[service] = (
+                    trimmed.client(service, region_name=REGION) if known else full(service)
+                )
             return clients[service]
 
-        create_table(client("dynamodb"), TABLE)
-        client("ssm").put_parameter(Name=TOKEN_PARAMETER, Value=TOKEN, Type="SecureString")
-        arn = client("secretsmanager").create_secret(Name=SECRET_NAME, SecretString=SECRET)["ARN"]
+        create_table(full("dynamodb"), TABLE)
+        full("ssm").put_parameter(Name=TOKEN_PARAMETER, Value=TOKEN, Type="SecureString")
+        arn = full("secretsmanager").create_secret(Name=SECRET_NAME, SecretString=SECRET)["ARN"]
         client.secret_arn = arn  # type: ignore[attr-defined]
+        client.full = full  # type: ignore[attr-defined] # for inspection (scan, describe...)
         yield client
 
 

@@ -33,7 +33,8 @@ from tests.serverless.duel import ORDER, fixture_users, open_duel, play_duel
 
 
 def items(aws: Callable[[str], Any]) -> list[dict[str, Any]]:
-    found: list[dict[str, Any]] = aws("dynamodb").scan(TableName=TABLE)["Items"]
+    full = aws.full("dynamodb")  # type: ignore[attr-defined]
+    found: list[dict[str, Any]] = full.scan(TableName=TABLE)["Items"]
     return found
 
 

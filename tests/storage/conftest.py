@@ -48,8 +48,11 @@ def dynamo_client() -> Iterator[Any]:
 
 @pytest.fixture
 def dynamo_spy(dynamo_client: Any) -> ClientSpy:
-    """The client the DynamoDB repository uses: records every call (no-scan test)."""
-    return ClientSpy(dynamo_client)
+    """The client the DynamoDB repository uses: production's (:mod:`infra.aws`, trimmed
+    model), recording every call (no-scan test). ``dynamo_client`` (full model) set it up."""
+    from infra import aws
+
+    return ClientSpy(aws.client("dynamodb", region_name="eu-west-1"))
 
 
 @pytest.fixture

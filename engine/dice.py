@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -114,6 +114,9 @@ _new_event = tuple.__new__
 EXPLOSION_CAP = 20
 """Safety cap on how many times one die may ace in a row (Savage Worlds aces)."""
 
+MEMO_MAX = 1 << 16
+"""How many shared events a :class:`TurnLog` keeps before starting over (memory bound)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Roll:
@@ -149,7 +152,7 @@ class Roll:
 class TurnLog:
     """Rolls dice from a source and keeps the ordered events of one resolution."""
 
-    __slots__ = ("_face", "_random", "events", "source")
+    __slots__ = ("_face", "_random", "events", "memo", "source")
 
     def __init__(self, source: DiceSource) -> None:
         self.source = source
@@ -158,6 +161,11 @@ class TurnLog:
         # less per roll in the simulator.
         self._random = source._rand.random if type(source) is RandomDice else None
         self.events: list[Event] = []
+        # Events are immutable values, so equal events may be one object: ``memo`` maps a key
+        # that determines an event (all of its fields) to the event built the first time, so
+        # a log that lives long (the simulator's: one per run) allocates and frees far fewer
+        # objects per turn. See :meth:`shared`. Bounded: cleared when it grows past MEMO_MAX.
+        self.memo: dict[Hashable, Event] = {}
 
     def emit(self, kind: str, actor: str | None = None, **data: Any) -> Event:
         """Record a (non-roll) event and return it."""
@@ -173,10 +181,27 @@ class TurnLog:
         """Roll one plain die and return its face."""
         rand = self._random
         face = int(rand() * sides) + 1 if rand is not None else self._face(sides)
-        data = {"sides": sides, "faces": [face], "purpose": purpose, "mode": "plain"}
-        # Event(...) minus the named tuple's Python-level __new__: twice as fast, same value.
-        self.events.append(_new_event(Event, ("roll", actor, data)))
+        key = (sides, face, purpose, actor)
+        event = self.memo.get(key)
+        if event is None:
+            data = {"sides": sides, "faces": [face], "purpose": purpose, "mode": "plain"}
+            # Event(...) minus the named tuple's Python-level __new__: twice as fast, same value.
+            event = self.shared(key, _new_event(Event, ("roll", actor, data)))
+        self.events.append(event)
         return face
+
+    def shared(self, key: Hashable, event: Event) -> Event:
+        """Remember ``event`` as the value for ``key`` and return it; a ruleset looks ``memo``
+        up first and builds the event only on a miss. A key must hold every value the event is
+        computed from, starting with the event's kind (the roll keys of :meth:`die` start with
+        the die size, an int, so they never meet a ruleset's). Worth it only for events whose
+        keys recur often (initiative, single dice); a key that rarely recurs costs more than it
+        saves."""
+        memo = self.memo
+        if len(memo) >= MEMO_MAX:  # a bound, not an eviction policy: a run's keys recur
+            memo.clear()
+        memo[key] = event
+        return event
 
     def ace(self, sides: int, purpose: str, actor: str | None = None) -> Roll:
         """Roll one exploding die: a maximum face is rolled again and added (capped)."""

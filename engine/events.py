@@ -13,9 +13,11 @@ class Event(NamedTuple):
     """One thing that happened. ``kind`` names it (``roll``, ``hit``, ``move``…), ``actor`` is
     the participant it concerns (or None), ``data`` holds JSON-ready details.
 
-    Immutable. A named tuple rather than a frozen dataclass because a resolution creates
-    several per turn and the simulator plays millions of turns: construction is about twice as
-    fast, while attribute access, equality and the constructor stay the same."""
+    Immutable, data included: equal events may be one shared object (``TurnLog.memo``), so
+    nothing may change an event's ``data`` once it is emitted. A named tuple rather than a
+    frozen dataclass because a resolution creates several per turn and the simulator plays
+    millions of turns: construction is about twice as fast, while attribute access, equality
+    and the constructor stay the same."""
 
     kind: str
     actor: str | None = None

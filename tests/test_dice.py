@@ -118,3 +118,28 @@ def test_turn_log_die_uses_any_other_source_as_is() -> None:
 
     assert TurnLog(Sevens()).die(6, "x") == 6
     assert TurnLog(Sevens()).die(10, "x") == 7
+
+
+def test_turn_log_shares_equal_roll_events_and_keeps_distinct_ones_apart() -> None:
+    # Equal rolls in one log are one (immutable) event object; any differing field is not.
+    log = TurnLog(ScriptedDice([3, 3, 3, 3, 3]))
+    for sides, purpose, actor in [(6, "x", "a"), (6, "x", "a"), (6, "y", "a"), (6, "x", "b")]:
+        log.die(sides, purpose, actor)
+    log.die(4, "x", "a")
+    first, again, other_purpose, other_actor, other_die = log.events
+    assert again is first
+    assert first == Event("roll", "a", {"sides": 6, "faces": [3], "purpose": "x", "mode": "plain"})
+    assert other_purpose.data["purpose"] == "y" and other_purpose is not first
+    assert other_actor.actor == "b" and other_die.data["sides"] == 4
+    assert faces_of(log.events) == [3] * 5
+
+
+def test_turn_log_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.dice
+
+    monkeypatch.setattr(engine.dice, "MEMO_MAX", 4)
+    log = TurnLog(RandomDice(1))
+    for purpose in "abcdefghij":
+        log.die(6, purpose, "a")
+        assert len(log.memo) <= 4
+    assert [e.data["purpose"] for e in log.events] == list("abcdefghij")

@@ -546,20 +546,23 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
         # P14: initiative = d6 + weapon speed - |own move|; higher shoots first.
         m0, m1 = o0.move, o1.move
+        memo = log.memo  # equal events are shared (TurnLog.shared): the key holds every value
         r0 = die(rules.initiative_die, "initiative", p0)
-        t0 = r0 + d0.speed - abs(m0) * rules.move_penalty
-        append(
-            _new(
-                Event, ("initiative", p0, {"move": m0, "roll": r0, "speed": d0.speed, "total": t0})
-            )
-        )
+        s0 = d0.speed
+        t0 = r0 + s0 - abs(m0) * rules.move_penalty
+        event = memo.get(key := ("initiative", p0, m0, r0, s0, t0))
+        if event is None:
+            data: dict[str, Any] = {"move": m0, "roll": r0, "speed": s0, "total": t0}
+            event = log.shared(key, _new(Event, ("initiative", p0, data)))
+        append(event)
         r1 = die(rules.initiative_die, "initiative", p1)
-        t1 = r1 + d1.speed - abs(m1) * rules.move_penalty
-        append(
-            _new(
-                Event, ("initiative", p1, {"move": m1, "roll": r1, "speed": d1.speed, "total": t1})
-            )
-        )
+        s1 = d1.speed
+        t1 = r1 + s1 - abs(m1) * rules.move_penalty
+        event = memo.get(key := ("initiative", p1, m1, r1, s1, t1))
+        if event is None:
+            data = {"move": m1, "roll": r1, "speed": s1, "total": t1}
+            event = log.shared(key, _new(Event, ("initiative", p1, data)))
+        append(event)
         simultaneous = t0 == t1  # P14: equal values shoot simultaneously
         if t0 >= t1:
             shots = ((d0, o0, d1, -m1), (d1, o1, d0, -m0))
@@ -584,7 +587,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             c = ax + shift + f - 1  # P9: C = A + E + (F - 1)
             r = ay - h + 1  # P9: D = B - (H - 1)
             part = cells.get((c, r))  # P11: the hit location is the cell's part (P5)
-            data: dict[str, Any] = {
+            data = {
                 "target": target.pid,
                 "aim": [ax, ay],
                 "shift": shift,

@@ -616,7 +616,12 @@ def _attack_geometry(
     weapon: Weapon,
 ) -> tuple[str | None, int, str | None, int, int]:
     """(reason it is impossible or None, range, band, band penalty, TN) — D18-D21, D26."""
-    rng = distance(cfg, attacker, victim)
+    if attacker.speed == victim.speed and attacker.altitude == victim.altitude:  # distance()
+        rng = cfg.range_same_position
+    else:
+        rng = cfg.range_per_speed * abs(
+            attacker.speed - victim.speed
+        ) + cfg.range_per_altitude * abs(attacker.altitude - victim.altitude)
     if weapon.name in attacker.broken:
         return "weapon_broken", rng, None, 0, cfg.target_number  # D24
     if victim.tail_of == attacker.pid:
@@ -889,10 +894,29 @@ def _able(d: _Live) -> bool:
 _event = tuple.__new__
 
 
+# The slot setters of :class:`DragonsState` (C-level member descriptors), for _new_state.
+_STATE_SET = tuple(getattr(DragonsState, name).__set__ for name in DragonsState.__slots__)
+
+
+def _new_state(
+    config: DragonsConfig, stats: Mapping[str, Stats], dragons: tuple[Dragon, ...], turn: int
+) -> DragonsState:
+    """``DragonsState(...)`` without the frozen dataclass's ``__init__`` (one Python frame
+    and four ``object.__setattr__`` calls less): the same value; one per resolution."""
+    state: DragonsState = object.__new__(DragonsState)
+    set_config, set_stats, set_dragons, set_turn = _STATE_SET
+    set_config(state, config)
+    set_stats(state, stats)
+    set_dragons(state, dragons)
+    set_turn(state, turn)
+    return state
+
+
 class _Params:
     """What a resolution derives from a config, built once per config (see :func:`_params`)."""
 
     __slots__ = (
+        "action_mods",
         "config",
         "max_actions",
         "melee_requires_range_5",
@@ -923,6 +947,12 @@ class _Params:
         self.penalties = [
             (("wounds", wound_penalty(w, cap)),) for w in range(cfg.out_at_wounds + 1)
         ]
+        # The modifiers of every action (decisions 4 and 11) by Wounds and declared actions.
+        per = cfg.multi_action_penalty
+        self.action_mods = [
+            [(*pen, ("multi_action", multi_action_penalty(k, per))) for k in range(6)]
+            for pen in self.penalties
+        ]
 
     def legal_moves(self, speed: int, top: int) -> list[_MoveRow]:
         """:func:`_legal_moves`, memoised; the caller must not modify the list."""
@@ -946,6 +976,26 @@ def _params(cfg: DragonsConfig) -> _Params:
 
 class _Turn:
     """One resolution: activations in initiative order (D10), effects applied at once."""
+
+    __slots__ = (
+        "action_mods",
+        "activated",
+        "cfg",
+        "confirm",
+        "events",
+        "forced",
+        "live",
+        "lives",
+        "log",
+        "orders",
+        "penalties",
+        "ranks",
+        "spent",
+        "state",
+        "stats",
+        "tn",
+        "wild_die",
+    )
 
     def __init__(
         self,
@@ -979,6 +1029,7 @@ class _Turn:
         self.ranks = ranks
         params = _params(cfg)
         self.penalties = params.penalties
+        self.action_mods = params.action_mods
         self.tn = cfg.target_number
         self.wild_die = cfg.wild_die
         self.confirm = cfg.extra_crit_confirm
@@ -1104,10 +1155,11 @@ class _Turn:
         if d.falling:
             self.fall_turn(d)
             return
-        sealed = self.orders.get(pid)
-        order = sealed.order if sealed is not None else self.order_of(pid)
         if d.consumed and self.cfg.consumed_attacks_nearest:
             order = self.consumed_order(d)
+        else:
+            sealed = self.orders.get(pid)
+            order = sealed.order if sealed is not None else self.order_of(pid)
         may_act = True
         if d.shaken:
             # Decision 8: Spirit at the start of the activation, before movement.
@@ -1130,8 +1182,12 @@ class _Turn:
             reason = "shaken" if d.shaken or not may_act else "falling" if d.falling else "out"
             self.emit("actions_void", pid, reason=reason, count=len(actions))
             return
-        mods = (*self.penalty(d), ("multi_action", multi_action_penalty(
-            len(actions), self.cfg.multi_action_penalty)))  # fmt: skip
+        mods: Sequence[tuple[str, int]]
+        if d.wounds < len(self.action_mods) and len(actions) < 6:
+            mods = self.action_mods[d.wounds][len(actions)]
+        else:
+            mods = (*self.penalty(d), ("multi_action", multi_action_penalty(
+                len(actions), self.cfg.multi_action_penalty)))  # fmt: skip
         spent = self.spent
         for i, action in enumerate(actions):
             if spent and (pid, i) in spent:
@@ -1214,8 +1270,7 @@ class _Turn:
         if p.shaken and move != "level":
             reason = "shaken"  # D16: a Shaken pursuer cannot change Altitude
         else:
-            probe = Dragon(p.pid, p.side, p.name, p.npc, p.index, p.wild_card, p.speed, p.altitude)
-            _, _, why, _ = movement_result(self.cfg, self.stats[p.pid], probe, move, n)
+            _, _, why, _ = movement_result(self.cfg, self.stats[p.pid], p, move, n)
             if why is not None:
                 reason = why.code
         if reason is not None:
@@ -1332,7 +1387,7 @@ class _Turn:
                 continue
             if o.altitude != t.altitude or o.speed != t.speed:
                 continue
-            if o.team == team:
+            if (o.team if o.consumed else o.side) == team:
                 allies += 1
             else:
                 foes += 1
@@ -1627,6 +1682,43 @@ def _actions_from(
 # Bounded: cleared when full.
 _ORDERS: dict[tuple[Any, ...], DragonOrder] = {}
 _LEVEL = DragonOrder("level", 0)
+# The actions of those orders by their fields (fewer than the orders; bounded the same way).
+_ACTIONS: dict[_Candidate, Action] = {}
+
+
+def _action(fields: _Candidate) -> Action:
+    if len(_ACTIONS) >= 4096:
+        _ACTIONS.clear()
+    action = _ACTIONS[fields] = Action(*fields)
+    return action
+
+
+class _OrderContext:
+    """What the random orders of one state share: every acting dragon asks on the same
+    state, one after another."""
+
+    __slots__ = ("alive", "by_pid", "params", "state", "teams")
+
+    def __init__(self, state: DragonsState) -> None:
+        self.state = state
+        self.params = _params(state.config)
+        by_pid: dict[str, Dragon] = {}
+        alive: list[tuple[Dragon, str]] = []
+        teams: dict[str, str] = {}
+        for d in state.dragons:
+            by_pid[d.pid] = d
+            if d.status == IN:
+                team = f"dragon:{d.pid}" if d.consumed else d.side  # Dragon.team (D34)
+                alive.append((d, team))
+                teams[d.pid] = team
+        self.by_pid = by_pid
+        self.alive = alive  # the dragons in the battle with their teams, in state order
+        self.teams = teams
+
+
+# The context of the last state asked about (one entry, swapped whole: thread-safe enough,
+# a miss only costs a recomputation).
+_CONTEXT: list[_OrderContext | None] = [None]
 
 
 # --------------------------------------------------------------------------- the ruleset
@@ -1777,30 +1869,25 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         dive 1..3) and round to the start, the first such one; the drawn one if none is. Then
         an occasional aerobatics and 1-3 actions drawn from those that look possible after
         the movement."""
-        me = None
-        dragons = state.dragons
-        for d in dragons:  # state.dragon(pid), inlined
-            if d.pid == pid:
-                me = d
-                break
+        ctx = _CONTEXT[0]
+        if ctx is None or ctx.state is not state:
+            ctx = _CONTEXT[0] = _OrderContext(state)
+        me = ctx.by_pid.get(pid)
         if me is None:
             raise Rejection("no_such_participant", pid=pid)
-        cfg = state.config
-        params = _params(cfg)
+        params = ctx.params
         if me.status != IN or me.falling:
-            if cfg.default_speed_delta == 0:
+            if params.config.default_speed_delta == 0:
                 return _LEVEL  # default_order's value when the Speed change is 0
             return self.default_order(state, pid)
         stats = state.stats[pid]
-        team = f"dragon:{pid}" if me.consumed else me.side  # me.team
+        team = ctx.teams[pid]
         foes: list[Dragon] = []
         pursued = False
-        for d in dragons:
-            if d.status != IN:
-                continue
+        for d, their_team in ctx.alive:
             if d.tail_of == pid:
                 pursued = True  # D26: its pursuer cannot be attacked
-            elif (d.team if d.consumed else d.side) != team:
+            elif their_team != team:
                 foes.append(d)
         tail_of = me.tail_of
         moves: list[_MoveRow]
@@ -1817,12 +1904,13 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         count = len(moves)
         start = int(random_() * count)
         move, n, speed, climbed = moves[start]
-        candidates = _actions_from(params, weapons, speed, altitude + climbed, tail_of, foes)
-        if not candidates and count > 1:
+        if count == 1:  # e.g. a pursuer (D26)
+            candidates = _actions_from(params, weapons, speed, altitude + climbed, tail_of, foes)
+        else:
             # From the drawn movement on (cyclically), the first after which something can be
             # attacked (or tailed), so random battles end; the drawn one if there is none.
-            # The test is _actions_from's, without building the list; a dragon with more than
-            # one movement is on no tail.
+            # The test is _actions_from's (a dragon with more than one movement is on no
+            # tail), without building lists: only the chosen movement's actions are built.
             factor = params.reach_factor
             melee = False
             reach = -1  # the longest Long band of a working ranged weapon; -1: none
@@ -1833,30 +1921,30 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
                     reach = w.bands[2] * factor
             melee_anywhere = melee and not params.melee_requires_range_5
             per_speed, per_altitude = params.range_per_speed, params.range_per_altitude
-            for i in range(start + 1, start + count):
-                row = moves[i % count]
+            candidates = []
+            for i in range(start, start + count):
+                row = moves[i % count] if i >= count else moves[i]
                 row_speed = row[2]
                 row_altitude = altitude + row[3]
-                hit = False
                 for foe in foes:
                     if row_altitude == foe.altitude:
-                        same_speed = row_speed == foe.speed
-                        if melee_anywhere or (same_speed and (melee or not foe.falling)):
-                            hit = True
+                        if melee_anywhere or (
+                            row_speed == foe.speed and (melee or not foe.falling)
+                        ):
                             break
                     elif row_altitude > foe.altitude and reach >= 0:
                         gap = per_speed * abs(row_speed - foe.speed) + per_altitude * (
                             row_altitude - foe.altitude
                         )
                         if gap <= reach:
-                            hit = True
                             break
-                if hit:
-                    move, n, speed, climbed = row
-                    candidates = _actions_from(
-                        params, weapons, speed, altitude + climbed, tail_of, foes
-                    )
-                    break
+                else:
+                    continue  # nothing from this movement
+                move, n, speed, climbed = row
+                candidates = _actions_from(
+                    params, weapons, speed, altitude + climbed, tail_of, foes
+                )
+                break
         aero = "loop" if tail_of is None and random_() < 0.05 else None
         if tail_of is not None:
             choice = FORCE_CHOICES[int(random_() * 2)]
@@ -1888,7 +1976,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         if order is None:
             if len(_ORDERS) >= 4096:
                 _ORDERS.clear()
-            actions = tuple([Action(*c) for c in key[3:]])
+            actions = tuple([_ACTIONS.get(c) or _action(c) for c in key[3:]])
             order = _ORDERS[key] = DragonOrder(move, n, aero, actions)
         return order
 
@@ -1901,13 +1989,17 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         turn = _Turn(state, orders, log)
         turn.run()
         # ``turn.live`` holds the dragons in state order.
-        dragons = tuple([d.freeze() for d in turn.live.values()])
-        return DragonsState(state.config, state.stats, dragons, state.turn + 1)
+        dragons = tuple([d.freeze() for d in turn.lives])
+        return _new_state(state.config, state.stats, dragons, state.turn + 1)
 
     def outcome(self, state: DragonsState) -> Outcome:
         """D35: over when at most one side has dragons still in the battle (or at the GM's turn
         limit, a draw)."""
-        teams = {d.team for d in state.dragons if d.status == IN}
+        teams = {
+            (f"dragon:{d.pid}" if d.consumed else d.side)  # d.team
+            for d in state.dragons
+            if d.status == IN
+        }
         if len(teams) > 1:
             limit = state.config.turn_limit
             if limit is not None and state.turn > limit:

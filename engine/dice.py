@@ -209,10 +209,21 @@ class TurnLog:
 
     def ace_faces(self, sides: int, purpose: str, actor: str | None = None) -> list[int]:
         """:meth:`ace` recording the same event but returning only the faces (no
-        :class:`Roll` record): the hot path of Savage Worlds trait and damage rolls."""
+        :class:`Roll` record): the hot path of Savage Worlds trait and damage rolls. The list
+        may be the recorded event's own: read it, never change it."""
         rand = self._random
         face = self._face
-        faces = [int(rand() * sides) + 1 if rand is not None else face(sides)]
+        first = int(rand() * sides) + 1 if rand is not None else face(sides)
+        if first != sides:  # no ace, the usual case: a shared event, as in :meth:`die`
+            key = (sides, first, purpose, actor, "ace")
+            event = self.memo.get(key)
+            if event is None:
+                data = {"sides": sides, "faces": [first], "purpose": purpose, "mode": "ace"}
+                event = self.shared(key, _new_event(Event, ("roll", actor, data)))
+            self.events.append(event)
+            shared_faces: list[int] = event[2]["faces"]  # the event's own list: read-only
+            return shared_faces
+        faces = [first]
         while faces[-1] == sides and len(faces) <= EXPLOSION_CAP:
             faces.append(int(rand() * sides) + 1 if rand is not None else face(sides))
         data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "ace"}

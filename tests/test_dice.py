@@ -143,3 +143,14 @@ def test_turn_log_memo_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         log.die(6, purpose, "a")
         assert len(log.memo) <= 4
     assert [e.data["purpose"] for e in log.events] == list("abcdefghij")
+
+
+def test_turn_log_shares_unexploded_ace_rolls_only() -> None:
+    log = TurnLog(ScriptedDice([5, 5, 8, 8, 2]))
+    assert log.ace_faces(8, "trait", "a") == [5]
+    assert log.ace_faces(8, "trait", "a") == [5]
+    assert log.ace_faces(8, "trait", "a") == [8, 8, 2]
+    one, again, exploded = log.events
+    assert again is one and one.data["mode"] == "ace"
+    assert exploded.data == {"sides": 8, "faces": [8, 8, 2], "purpose": "trait", "mode": "ace"}
+    assert faces_of(log.events) == [5, 5, 8, 8, 2]

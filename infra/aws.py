@@ -6,15 +6,20 @@ not need (measured in ``docs/deploy.md``):
 - botocore checks a service name by listing every service directory it ships (~450) and every
   API version in them, twice per client (the model and its endpoint rules);
 - it reads the whole service model (DynamoDB: 62 operations and their documentation, ~0.5 MB
-  of JSON) though we call a handful of operations.
+  of JSON) though we call a handful of operations;
+- it reads every service's legacy endpoint data (``endpoints.json``, 1.2 MB) for the
+  partition and signing defaults of the one it creates.
 
 So the clients come from one botocore session (shared by the SSM, Secrets Manager and DynamoDB
 clients, like boto3's default session) whose loader knows the services we use instead of
 scanning for them, and finds first a trimmed copy of their models in ``infra/aws_models``:
 only the operations in :data:`OPERATIONS` and the shapes they reach, documentation removed,
-otherwise the installed botocore's model verbatim. Endpoint rules, partitions, retry and
-default configuration still come from the runtime's botocore. ``python -m infra.aws``
-regenerates the copies; a test checks they equal what the installed botocore gives.
+otherwise the installed botocore's model verbatim; and the endpoint data with only our
+services (every partition and region kept), still treated as botocore's own (with a custom
+``endpoints.json`` botocore would hand the legacy URL to the endpoint rules as a custom
+endpoint). Endpoint rules, partitions, retry and default configuration still come from the
+runtime's botocore. ``python -m infra.aws`` regenerates the copies; a test checks they equal
+what the installed botocore gives.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 MODELS = Path(__file__).resolve().parent / "aws_models"
+ENDPOINTS = MODELS / "endpoints.json"
 
 # The operations our code calls, per service (``infra.dynamodb``, ``infra.secrets``).
 # ``DescribeEndpoints`` is DynamoDB's endpoint-discovery operation: kept so botocore sets up
@@ -65,6 +71,9 @@ def _session() -> Any:
 
         def list_available_services(self, type_name: str) -> list[str]:
             return sorted(OPERATIONS)
+
+        def is_builtin_path(self, path: str) -> bool:
+            return Path(path) == ENDPOINTS.with_suffix("") or bool(super().is_builtin_path(path))
 
     session = botocore.session.Session()
     session.register_component("data_loader", KnownServicesLoader([str(MODELS)]))
@@ -111,6 +120,24 @@ def trimmed_model(full: Mapping[str, Any], operations: tuple[str, ...]) -> dict[
     }
 
 
+def trimmed_endpoints(full: Mapping[str, Any]) -> dict[str, Any]:
+    """botocore's ``endpoints`` data (``full``) with only our services in each partition."""
+    partitions = [
+        {**p, "services": {k: v for k, v in p["services"].items() if k in OPERATIONS}}
+        for p in full["partitions"]
+    ]
+    return {**full, "partitions": partitions}
+
+
+def installed_endpoints() -> dict[str, Any]:
+    """The installed botocore's own ``endpoints`` data."""
+    import botocore.loaders
+
+    path = Path(botocore.loaders.Loader.BUILTIN_DATA_PATH) / "endpoints.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
 def _undocumented(node: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in node.items() if k not in ("documentation", "documentationUrl")}
 
@@ -138,6 +165,9 @@ def generate() -> list[Path]:
         text = json.dumps(trimmed_model(full, operations), indent=1)
         path.write_text(text + "\n", encoding="utf-8")
         written.append(path)
+    text = json.dumps(trimmed_endpoints(installed_endpoints()), indent=1)
+    ENDPOINTS.write_text(text + "\n", encoding="utf-8")
+    written.append(ENDPOINTS)
     return written
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,57 @@ def test_the_shipped_model_is_the_installed_botocore_one_trimmed(service: str) -
     for name, op in shipped["operations"].items():  # verbatim apart from the documentation
         assert {k: v for k, v in full["operations"][name].items() if "documentation" not in k} == op
     assert not [p for p in path.parent.parent.iterdir() if p.name != version]
+
+
+def test_the_shipped_endpoints_are_the_installed_botocore_ones_trimmed() -> None:
+    shipped = json.loads(aws.ENDPOINTS.read_text(encoding="utf-8"))
+    assert shipped == aws.trimmed_endpoints(aws.installed_endpoints()), (
+        "botocore's endpoints changed: run python -m infra.aws and commit infra/aws_models"
+    )
+
+
+CALLS: dict[str, tuple[str, dict[str, Any]]] = {
+    "dynamodb": ("get_item", {"TableName": "t", "Key": {"pk": {"S": "x"}}}),
+    "ssm": ("get_parameter", {"Name": "/x", "WithDecryption": True}),
+    "secretsmanager": ("get_secret_value", {"SecretId": "s"}),
+}
+
+
+class _SentError(Exception):
+    pass
+
+
+def _request(client: Any, service: str) -> tuple[str, str, str]:
+    """URL, credential scope and target of the request ``client`` would send."""
+    seen: list[tuple[str, str, str]] = []
+
+    def stop(request: Any, **_: Any) -> None:
+        auth = request.headers["Authorization"].decode()
+        scope = auth.split("Credential=")[1].split(",")[0].split("/", 2)[2]
+        seen.append((request.url, scope, request.headers["X-Amz-Target"].decode()))
+        raise _SentError
+
+    client.meta.events.register("before-send", stop)
+    method, params = CALLS[service]
+    with pytest.raises(_SentError):
+        getattr(client, method)(**params)
+    return seen[0]
+
+
+@pytest.mark.parametrize("service", sorted(aws.OPERATIONS))
+@pytest.mark.parametrize("region", ["eu-west-1", "us-gov-west-1", "cn-north-1"])
+@pytest.mark.parametrize("fips", [False, True])
+def test_a_trimmed_client_sends_what_a_boto3_client_sends(
+    service: str, region: str, fips: bool
+) -> None:
+    import boto3
+    from botocore.config import Config
+
+    config = Config(use_fips_endpoint=fips)
+    full = boto3.client(service, region_name=region, config=config)  # type: ignore[call-overload]
+    ours = aws.client(service, region_name=region, config=config)
+    assert _request(ours, service) == _request(full, service)
+    assert ours.meta.partition == full.meta.partition
 
 
 def _called(path: Path) -> set[str]:

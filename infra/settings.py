@@ -30,7 +30,9 @@ class Settings(BaseModel):
     store: Literal["sqlite", "dynamodb", "memory"] = Field(
         default="sqlite", alias="SEKUNDANT_STORE"
     )
-    db_path: Path = Field(default_factory=default_db_path, alias="SEKUNDANT_DB")
+    # None: the platform's data directory (:func:`default_db_path`), looked up only when the
+    # SQLite store is opened (platformdirs is not imported on Lambda).
+    db_path: Path | None = Field(default=None, alias="SEKUNDANT_DB")
     table: str = Field(default="sekundant", alias="SEKUNDANT_TABLE")
     lang: Literal["ru", "en"] = Field(default="ru", alias="SEKUNDANT_LANG")
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.match import Match
 from engine.ports import MatchRepository
-from infra.settings import Settings
+from infra.settings import Settings, default_db_path
 
 
 def wake_at(match: Match) -> float | None:
@@ -31,7 +31,8 @@ def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:
     if store == "sqlite":
         from infra.sqlite import SqliteRepository
 
-        return SqliteRepository(Path(overrides.pop("path", settings.db_path)))
+        path = overrides.pop("path", None) or settings.db_path or default_db_path()
+        return SqliteRepository(Path(path))
     if store == "dynamodb":
         from infra.dynamodb import DynamoRepository
 

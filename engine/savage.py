@@ -272,6 +272,26 @@ def roll_trait(
     return _new_tuple(TraitRoll, fields)
 
 
+def roll_trait_data(
+    log: TurnLog,
+    actor: str | None,
+    trait: str,
+    die: Die | None,
+    wild_card: bool,
+    modifiers: Sequence[Modifier],
+    tn: int,
+    wild_die: int,
+    crit_matters: bool,
+    confirm_extra_crit: bool,
+) -> tuple[TraitRoll, dict[str, Any]]:
+    """:func:`roll_trait` and the roll's :meth:`TraitRoll.to_data`."""
+    roll = roll_trait(
+        log, actor, trait, die, wild_card, modifiers, tn, wild_die, crit_matters,
+        confirm_extra_crit,
+    )  # fmt: skip
+    return roll, roll.to_data()
+
+
 _value = itemgetter(1)  # a modifier's value: modifiers of 0 are dropped
 
 

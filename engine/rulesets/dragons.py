@@ -974,6 +974,14 @@ def _params(cfg: DragonsConfig) -> _Params:
     return params
 
 
+def _roll_key(roll: TraitRoll) -> tuple[Any, ...]:
+    """Everything a trait roll's event data (:meth:`TraitRoll.to_data`) is computed from, as
+    part of a shared event's key (TurnLog.shared); the die by its fields (a dataclass's
+    hash is a Python call)."""
+    die = roll[1]
+    return (roll[0], die.sides, die.bonus, roll[2:])
+
+
 class _Turn:
     """One resolution: activations in initiative order (D10), effects applied at once."""
 
@@ -987,12 +995,14 @@ class _Turn:
         "live",
         "lives",
         "log",
+        "memo",
         "orders",
         "penalties",
         "ranks",
         "spent",
         "state",
         "stats",
+        "tails",
         "tn",
         "wild_die",
     )
@@ -1010,14 +1020,18 @@ class _Turn:
         self.orders = orders
         self.log = log
         self.events = log.events
+        self.memo = log.memo  # equal events are one shared object (TurnLog.shared)
         self.forced: dict[str, tuple[str, int]] = {}
         self.spent: set[tuple[str, int]] = set()
         self.activated: set[str] = set()
         live: dict[str, _Live] = {}
         ranks: dict[str, tuple[int, int, int]] = {}
         get = orders.get
+        tails = False
         for d in state.dragons:
             live[d.pid] = _Live(d)
+            if d.tail_of is not None:
+                tails = True
             # seal_rank (D8), inlined: one per dragon per turn.
             if d.npc or not d.wild_card:
                 ranks[d.pid] = (1, d.index, 0)
@@ -1026,6 +1040,9 @@ class _Turn:
                 ranks[d.pid] = (0, sealed.seq if sealed is not None else 1 << 30, d.index)
         self.live = live
         self.lives = list(live.values())  # in state order; iterated often
+        # False while no dragon is on a tail (the usual case): movement skips the pursuers'
+        # loop (D26). Set again by every new tail.
+        self.tails = tails
         self.ranks = ranks
         params = _params(cfg)
         self.penalties = params.penalties
@@ -1150,8 +1167,12 @@ class _Turn:
     def activate(self, d: _Live) -> None:
         pid = d.pid
         events = self.events
-        data = {"speed": d.speed, "altitude": d.altitude}
-        events.append(_event(Event, ("activation", pid, data)))
+        key = ("activation", pid, d.speed, d.altitude)
+        event = self.memo.get(key)
+        if event is None:
+            data = {"speed": d.speed, "altitude": d.altitude}
+            event = self.log.shared(key, _event(Event, ("activation", pid, data)))
+        events.append(event)
         if d.falling:
             self.fall_turn(d)
             return
@@ -1163,12 +1184,19 @@ class _Turn:
         may_act = True
         if d.shaken:
             # Decision 8: Spirit at the start of the activation, before movement.
-            roll = self.roll(d, "spirit", self.stats[pid].spirit, self.penalty(d), self.tn)
+            roll = roll_trait(
+                self.log, pid, "spirit", self.stats[pid].spirit, d.wild_card, self.penalty(d),
+                self.tn, self.wild_die, False, self.confirm,
+            )  # fmt: skip
             recovered, may_act = shaken_recovery(roll, self.cfg.edition)
             if recovered:
                 d.shaken = False
-            info = {"roll": roll.to_data(), "recovered": recovered, "may_act": may_act}
-            events.append(_event(Event, ("recover", pid, info)))
+            key = ("recover", pid, recovered, may_act, *_roll_key(roll))
+            event = self.memo.get(key)
+            if event is None:
+                info = {"roll": roll.to_data(), "recovered": recovered, "may_act": may_act}
+                event = self.log.shared(key, _event(Event, ("recover", pid, info)))
+            events.append(event)
         if d.tail_of is None:
             forced = self.forced.get(pid)
             if forced is None:
@@ -1221,26 +1249,32 @@ class _Turn:
             move, n, converted = "level", 0, True  # D16 / decision 7
         speed_from, altitude_from = d.speed, d.altitude
         self.apply_move(d, move, n)
-        data = {
-            "move": move,
-            "n": n,
-            "aerobatics": aero,
-            "forced": forced,
-            "converted": converted,
-            "speed_from": speed_from,
-            "altitude_from": altitude_from,
-            "speed": d.speed,
-            "altitude": d.altitude,
-        }
         pid = d.pid
-        self.events.append(_event(Event, ("move", pid, data)))
+        key = ("move", pid, move, n, aero, forced, converted, speed_from, altitude_from,
+               d.speed, d.altitude)  # fmt: skip
+        event = self.memo.get(key)
+        if event is None:
+            data = {
+                "move": move,
+                "n": n,
+                "aerobatics": aero,
+                "forced": forced,
+                "converted": converted,
+                "speed_from": speed_from,
+                "altitude_from": altitude_from,
+                "speed": d.speed,
+                "altitude": d.altitude,
+            }
+            event = self.log.shared(key, _event(Event, ("move", pid, data)))
+        self.events.append(event)
         moved: list[_Live] | None = None
-        for p in self.lives:  # D26: pursuers copy the movement
-            if p.tail_of == pid and p.status == IN and self.copy_move(p, d, move, n):
-                if moved is None:
-                    moved = [p]
-                else:
-                    moved.append(p)
+        if self.tails:
+            for p in self.lives:  # D26: pursuers copy the movement
+                if p.tail_of == pid and p.status == IN and self.copy_move(p, d, move, n):
+                    if moved is None:
+                        moved = [p]
+                    else:
+                        moved.append(p)
         # after_move, inlined for the usual case: Speed left and no dangerous manoeuvre.
         if d.speed <= 0 or aero or (move == "dive" and d.speed > self.stats[pid].spec.top_speed):
             self.after_move(d, move, aero)
@@ -1301,9 +1335,16 @@ class _Turn:
             return
         reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
         # D33 / decision 5: a free Piloting roll, wound penalties only.
-        roll = self.roll(d, "piloting", self.stats[d.pid].piloting, self.penalty(d), self.tn)
-        data = {"reasons": reasons, "aerobatics": aero, "roll": roll.to_data()}
-        self.events.append(_event(Event, ("dangerous", d.pid, data)))
+        roll = roll_trait(
+            self.log, d.pid, "piloting", self.stats[d.pid].piloting, d.wild_card,
+            self.penalty(d), self.tn, self.wild_die, False, self.confirm,
+        )  # fmt: skip
+        key = ("dangerous", d.pid, *reasons, aero, *_roll_key(roll))
+        event = self.memo.get(key)
+        if event is None:
+            data = {"reasons": reasons, "aerobatics": aero, "roll": roll.to_data()}
+            event = self.log.shared(key, _event(Event, ("dangerous", d.pid, data)))
+        self.events.append(event)
         if roll.crit or roll.total < roll.tn:  # not roll.success
             if roll.crit and self.cfg.dangerous_crit_altitude_loss:
                 d.altitude -= self.cfg.dangerous_crit_altitude_loss  # decision 32 (option)
@@ -1315,17 +1356,27 @@ class _Turn:
         loss = fall_loss(self.cfg, d.speed)  # D30
         d.altitude -= loss
         d.speed += self.cfg.dive_speed_gain * loss
-        data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
-        self.events.append(_event(Event, ("falling", d.pid, data)))
+        key = ("falling", d.pid, loss, d.speed, d.altitude)
+        event = self.memo.get(key)
+        if event is None:
+            data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
+            event = self.log.shared(key, _event(Event, ("falling", d.pid, data)))
+        self.events.append(event)
         self.check_too_low()
         if d.status != IN:
             return
         penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
-        roll = self.roll(d, "piloting", self.stats[d.pid].piloting,
-                         (*self.penalty(d), ("falling", penalty)), self.tn)  # fmt: skip
+        roll = roll_trait(
+            self.log, d.pid, "piloting", self.stats[d.pid].piloting, d.wild_card,
+            (*self.penalty(d), ("falling", penalty)), self.tn, self.wild_die, False, self.confirm,
+        )  # fmt: skip
         success = not roll.crit and roll.total >= roll.tn
-        info = {"roll": roll.to_data(), "success": success}
-        self.events.append(_event(Event, ("regain", d.pid, info)))
+        key = ("regain", d.pid, success, *_roll_key(roll))
+        event = self.memo.get(key)
+        if event is None:
+            info = {"roll": roll.to_data(), "success": success}
+            event = self.log.shared(key, _event(Event, ("regain", d.pid, info)))
+        self.events.append(event)
         if success:
             d.falling = False
             d.fall_turns = 0
@@ -1356,24 +1407,38 @@ class _Turn:
         roll = roll_trait(
             self.log, pid, trait, die, d.wild_card, mods, tn, self.wild_die, False, self.confirm
         )
-        data = {
-            "target": t.pid,
-            "weapon": weapon.name,
-            "melee": weapon.melee,
-            "range": rng,
-            "band": band,
-            "roll": roll.to_data(),
-        }
         events = self.events
-        events.append(_event(Event, ("attack", pid, data)))
+        key: tuple[Any, ...] = (
+            "attack", pid, t.pid, weapon.name, weapon.melee, rng, band, *_roll_key(roll)
+        )  # fmt: skip
+        event = self.memo.get(key)
+        if event is None:
+            data = {
+                "target": t.pid,
+                "weapon": weapon.name,
+                "melee": weapon.melee,
+                "range": rng,
+                "band": band,
+                "roll": roll.to_data(),
+            }
+            event = self.log.shared(key, _event(Event, ("attack", pid, data)))
+        events.append(event)
         total = roll.total
         if roll.crit or total < tn:  # not roll.success
-            data = {"target": t.pid, "weapon": weapon.name}
-            events.append(_event(Event, ("miss", pid, data)))
+            key = ("miss", pid, t.pid, weapon.name)
+            event = self.memo.get(key)
+            if event is None:
+                data = {"target": t.pid, "weapon": weapon.name}
+                event = self.log.shared(key, _event(Event, ("miss", pid, data)))
+            events.append(event)
             return
         raises = (total - tn) // RAISE_STEP  # roll.raises of a success
-        data = {"target": t.pid, "weapon": weapon.name, "raises": raises}
-        events.append(_event(Event, ("hit", pid, data)))
+        key = ("hit", pid, t.pid, weapon.name, raises)
+        event = self.memo.get(key)
+        if event is None:
+            data = {"target": t.pid, "weapon": weapon.name, "raises": raises}
+            event = self.log.shared(key, _event(Event, ("hit", pid, data)))
+        events.append(event)
         self.damage(d, t, weapon, raises > 0)
 
     def gang_up(self, d: _Live, t: _Live) -> int:
@@ -1546,6 +1611,7 @@ class _Turn:
         if victim.tail_of == pursuer.pid:
             victim.tail_of = None
         pursuer.tail_of = victim.pid
+        self.tails = True
 
     def force(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         victim = self.live.get(d.tail_of or "")
@@ -1923,7 +1989,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             per_speed, per_altitude = params.range_per_speed, params.range_per_altitude
             candidates = []
             for i in range(start, start + count):
-                row = moves[i % count] if i >= count else moves[i]
+                row = moves[i - count] if i >= count else moves[i]
                 row_speed = row[2]
                 row_altitude = altitude + row[3]
                 for foe in foes:

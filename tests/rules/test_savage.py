@@ -25,6 +25,8 @@ from engine.savage import (
     parse_damage,
     parse_die,
     range_band,
+    roll_trait,
+    roll_trait_data,
     shaken_recovery,
     soaked_wounds,
     trait_roll,
@@ -225,6 +227,32 @@ def test_decision_26_damage_dice_ace_and_raise_adds_d6() -> None:
     assert r.raise_die == (6, 1)
     assert r.total == 9 + 2 + 7 + 1
     assert src.remaining == 0
+
+
+def test_roll_trait_data_is_trait_roll_and_its_to_data() -> None:
+    """The positional hot path gives the same roll, faces and event data as trait_roll."""
+    cases = [
+        (Die(8), True, (("wounds", -1), ("multi_action", 0)), 4, False),
+        (Die(12, 2), True, (("range", -2),), 6, False),
+        (None, True, (), 4, False),
+        (Die(6), False, (("gang_up", 1),), 5, True),
+        (Die(4), False, (), 4, True),
+    ]
+    for seed in range(200):
+        for die, wild, mods, tn, matters in cases:
+            logs = [TurnLog(RandomDice(seed)) for _ in range(3)]
+            expected = trait_roll(
+                logs[0], "p1", "t", die, wild_card=wild, modifiers=mods, tn=tn,
+                crit_matters=matters,
+            )  # fmt: skip
+            got, data = roll_trait_data(logs[1], "p1", "t", die, wild, mods, tn, 6, matters, True)
+            plain = roll_trait(logs[2], "p1", "t", die, wild, mods, tn, 6, matters, True)
+            assert got == expected == plain
+            assert data == expected.to_data()
+            assert [type(v) for v in data.values()] == [
+                type(v) for v in expected.to_data().values()
+            ]
+            assert logs[0].events == logs[1].events == logs[2].events
 
 
 def test_decision_8_and_1_2_shaken_recovery_by_edition() -> None:

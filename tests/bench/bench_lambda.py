@@ -9,7 +9,9 @@
   no module is compiled while timed. Median of interleaved runs, wall and CPU time (CPU time
   is steadier on a shared machine). Target <= 1.25. Also printed: the same plus the first real
   update (``/duel`` through the webhook handler: settings, DynamoDB client, Application,
-  engine, catalogs), i.e. what the first Telegram delivery to a new container waits for.
+  engine, catalogs), i.e. what the first Telegram delivery to a new container waits for; and
+  the wiring with production's request class (PTB's ``HTTPXRequest``, whose TLS context loads
+  the CA bundle) instead of the fake Bot API, which the other lines use.
 - Package: ``requirements-lambda.txt`` installed for the runtime (manylinux2014_aarch64,
   cp312, no boto3: the runtime has it) plus the staged packages (catalogs as ``.mo``), zipped.
   Target <= 10 MB. Needs the package index (pip download); skipped when it is unreachable.
@@ -59,6 +61,11 @@ runtime.cold_start(env, request=FakeBotAPI(), clients=clients)
 # What a new container does before it can process anything: the above plus ``wire()``
 # (settings, the DynamoDB client and repository, the Application built and initialised).
 WIRED = COLD_START.replace("runtime.cold_start(", "rt = runtime.cold_start(") + "rt.wire()\n"
+# The same with production's request class (PTB's HTTPXRequest: its TLS context loads the CA
+# bundle; still no network call) instead of the fake Bot API.
+WIRED_HTTPX = WIRED.replace("request=FakeBotAPI(), ", "").replace(
+    "from handlers.telegram.fake_api import FakeBotAPI\n", ""
+)
 FIRST_UPDATE = (
     (
         COLD_START.replace("request=FakeBotAPI()", "request=(api := FakeBotAPI())").replace(
@@ -113,7 +120,13 @@ def _compiled_stage(tmp: Path) -> Path:
 def cold_start_ratio() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = _compiled_stage(Path(tmp))
-        cases = {"base": BASELINE, "init": COLD_START, "wired": WIRED, "first": FIRST_UPDATE}
+        cases = {
+            "base": BASELINE,
+            "init": COLD_START,
+            "wired": WIRED,
+            "httpx": WIRED_HTTPX,
+            "first": FIRST_UPDATE,
+        }
         for code in cases.values():  # warm the OS caches
             _run(code, cwd)
         got: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
@@ -126,6 +139,7 @@ def cold_start_ratio() -> None:
     labels = (
         ("init", "import + cold_start (token, secret, loop)", "; for reference"),
         ("wired", "import + cold_start + wiring (repository, Application)", "; target <= 1.25"),
+        ("httpx", "the same with production's HTTPXRequest, not the fake API", "; for reference"),
         ("first", "the above + the first real update", "; for reference"),
     )
     for name, label, note in labels:

@@ -20,6 +20,7 @@ Hot path of the simulator: plain loops and local names on purpose.
 
 from __future__ import annotations
 
+from math import floor
 from typing import Any
 
 from engine.dice import TurnLog
@@ -28,7 +29,7 @@ from engine.ruleset import Outcome
 from engine.rulesets.plans.config import GROUP_INDEX, GROUPS
 from engine.rulesets.plans.plan import Plan, dump_plan
 from engine.rulesets.plans.state import Fighter, PlansState
-from engine.rulesets.plans.tables import info_of, restore_of, rules_of
+from engine.rulesets.plans.tables import Rules, SheetInfo, info_of, restore_of, rules_of
 
 RUNNING = Outcome("running")
 
@@ -45,20 +46,28 @@ def outcome(state: PlansState) -> Outcome:
     last = _LAST[0]
     if last[0] is state:
         return last[1]
-    cfg = state.config
     a, b = state.fighters
-    if cfg.end_condition == "incapacitation":
-        limit = cfg.wound_limit
-        da, db = a.wounds >= limit, b.wounds >= limit
+    return _judge(
+        rules_of(state.config), a.pid, a.wounds, a.bled, b.pid, b.wounds, b.bled, state.turn
+    )
+
+
+def _judge(
+    rules: Rules, pa: str, wa: int, ba: bool, pb: str, wb: int, bb: bool, turn: int
+) -> Outcome:
+    """:func:`outcome` from the values it depends on (the resolution has them at hand)."""
+    if rules.incapacitation:
+        limit = rules.wound_limit
+        da, db = wa >= limit, wb >= limit
         reason = "incapacitation"
     else:
-        da, db = a.bled, b.bled
+        da, db = ba, bb
         reason = "first_blood"
     if da or db:
         if da and db:
             return Outcome("draw", (), "both_" + reason)
-        return Outcome("win", (b.pid if da else a.pid,), reason)
-    if state.turn > cfg.turn_cap:
+        return Outcome("win", (pb if da else pa,), reason)
+    if turn > rules.turn_cap:
         return Outcome("draw", (), "turn_cap")
     return RUNNING
 
@@ -77,6 +86,21 @@ def roll_pool(log: TurnLog, count: int, sides: int, purpose: str, actor: str) ->
 
 _new = tuple.__new__  # Event(...) etc. minus the named tuple's Python-level __new__
 
+# Field positions of the named tuples read on the hot path. A named tuple's field read by name
+# is a generic attribute lookup in Python 3.11 (not specialised); a plain tuple's by index, or
+# an unpacking, is not. Derived from ``_fields`` so a reordering cannot break them.
+_PLAN = {name: k for k, name in enumerate(Plan._fields)}
+_GROUP, _SKILL, _ACTION = _PLAN["group"], _PLAN["skill"], _PLAN["action"]
+_SECOND_SKILL, _SECOND_GROUP = _PLAN["second_skill"], _PLAN["second_group"]
+_SOAK, _RESTORE = _PLAN["soak"], _PLAN["restore"]
+_GUESS_GROUP, _GUESS_SKILL, _GUESS_ACTION = (
+    _PLAN["guess_group"],
+    _PLAN["guess_skill"],
+    _PLAN["guess_action"],
+)
+assert Fighter._fields == ("pid", "name", "side", "sheet", "reserves", "wounds", "bled")
+assert PlansState._fields == ("config", "fighters", "turn", "attacker", "initiative")
+
 
 def resolve_turn(
     state: PlansState, plans: tuple[Plan, Plan], defaults: tuple[bool, bool], log: TurnLog
@@ -85,20 +109,26 @@ def resolve_turn(
 
     One flat function on purpose (the simulator's hot path): per-duelist values live in
     two-element lists indexed by seat, the config's constants come precomputed from
-    :func:`rules_of`, the sheets' lookups from :func:`info_of`."""
-    cfg = state.config
+    :func:`rules_of`, the sheets' lookups from :func:`info_of`, named tuples are read by
+    position (see ``_PLAN``). Events are immutable values, so an event fully determined by a
+    few numbers (contest, damage, status…) is built once and shared through ``rules.shared``
+    (keys hold every value the event is built from)."""
+    cfg, (a, b), turn, attacker, initiative = state
     rules = rules_of(cfg)
     target, sides = rules.target, rules.sides
     hit = rules.hit.__getitem__  # hit(face) = 1 when the face succeeds (C3)
-    a, b = fighters = state.fighters
-    infos = (info_of(a.sheet), info_of(b.sheet))
-    p0, p1 = pids = (a.pid, b.pid)
+    shared = rules.shared
+    pid_a, name_a, side_a, sheet_a, res_a, wounds_a, bled_a = a
+    pid_b, name_b, side_b, sheet_b, res_b, wounds_b, bled_b = b
+    infos = (info_of(sheet_a), info_of(sheet_b))
+    pids = (pid_a, pid_b)
+    pa, pb = plans
+    ps: tuple[tuple[Any, ...], ...] = (tuple(pa), tuple(pb))  # plain tuples: by _GROUP etc.
     events = log.events
     add = events.append
     rand = log._random  # a plain RandomDice: faces inlined, as TurnLog.die does
     face = log.source.face
-    attacker = state.attacker
-    defender = p1 if attacker == p0 else p0
+    defender = pid_b if attacker == pid_a else pid_a
     add(
         _new(
             Event,
@@ -106,18 +136,18 @@ def resolve_turn(
                 "reveal",
                 None,
                 {
-                    "turn": state.turn,
+                    "turn": turn,
                     "attacker": attacker,
                     "defender": defender,
-                    "plans": {p0: dump_plan(plans[0]), p1: dump_plan(plans[1])},
-                    "defaults": {p0: defaults[0], p1: defaults[1]},
+                    "plans": {pid_a: dump_plan(pa), pid_b: dump_plan(pb)},
+                    "defaults": {pid_a: defaults[0], pid_b: defaults[1]},
                 },
             ),
         )
     )
 
     # C8, C10: pay the group and the second skill.
-    reserves = (list(a.reserves), list(b.reserves))
+    reserves = (list(res_a), list(res_b))
     groups = [0, 0]
     paid = [False, False]
     second_ok = [False, False]
@@ -125,60 +155,62 @@ def resolve_turn(
     used_s = [-1, -1]
     spent: tuple[list[list[Any]], list[list[Any]]] = ([], [])
     for i in (0, 1):
-        plan, res = plans[i], reserves[i]
-        g = groups[i] = GROUP_INDEX[plan.group]
+        plan, res = ps[i], reserves[i]
+        group = plan[_GROUP]
+        g = groups[i] = _GROUP_INDEX[group]
         if res[g] > 0:
             res[g] -= 1
             paid[i] = True
             used_g[i] = g
-            spent[i].append([plan.group, "group", res[g]])
+            spent[i].append([group, "group", res[g]])
         else:
             # C8: nothing spent, the group adds nothing, damage pool 1, counts as no group.
-            add(_new(Event, ("group_empty", pids[i], {"group": plan.group})))
-        if plan.second_group is not None:
-            pay = GROUP_INDEX[plan.second_group]
+            add(_new(Event, ("group_empty", pids[i], {"group": group})))
+        second_group = plan[_SECOND_GROUP]
+        if second_group is not None:
+            pay = _GROUP_INDEX[second_group]
             if res[pay] > 0:  # C10: not allowed at 0 (validated; a bot plan may still carry it)
                 res[pay] -= 1
                 second_ok[i] = True
                 used_s[i] = pay
-                spent[i].append([plan.second_group, "second_skill", res[pay]])
+                spent[i].append([second_group, "second_skill", res[pay]])
 
     # C12: which of the opponent's parts each guessed (None: not guessed).
     right = [0, 0]
-    guessed: list[dict[str, bool | None]] = [{}, {}]
+    guessed = [_NOT_GUESSED, _NOT_GUESSED]
     for i in (0, 1):
-        mine, theirs = plans[i], plans[1 - i]
-        group: bool | None = None
-        skill: bool | None = None
-        action: bool | None = None
-        n = 0
-        if mine.guess_group is not None:
+        guess_group, guess_skill, guess_action = ps[i][_GUESS_GROUP : _GUESS_ACTION + 1]
+        if guess_group is None and guess_skill is None and guess_action is None:
+            continue
+        theirs = ps[1 - i]
+        group_ok: bool | None = None
+        skill_ok: bool | None = None
+        action_ok: bool | None = None
+        if guess_group is not None:
             # C8 DEFAULT: compared with the named group even when it was not paid for.
-            group = mine.guess_group == theirs.group and (rules.guess_named or paid[1 - i])
-            n += group
-        if mine.guess_skill is not None:
-            skill = mine.guess_skill == theirs.skill or (
-                rules.guess_either and second_ok[1 - i] and mine.guess_skill == theirs.second_skill
+            group_ok = guess_group == theirs[_GROUP] and (rules.guess_named or paid[1 - i])
+        if guess_skill is not None:
+            skill_ok = guess_skill == theirs[_SKILL] or (
+                rules.guess_either and second_ok[1 - i] and guess_skill == theirs[_SECOND_SKILL]
             )
-            n += skill
-        if mine.guess_action is not None:
-            action = mine.guess_action == theirs.action
-            n += action
-        right[i] = n
-        guessed[i] = {"group": group, "skill": skill, "action": action}
+        if guess_action is not None:
+            action_ok = guess_action == theirs[_ACTION]
+        right[i] = (group_ok is True) + (skill_ok is True) + (action_ok is True)
+        guessed[i] = _GUESSED[group_ok, skill_ok, action_ok]
 
     # C9, C13: the action checks, modifiers in the configured order.
     scores = [0, 0]
     for i in (0, 1):
-        plan, pid, info = plans[i], pids[i], infos[i]
+        plan, pid, info = ps[i], pids[i], infos[i]
         paid_i = paid[i]
         accuracy = info.attrs[3 * groups[i]] if paid_i else 0
         levels = info.levels
-        level = levels.get(plan.skill, 0)
-        second = levels.get(plan.second_skill, 0) if second_ok[i] else 0
+        level = levels.get(plan[_SKILL], 0)
+        second = levels.get(plan[_SECOND_SKILL], 0) if second_ok[i] else 0
         pool = accuracy + level + second
+        # floor(x * n) is int(x * n) for x >= 0 (same faces), minus int's slow type call.
         if rand is not None:
-            faces = [int(rand() * sides) + 1 for _ in range(pool)]
+            faces = [floor(rand() * sides) + 1 for _ in range(pool)]
         else:
             faces = [face(sides) for _ in range(pool)]
         add(
@@ -191,16 +223,10 @@ def resolve_turn(
                 ),
             )
         )
-        raw = value = sum(map(hit, faces))
+        raw = sum(map(hit, faces))
         d = right[i] - right[1 - i]
-        steps: list[dict[str, Any]] = []
-        for name, op, amount, with_diff in rules.pipes[plan.action][d if d > 0 else 0]:
-            value = value + amount if op == "add" else value * amount
-            steps.append(
-                {"step": name, "diff": d, op: amount, "total": value}
-                if with_diff
-                else {"step": name, op: amount, "total": value}
-            )
+        key: tuple[Any, ...] = (plan[_ACTION], d if d > 0 else 0, raw)
+        steps, value = rules.steps.get(key) or _steps(rules, key)
         scores[i] = value
         add(
             _new(
@@ -228,7 +254,32 @@ def resolve_turn(
     s0, s1 = scores
     checks: tuple[tuple[int, bool], ...]
     if s0 != s1:
-        w = 0 if s0 > s1 else 1
+        key = (pid_a, pid_b, s0, s1)
+        contest = shared.get(key)
+        if contest is None:
+            w = 0 if s0 > s1 else 1
+            contest = _share(
+                shared,
+                key,
+                _new(
+                    Event,
+                    (
+                        "contest",
+                        None,
+                        {
+                            "successes": {pid_a: s0, pid_b: s1},
+                            "tie": False,
+                            "winner": pids[w],
+                            "loser": pids[1 - w],
+                        },
+                    ),
+                ),
+            )
+        add(contest)
+        checks = _WINNER if s0 > s1 else _LOSER
+    else:
+        tie_actions = rules.tie_actions
+        by = [pids[i] for i in (0, 1) if ps[i][_ACTION] in tie_actions]
         add(
             _new(
                 Event,
@@ -236,42 +287,28 @@ def resolve_turn(
                     "contest",
                     None,
                     {
-                        "successes": {p0: s0, p1: s1},
-                        "tie": False,
-                        "winner": pids[w],
-                        "loser": pids[1 - w],
+                        "successes": {pid_a: s0, pid_b: s1},
+                        "tie": True,
+                        "winner": None,
+                        "loser": None,
                     },
-                ),
-            )
-        )
-        checks = ((w, True),)
-    else:
-        tie_actions = rules.tie_actions
-        by = [pids[i] for i in (0, 1) if plans[i].action in tie_actions]
-        add(
-            _new(
-                Event,
-                (
-                    "contest",
-                    None,
-                    {"successes": {p0: s0, p1: s1}, "tie": True, "winner": None, "loser": None},
                 ),
             )
         )
         quiet = "damage" if by else "quiet"
         add(_new(Event, ("tie", None, {"damage": bool(by), "by": by, "result": quiet})))
         if by:  # C16: both make damage checks (attacker first); DEFAULT no action effects
-            first = 0 if p0 == attacker else 1
+            first = 0 if pid_a == attacker else 1
             checks = ((first, rules.tie_effects), (1 - first, rules.tie_effects))
         else:
             checks = ()
 
-    wounds = [a.wounds, b.wounds]
+    wounds = [wounds_a, wounds_b]
     hurt = [False, False]  # damage stuck this turn (C6 first blood)
     for i, effects in checks:
-        plan, pid = plans[i], pids[i]
+        plan, pid = ps[i], pids[i]
         j = 1 - i
-        action_name = plan.action if effects else ""
+        action_name = plan[_ACTION] if effects else ""
         if action_name == "defensive":
             add(_new(Event, ("no_damage", pid, {"reason": "defensive"})))
             continue
@@ -282,7 +319,7 @@ def resolve_turn(
         dice_mode = rules.dice_mode
         pool = impact + lethality if dice_mode else impact
         if rand is not None:
-            rolled = [int(rand() * sides) + 1 for _ in range(pool)]
+            rolled = [floor(rand() * sides) + 1 for _ in range(pool)]
         else:
             rolled = [face(sides) for _ in range(pool)]
         add(
@@ -346,16 +383,16 @@ def resolve_turn(
         mode = rules.soak_mode
         sg = -1
         if mode == 0:
-            soak = plans[j].soak
+            soak = ps[j][_SOAK]
             if soak is not None:
-                sg = GROUP_INDEX[soak]
+                sg = _GROUP_INDEX[soak]
         elif mode == 1:
             sg = max(range(3), key=res.__getitem__)
         if sg >= 0 and res[sg] > 0:
             res[sg] -= 1
             tpool = res[sg] if rules.temporary else infos[j].attrs[3 * sg + 2]
             if rand is not None:
-                tfaces = [int(rand() * sides) + 1 for _ in range(tpool)]
+                tfaces = [floor(rand() * sides) + 1 for _ in range(tpool)]
             else:
                 tfaces = [face(sides) for _ in range(tpool)]
             add(
@@ -369,19 +406,25 @@ def resolve_turn(
                 )
             )
             soaked = min(sum(map(hit, tfaces)), hits)
+            key = ("soaked", pids[j], sg, res[sg], tpool, hits, soaked)
             add(
-                _new(
-                    Event,
-                    (
-                        "soaked",
-                        pids[j],
-                        {
-                            "group": GROUPS[sg],
-                            "reserve": res[sg],
-                            "pool": tpool,
-                            "hits": hits,
-                            "soaked": soaked,
-                        },
+                shared.get(key)
+                or _share(
+                    shared,
+                    key,
+                    _new(
+                        Event,
+                        (
+                            "soaked",
+                            pids[j],
+                            {
+                                "group": GROUPS[sg],
+                                "reserve": res[sg],
+                                "pool": tpool,
+                                "hits": hits,
+                                "soaked": soaked,
+                            },
+                        ),
                     ),
                 )
             )
@@ -389,48 +432,72 @@ def resolve_turn(
         if dealt > 0:
             wounds[j] += dealt
             hurt[j] = True
+            key = ("damage", pids[j], pid, hits, dealt, wounds[j])
             add(
-                _new(
-                    Event,
-                    (
-                        "damage",
-                        pids[j],
-                        {"by": pid, "hits": hits, "wounds": dealt, "wounds_after": wounds[j]},
+                shared.get(key)
+                or _share(
+                    shared,
+                    key,
+                    _new(
+                        Event,
+                        (
+                            "damage",
+                            pids[j],
+                            {"by": pid, "hits": hits, "wounds": dealt, "wounds_after": wounds[j]},
+                        ),
                     ),
                 )
             )
 
-    # C17 restore (capped by C5; DEFAULT fallback), C19 status.
-    new_fighters: list[Fighter] = []
+    # C17 restore (capped by C5; DEFAULT fallback), C19 status: both memoised per sheet.
     restore_key = rules.restore_key
-    for i in (0, 1):
-        f, plan, res = fighters[i], plans[i], reserves[i]
-        key = (restore_key, res[0], res[1], res[2], used_g[i], used_s[i], plan.restore)
-        after, group_name, amount, fallback = infos[i].restores.get(key) or restore_of(
-            infos[i], key
-        )
-        bled = f.bled or hurt[i]
-        new_fighters.append(_new(Fighter, (f.pid, f.name, f.side, f.sheet, after, wounds[i], bled)))
-        add(
-            _new(
-                Event,
-                (
-                    "status",
-                    f.pid,
-                    {
-                        "restore": {"group": group_name, "amount": amount, "fallback": fallback},
-                        "wounds": wounds[i],
-                        "reserves": {"physical": after[0], "magical": after[1], "mental": after[2]},
-                        "bled": bled,
-                    },
-                ),
-            )
-        )
+    wa, wb = wounds
+    bled_a = bled_a or hurt[0]
+    bled_b = bled_b or hurt[1]
+    res = reserves[0]
+    key = (
+        restore_key,
+        res[0],
+        res[1],
+        res[2],
+        used_g[0],
+        used_s[0],
+        pa[_RESTORE],
+        pid_a,
+        wa,
+        bled_a,
+    )
+    after_a, status = infos[0].statuses.get(key) or _status(infos[0], key)
+    add(status)
+    res = reserves[1]
+    key = (
+        restore_key,
+        res[0],
+        res[1],
+        res[2],
+        used_g[1],
+        used_s[1],
+        pb[_RESTORE],
+        pid_b,
+        wb,
+        bled_b,
+    )
+    after_b, status = infos[1].statuses.get(key) or _status(infos[1], key)
+    add(status)
     new = _new(
         PlansState,
-        (cfg, (new_fighters[0], new_fighters[1]), state.turn + 1, defender, state.initiative),
+        (
+            cfg,
+            (
+                _new(Fighter, (pid_a, name_a, side_a, sheet_a, after_a, wa, bled_a)),
+                _new(Fighter, (pid_b, name_b, side_b, sheet_b, after_b, wb, bled_b)),
+            ),
+            turn + 1,
+            defender,
+            initiative,
+        ),
     )
-    result = outcome(new)
+    result = _judge(rules, pid_a, wa, bled_a, pid_b, wb, bled_b, turn + 1)
     _LAST[0] = (new, result)
     if result is not RUNNING:
         add(
@@ -448,6 +515,73 @@ def resolve_turn(
             )
         )
     return new
+
+
+# The checks of a contest with a winner: seat 0 or 1, with the C11 action effects.
+_WINNER: tuple[tuple[int, bool], ...] = ((0, True),)
+_LOSER: tuple[tuple[int, bool], ...] = ((1, True),)
+_GROUP_INDEX = GROUP_INDEX
+# C12 "guessed" data: one shared dict per combination (events are immutable values).
+_GUESSED: dict[tuple[bool | None, bool | None, bool | None], dict[str, bool | None]] = {
+    (g, s, a): {"group": g, "skill": s, "action": a}
+    for g in (None, False, True)
+    for s in (None, False, True)
+    for a in (None, False, True)
+}
+_NOT_GUESSED = _GUESSED[None, None, None]
+_SHARED_MAX = 1 << 14
+
+
+def _share(shared: dict[Any, Event], key: Any, event: Event) -> Event:
+    """Remember ``event`` under ``key`` (which holds every value it is built from)."""
+    if len(shared) >= _SHARED_MAX:  # a bound, not an eviction policy: a run's keys recur
+        shared.clear()
+    shared[key] = event
+    return event
+
+
+def _steps(rules: Rules, key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
+    """C12, C13: the modifier steps of ``action`` with guessing difference ``d`` (clamped at
+    0) after ``raw`` successes, and the final successes; memoised in ``rules.steps``."""
+    action, d, raw = key
+    value = raw
+    steps: list[dict[str, Any]] = []
+    for name, op, amount, with_diff in rules.pipes[action][d]:
+        value = value + amount if op == "add" else value * amount
+        steps.append(
+            {"step": name, "diff": d, op: amount, "total": value}
+            if with_diff
+            else {"step": name, op: amount, "total": value}
+        )
+    if len(rules.steps) >= _SHARED_MAX:
+        rules.steps.clear()
+    out = rules.steps[key] = (steps, value)
+    return out
+
+
+def _status(info: SheetInfo, key: tuple[Any, ...]) -> tuple[tuple[int, ...], Event]:
+    """C17, C19: the reserves after the restore and the ``status`` event, for ``key`` =
+    (restore key, r0, r1, r2, used group, used second group, chosen group, pid, wounds,
+    bled); memoised per sheet in ``info.statuses``."""
+    pid, wounds, bled = key[7:]
+    after, group_name, amount, fallback = restore_of(info, key[:7])
+    status = _new(
+        Event,
+        (
+            "status",
+            pid,
+            {
+                "restore": {"group": group_name, "amount": amount, "fallback": fallback},
+                "wounds": wounds,
+                "reserves": {"physical": after[0], "magical": after[1], "mental": after[2]},
+                "bled": bled,
+            },
+        ),
+    )
+    if len(info.statuses) >= _SHARED_MAX:
+        info.statuses.clear()
+    out = info.statuses[key] = (after, status)
+    return out
 
 
 def _reroll_index(faces: list[int], target: int, how: str) -> int:

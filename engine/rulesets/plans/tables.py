@@ -45,6 +45,10 @@ class Rules:
     guess_named: bool  # C8 guess compares the named group
     guess_either: bool  # C12 skill guess matches the second skill too
     restore_key: tuple[int, bool]  # what of the config a C17 restore depends on
+    # Memos filled by the resolution: C13 (action, d, raw) -> (steps, successes), and shared
+    # events by a key holding every value they are built from (events are immutable values).
+    steps: dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]]
+    shared: dict[Any, Any]
 
 
 def _pipeline(cfg: PlansConfig, action: str, d: int) -> tuple[Op, ...]:
@@ -92,6 +96,8 @@ def _build_rules(cfg: PlansConfig) -> Rules:
         guess_named=cfg.guess_group_compares == "named",
         guess_either=cfg.skill_guess_matches == "either",
         restore_key=(cfg.restore_amount, cfg.restore_fallback == "largest_missing"),
+        steps={},
+        shared={},
     )
 
 
@@ -138,6 +144,8 @@ class SheetInfo:
     # C17 restores: (config's restore amount and fallback, reserves, used group, used second
     # group, chosen group) -> (reserves after, restored group or None, amount, fallback used)
     restores: dict[tuple[Any, ...], tuple[tuple[int, ...], str | None, int, bool]]
+    # C17 + C19: (restore key..., pid, wounds, bled) -> (reserves after, the status event)
+    statuses: dict[tuple[Any, ...], tuple[tuple[int, ...], Any]]
 
 
 _SHEETS: dict[int, SheetInfo] = {}
@@ -164,6 +172,7 @@ def info_of(sheet: Sheet) -> SheetInfo:
         len(ids),
         len(ids) + 1,
         sheet.lethality,
+        {},
         {},
         {},
     )

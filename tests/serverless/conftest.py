@@ -28,6 +28,9 @@ from tests.serverless.webhook_harness import (  # noqa: F401 - re-exported for t
 from tests.storage.aws import create_table, use_fake_aws_env
 
 use_fake_aws_env()
+# moto imported before any botocore session exists (``infra.aws`` keeps one per process, as
+# boto3 does): sessions copy botocore's handlers when created, moto's hook among them.
+import moto  # noqa: E402, F401
 
 
 @pytest.fixture

@@ -20,11 +20,7 @@ FAKE_ENV = {
 
 
 def use_fake_aws_env() -> None:
-    """Fake credentials and region, and no custom endpoint, so nothing can reach AWS; and
-    moto imported, so every botocore session created from now on (``infra.aws`` keeps one
-    per process, as boto3 does) has moto's hook, which ``mock_aws`` switches on."""
-    import moto  # noqa: F401
-
+    """Fake credentials and region, and no custom endpoint, so nothing can reach AWS."""
     os.environ.update(FAKE_ENV)
     os.environ.pop("AWS_ENDPOINT_URL_DYNAMODB", None)
     os.environ.pop("AWS_ENDPOINT_URL", None)

@@ -19,6 +19,9 @@ from infra.sqlite import SqliteRepository
 from tests.storage.aws import ClientSpy, create_table, use_fake_aws_env
 
 use_fake_aws_env()
+# moto imported before any botocore session exists (``infra.aws`` keeps one per process, as
+# boto3 does): sessions copy botocore's handlers when created, moto's hook among them.
+import moto  # noqa: E402, F401
 
 TABLE = "sekundant-test"
 

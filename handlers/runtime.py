@@ -10,9 +10,10 @@ Built once per container and reused by every warm invocation, in two stages:
   (``shared/notes/serverless-lambda.md`` section 3a).
 - :meth:`Runtime.wire` (on first use of ``app``/``deps``): what processing one needs. Settings
   validated (no ``.env`` on Lambda), the DynamoDB client and repository, the Application
-  built and initialised. This imports the engine, pydantic and the bot's handlers and loads
-  the SDK's DynamoDB model (most of a cold start's CPU), so a delivery with a wrong secret
-  never pays for it; the first real update pays it once, before it is processed.
+  built and initialised. This imports the engine, pydantic, botocore and the bot's handlers
+  and creates the DynamoDB client (:mod:`infra.aws`: trimmed models, no boto3) - most of a
+  cold start's CPU - so a delivery with a wrong secret never pays for it; the first real
+  update pays it once, before it is processed.
 
 A request class answers ``getMe`` from configuration (``TELEGRAM_BOT_USERNAME`` and the id
 before the token's colon), so wiring makes no network call.

@@ -236,6 +236,26 @@ def roll_trait(
 ) -> TraitRoll:
     """:func:`trait_roll` with every argument positional (the hot path of rulesets: a call
     with keywords costs more)."""
+    return roll_trait_data(
+        log, actor, trait, die, wild_card, modifiers, tn, wild_die, crit_matters,
+        confirm_extra_crit,
+    )[0]  # fmt: skip
+
+
+def roll_trait_data(
+    log: TurnLog,
+    actor: str | None,
+    trait: str,
+    die: Die | None,
+    wild_card: bool,
+    modifiers: Sequence[Modifier],
+    tn: int,
+    wild_die: int,
+    crit_matters: bool,
+    confirm_extra_crit: bool,
+) -> tuple[TraitRoll, dict[str, Any]]:
+    """:func:`roll_trait` and the roll's :meth:`TraitRoll.to_data`, built together (a
+    ruleset records nearly every roll in an event)."""
     if die is None:
         used = UNSKILLED
         mods = [("unskilled", UNSKILLED_PENALTY), *filter(_value, modifiers)]
@@ -269,27 +289,29 @@ def roll_trait(
     # TraitRoll(...) minus the named tuple's Python-level __new__ (same value; hot path).
     fields = (trait, used, die is None, tuple(trait_faces), wild_tuple, tuple(mods), tn, kept,
               total, crit, confirm)  # fmt: skip
-    return _new_tuple(TraitRoll, fields)
-
-
-def roll_trait_data(
-    log: TurnLog,
-    actor: str | None,
-    trait: str,
-    die: Die | None,
-    wild_card: bool,
-    modifiers: Sequence[Modifier],
-    tn: int,
-    wild_die: int,
-    crit_matters: bool,
-    confirm_extra_crit: bool,
-) -> tuple[TraitRoll, dict[str, Any]]:
-    """:func:`roll_trait` and the roll's :meth:`TraitRoll.to_data`."""
-    roll = roll_trait(
-        log, actor, trait, die, wild_card, modifiers, tn, wild_die, crit_matters,
-        confirm_extra_crit,
-    )  # fmt: skip
-    return roll, roll.to_data()
+    # to_data(), from the values at hand.
+    if crit:
+        raises, result = 0, "crit_fail"
+    elif total < tn:
+        raises, result = 0, "fail"
+    else:
+        raises = (total - tn) // RAISE_STEP
+        result = "raise" if raises else "success"
+    data = {
+        "trait": trait,
+        "die": _DIE_TEXT[used.sides] if not used.bonus else str(used),
+        "unskilled": die is None,
+        "trait_faces": [*trait_faces],
+        "wild_faces": [*wild_tuple],
+        "modifiers": list(map(list, mods)),
+        "tn": tn,
+        "kept": kept,
+        "total": total,
+        "result": result,
+        "raises": raises,
+        "confirm": confirm,
+    }
+    return _new_tuple(TraitRoll, fields), data
 
 
 _value = itemgetter(1)  # a modifier's value: modifiers of 0 are dropped

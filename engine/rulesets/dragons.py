@@ -42,6 +42,7 @@ from engine.savage import (
     parse_die,
     range_band,
     roll_trait,
+    roll_trait_data,
     shaken_recovery,
     wound_penalty,
 )
@@ -974,14 +975,6 @@ def _params(cfg: DragonsConfig) -> _Params:
     return params
 
 
-def _roll_key(roll: TraitRoll) -> tuple[Any, ...]:
-    """Everything a trait roll's event data (:meth:`TraitRoll.to_data`) is computed from, as
-    part of a shared event's key (TurnLog.shared); the die by its fields (a dataclass's
-    hash is a Python call)."""
-    die = roll[1]
-    return (roll[0], die.sides, die.bonus, roll[2:])
-
-
 class _Turn:
     """One resolution: activations in initiative order (D10), effects applied at once."""
 
@@ -1184,19 +1177,15 @@ class _Turn:
         may_act = True
         if d.shaken:
             # Decision 8: Spirit at the start of the activation, before movement.
-            roll = roll_trait(
+            roll, rolled = roll_trait_data(
                 self.log, pid, "spirit", self.stats[pid].spirit, d.wild_card, self.penalty(d),
                 self.tn, self.wild_die, False, self.confirm,
             )  # fmt: skip
             recovered, may_act = shaken_recovery(roll, self.cfg.edition)
             if recovered:
                 d.shaken = False
-            key = ("recover", pid, recovered, may_act, *_roll_key(roll))
-            event = self.memo.get(key)
-            if event is None:
-                info = {"roll": roll.to_data(), "recovered": recovered, "may_act": may_act}
-                event = self.log.shared(key, _event(Event, ("recover", pid, info)))
-            events.append(event)
+            info = {"roll": rolled, "recovered": recovered, "may_act": may_act}
+            events.append(_event(Event, ("recover", pid, info)))
         if d.tail_of is None:
             forced = self.forced.get(pid)
             if forced is None:
@@ -1250,23 +1239,18 @@ class _Turn:
         speed_from, altitude_from = d.speed, d.altitude
         self.apply_move(d, move, n)
         pid = d.pid
-        key = ("move", pid, move, n, aero, forced, converted, speed_from, altitude_from,
-               d.speed, d.altitude)  # fmt: skip
-        event = self.memo.get(key)
-        if event is None:
-            data = {
-                "move": move,
-                "n": n,
-                "aerobatics": aero,
-                "forced": forced,
-                "converted": converted,
-                "speed_from": speed_from,
-                "altitude_from": altitude_from,
-                "speed": d.speed,
-                "altitude": d.altitude,
-            }
-            event = self.log.shared(key, _event(Event, ("move", pid, data)))
-        self.events.append(event)
+        data = {
+            "move": move,
+            "n": n,
+            "aerobatics": aero,
+            "forced": forced,
+            "converted": converted,
+            "speed_from": speed_from,
+            "altitude_from": altitude_from,
+            "speed": d.speed,
+            "altitude": d.altitude,
+        }
+        self.events.append(_event(Event, ("move", pid, data)))
         moved: list[_Live] | None = None
         if self.tails:
             for p in self.lives:  # D26: pursuers copy the movement
@@ -1335,16 +1319,12 @@ class _Turn:
             return
         reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
         # D33 / decision 5: a free Piloting roll, wound penalties only.
-        roll = roll_trait(
+        roll, rolled = roll_trait_data(
             self.log, d.pid, "piloting", self.stats[d.pid].piloting, d.wild_card,
             self.penalty(d), self.tn, self.wild_die, False, self.confirm,
         )  # fmt: skip
-        key = ("dangerous", d.pid, *reasons, aero, *_roll_key(roll))
-        event = self.memo.get(key)
-        if event is None:
-            data = {"reasons": reasons, "aerobatics": aero, "roll": roll.to_data()}
-            event = self.log.shared(key, _event(Event, ("dangerous", d.pid, data)))
-        self.events.append(event)
+        data = {"reasons": reasons, "aerobatics": aero, "roll": rolled}
+        self.events.append(_event(Event, ("dangerous", d.pid, data)))
         if roll.crit or roll.total < roll.tn:  # not roll.success
             if roll.crit and self.cfg.dangerous_crit_altitude_loss:
                 d.altitude -= self.cfg.dangerous_crit_altitude_loss  # decision 32 (option)
@@ -1356,27 +1336,19 @@ class _Turn:
         loss = fall_loss(self.cfg, d.speed)  # D30
         d.altitude -= loss
         d.speed += self.cfg.dive_speed_gain * loss
-        key = ("falling", d.pid, loss, d.speed, d.altitude)
-        event = self.memo.get(key)
-        if event is None:
-            data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
-            event = self.log.shared(key, _event(Event, ("falling", d.pid, data)))
-        self.events.append(event)
+        data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
+        self.events.append(_event(Event, ("falling", d.pid, data)))
         self.check_too_low()
         if d.status != IN:
             return
         penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
-        roll = roll_trait(
+        roll, rolled = roll_trait_data(
             self.log, d.pid, "piloting", self.stats[d.pid].piloting, d.wild_card,
             (*self.penalty(d), ("falling", penalty)), self.tn, self.wild_die, False, self.confirm,
         )  # fmt: skip
         success = not roll.crit and roll.total >= roll.tn
-        key = ("regain", d.pid, success, *_roll_key(roll))
-        event = self.memo.get(key)
-        if event is None:
-            info = {"roll": roll.to_data(), "success": success}
-            event = self.log.shared(key, _event(Event, ("regain", d.pid, info)))
-        self.events.append(event)
+        info = {"roll": rolled, "success": success}
+        self.events.append(_event(Event, ("regain", d.pid, info)))
         if success:
             d.falling = False
             d.fall_turns = 0
@@ -1404,28 +1376,22 @@ class _Turn:
         else:
             mods = (*mods, ("range", penalty))
             trait, die = "shooting", stats.shooting
-        roll = roll_trait(
+        roll, rolled = roll_trait_data(
             self.log, pid, trait, die, d.wild_card, mods, tn, self.wild_die, False, self.confirm
         )
+        data = {
+            "target": t.pid,
+            "weapon": weapon.name,
+            "melee": weapon.melee,
+            "range": rng,
+            "band": band,
+            "roll": rolled,
+        }
         events = self.events
-        key: tuple[Any, ...] = (
-            "attack", pid, t.pid, weapon.name, weapon.melee, rng, band, *_roll_key(roll)
-        )  # fmt: skip
-        event = self.memo.get(key)
-        if event is None:
-            data = {
-                "target": t.pid,
-                "weapon": weapon.name,
-                "melee": weapon.melee,
-                "range": rng,
-                "band": band,
-                "roll": roll.to_data(),
-            }
-            event = self.log.shared(key, _event(Event, ("attack", pid, data)))
-        events.append(event)
+        events.append(_event(Event, ("attack", pid, data)))
         total = roll.total
         if roll.crit or total < tn:  # not roll.success
-            key = ("miss", pid, t.pid, weapon.name)
+            key: tuple[Any, ...] = ("miss", pid, t.pid, weapon.name)
             event = self.memo.get(key)
             if event is None:
                 data = {"target": t.pid, "weapon": weapon.name}

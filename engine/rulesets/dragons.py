@@ -886,10 +886,6 @@ class _Live(Dragon):
         return self
 
 
-def _able(d: _Live) -> bool:
-    return d.status == IN and not d.falling and not d.shaken
-
-
 # Event(kind, actor, data) minus the named tuple's Python-level __new__ (same value), for the
 # events every activation emits: the simulator builds millions.
 _event = tuple.__new__

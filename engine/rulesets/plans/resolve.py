@@ -111,13 +111,14 @@ def resolve_turn(
     two-element lists indexed by seat, the config's constants come precomputed from
     :func:`rules_of`, the sheets' lookups from :func:`info_of`, named tuples are read by
     position (see ``_PLAN``). Events are immutable values, so an event fully determined by a
-    few numbers (contest, damage, status…) is built once and shared through ``rules.shared``
-    (keys hold every value the event is built from)."""
+    few numbers (contest, soaked, damage) is built once per log and shared (``log.memo``; keys
+    hold the kind and every value the event is built from); status events with the C17
+    restore are memoised per sheet (``info.statuses``)."""
     cfg, (a, b), turn, attacker, initiative = state
     rules = rules_of(cfg)
     target, sides = rules.target, rules.sides
     hit = rules.hit.__getitem__  # hit(face) = 1 when the face succeeds (C3)
-    shared = rules.shared
+    memo = log.memo  # equal events are one shared object (TurnLog.shared)
     pid_a, name_a, side_a, sheet_a, res_a, wounds_a, bled_a = a
     pid_b, name_b, side_b, sheet_b, res_b, wounds_b, bled_b = b
     infos = (info_of(sheet_a), info_of(sheet_b))
@@ -147,6 +148,7 @@ def resolve_turn(
     )
 
     # C8, C10: pay the group and the second skill.
+    key: tuple[Any, ...]  # memo keys (of log.memo, rules.steps, info.statuses)
     reserves = (list(res_a), list(res_b))
     groups = [0, 0]
     paid = [False, False]
@@ -165,7 +167,11 @@ def resolve_turn(
             spent[i].append([group, "group", res[g]])
         else:
             # C8: nothing spent, the group adds nothing, damage pool 1, counts as no group.
-            add(_new(Event, ("group_empty", pids[i], {"group": group})))
+            key = ("group_empty", pids[i], group)
+            add(
+                memo.get(key)
+                or log.shared(key, _new(Event, ("group_empty", pids[i], {"group": group})))
+            )
         second_group = plan[_SECOND_GROUP]
         if second_group is not None:
             pay = _GROUP_INDEX[second_group]
@@ -225,7 +231,7 @@ def resolve_turn(
         )
         raw = sum(map(hit, faces))
         d = right[i] - right[1 - i]
-        key: tuple[Any, ...] = (plan[_ACTION], d if d > 0 else 0, raw)
+        key = (plan[_ACTION], d if d > 0 else 0, raw)
         steps, value = rules.steps.get(key) or _steps(rules, key)
         scores[i] = value
         add(
@@ -253,34 +259,12 @@ def resolve_turn(
     # C14, C16: who makes damage checks, and with or without the C11 action effects.
     s0, s1 = scores
     checks: tuple[tuple[int, bool], ...]
-    if s0 != s1:
-        key = (pid_a, pid_b, s0, s1)
-        contest = shared.get(key)
-        if contest is None:
-            w = 0 if s0 > s1 else 1
-            contest = _share(
-                shared,
-                key,
-                _new(
-                    Event,
-                    (
-                        "contest",
-                        None,
-                        {
-                            "successes": {pid_a: s0, pid_b: s1},
-                            "tie": False,
-                            "winner": pids[w],
-                            "loser": pids[1 - w],
-                        },
-                    ),
-                ),
-            )
-        add(contest)
-        checks = _WINNER if s0 > s1 else _LOSER
-    else:
-        tie_actions = rules.tie_actions
-        by = [pids[i] for i in (0, 1) if ps[i][_ACTION] in tie_actions]
-        add(
+    key = ("contest", pid_a, pid_b, s0, s1)
+    contest = memo.get(key)
+    if contest is None:
+        w = 0 if s0 > s1 else 1
+        contest = log.shared(
+            key,
             _new(
                 Event,
                 (
@@ -288,15 +272,27 @@ def resolve_turn(
                     None,
                     {
                         "successes": {pid_a: s0, pid_b: s1},
-                        "tie": True,
-                        "winner": None,
-                        "loser": None,
+                        "tie": s0 == s1,
+                        "winner": pids[w] if s0 != s1 else None,
+                        "loser": pids[1 - w] if s0 != s1 else None,
                     },
                 ),
-            )
+            ),
         )
-        quiet = "damage" if by else "quiet"
-        add(_new(Event, ("tie", None, {"damage": bool(by), "by": by, "result": quiet})))
+    add(contest)
+    if s0 != s1:
+        checks = _WINNER if s0 > s1 else _LOSER
+    else:
+        tie_actions = rules.tie_actions
+        by = [pids[i] for i in (0, 1) if ps[i][_ACTION] in tie_actions]
+        key = ("tie", *by)
+        tie = memo.get(key)
+        if tie is None:
+            quiet = "damage" if by else "quiet"
+            tie = log.shared(
+                key, _new(Event, ("tie", None, {"damage": bool(by), "by": by, "result": quiet}))
+            )
+        add(tie)
         if by:  # C16: both make damage checks (attacker first); DEFAULT no action effects
             first = 0 if pid_a == attacker else 1
             checks = ((first, rules.tie_effects), (1 - first, rules.tie_effects))
@@ -310,7 +306,11 @@ def resolve_turn(
         j = 1 - i
         action_name = plan[_ACTION] if effects else ""
         if action_name == "defensive":
-            add(_new(Event, ("no_damage", pid, {"reason": "defensive"})))
+            key = ("no_damage", pid)
+            add(
+                memo.get(key)
+                or log.shared(key, _new(Event, ("no_damage", pid, {"reason": "defensive"})))
+            )
             continue
         info = infos[i]
         impact = info.attrs[3 * groups[i] + 1] if paid[i] else rules.empty_pool
@@ -408,9 +408,8 @@ def resolve_turn(
             soaked = min(sum(map(hit, tfaces)), hits)
             key = ("soaked", pids[j], sg, res[sg], tpool, hits, soaked)
             add(
-                shared.get(key)
-                or _share(
-                    shared,
+                memo.get(key)
+                or log.shared(
                     key,
                     _new(
                         Event,
@@ -434,9 +433,8 @@ def resolve_turn(
             hurt[j] = True
             key = ("damage", pids[j], pid, hits, dealt, wounds[j])
             add(
-                shared.get(key)
-                or _share(
-                    shared,
+                memo.get(key)
+                or log.shared(
                     key,
                     _new(
                         Event,
@@ -529,15 +527,7 @@ _GUESSED: dict[tuple[bool | None, bool | None, bool | None], dict[str, bool | No
     for a in (None, False, True)
 }
 _NOT_GUESSED = _GUESSED[None, None, None]
-_SHARED_MAX = 1 << 14
-
-
-def _share(shared: dict[Any, Event], key: Any, event: Event) -> Event:
-    """Remember ``event`` under ``key`` (which holds every value it is built from)."""
-    if len(shared) >= _SHARED_MAX:  # a bound, not an eviction policy: a run's keys recur
-        shared.clear()
-    shared[key] = event
-    return event
+_MEMO_MAX = 1 << 14
 
 
 def _steps(rules: Rules, key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], int]:
@@ -553,7 +543,7 @@ def _steps(rules: Rules, key: tuple[Any, ...]) -> tuple[list[dict[str, Any]], in
             if with_diff
             else {"step": name, op: amount, "total": value}
         )
-    if len(rules.steps) >= _SHARED_MAX:
+    if len(rules.steps) >= _MEMO_MAX:
         rules.steps.clear()
     out = rules.steps[key] = (steps, value)
     return out
@@ -578,7 +568,7 @@ def _status(info: SheetInfo, key: tuple[Any, ...]) -> tuple[tuple[int, ...], Eve
             },
         ),
     )
-    if len(info.statuses) >= _SHARED_MAX:
+    if len(info.statuses) >= _MEMO_MAX:
         info.statuses.clear()
     out = info.statuses[key] = (after, status)
     return out

@@ -54,48 +54,54 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
     def setup(self, config: PlansConfig, entrants: Sequence[Entrant], log: TurnLog) -> PlansState:
         if len(entrants) != 2:
             raise Rejection("wrong_participants", need=2, have=len(entrants))
-        sheets = [check_sheet(config, e.character) for e in entrants]
-        fighters = tuple(
-            # C5: temporary reserves start at the permanent values.
-            Fighter(
-                e.pid, e.name or s.name or e.pid, e.side, s, (s.attrs[2], s.attrs[5], s.attrs[8])
-            )
-            for e, s in zip(entrants, sheets, strict=True)
+        # Two duelists, written out: the simulator sets up every match afresh (C4 rolls dice).
+        ea, eb = entrants
+        sa, sb = check_sheet(config, ea.character), check_sheet(config, eb.character)
+        pa, pb = ea.pid, eb.pid
+        xa, xb = sa.attrs, sb.attrs
+        # C5: temporary reserves start at the permanent values.
+        fa = _new(
+            Fighter, (pa, ea.name or sa.name or pa, ea.side, sa, (xa[2], xa[5], xa[8]), 0, False)
         )
-        # C4: d10 + dexterity + artistry + reaction; ties are rolled again (then seat order).
-        bonus = [sum(s.attrs[3 * g] for g in range(3)) for s in sheets]
-        rounds = []
+        fb = _new(
+            Fighter, (pb, eb.name or sb.name or pb, eb.side, sb, (xb[2], xb[5], xb[8]), 0, False)
+        )
+        # C4: d10 + dexterity + artistry + reaction (the accuracies); ties are rolled again
+        # (then seat order).
+        ba, bb = xa[0] + xa[3] + xa[6], xb[0] + xb[3] + xb[6]
+        sides = config.dice_sides
+        rerolls = -1
         for _ in range(config.initiative_rerolls + 1):
-            dice = [log.die(config.dice_sides, "initiative", f.pid) for f in fighters]
-            totals = [d + b for d, b in zip(dice, bonus, strict=True)]
-            rounds.append(dice)
-            if totals[0] != totals[1]:
+            da, db = log.die(sides, "initiative", pa), log.die(sides, "initiative", pb)
+            ta, tb = da + ba, db + bb
+            rerolls += 1
+            if ta != tb:
                 break
-        first = 0 if totals[0] >= totals[1] else 1
+        first = pa if ta >= tb else pb
         log.emit(
             "initiative",
             None,
             scores={
-                f.pid: {"die": dice[i], "bonus": bonus[i], "total": totals[i]}
-                for i, f in enumerate(fighters)
+                pa: {"die": da, "bonus": ba, "total": ta},
+                pb: {"die": db, "bonus": bb, "total": tb},
             },
             bonus_attributes=list(ACCURACY),
-            rerolls=len(rounds) - 1,
-            attacker=fighters[first].pid,
+            rerolls=rerolls,
+            attacker=first,
         )
-        return PlansState(
-            config=config,
-            fighters=fighters,
-            turn=1,
-            attacker=fighters[first].pid,
-            initiative=tuple((f.pid, totals[i]) for i, f in enumerate(fighters)),
-        )
+        return _new(PlansState, (config, (fa, fb), 1, first, ((pa, ta), (pb, tb))))
 
     def acting(self, state: PlansState) -> frozenset[str]:
         if outcome(state) is not RUNNING:  # the only running outcome (no .finished call)
             return frozenset()
-        a, b = state.fighters
-        return frozenset((a.pid, b.pid))
+        _, (a, b), _, _, _ = state  # unpacked: a named tuple's field by name is slow
+        pa, pb = a[0], b[0]  # Fighter.pid
+        last = _ACTING[0]  # the same two duelists every turn of a match: one frozenset
+        if last[0] is pa and last[1] is pb:
+            return last[2]
+        both = frozenset((pa, pb))
+        _ACTING[0] = (pa, pb, both)
+        return both
 
     # --- orders -----------------------------------------------------------------------------
 
@@ -138,17 +144,20 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         Hot path of the simulator: the legal choices come from menus precomputed per sheet
         and reserves (:mod:`.tables`); the draws are made in a fixed order (determinism)."""
         r = rng.random
-        a, b = state.fighters
-        me, them = (a, b) if a.pid == pid else (b, a)
-        sheet = me.sheet
+        # Named tuples read by unpacking: a field by name is a generic attribute lookup.
+        _, (a, b), _, _, _ = state
+        if a[0] == pid:  # Fighter.pid
+            _, _, _, sheet, reserves, _, _ = a
+            their_sheet = b[3]  # Fighter.sheet
+        else:
+            _, _, _, sheet, reserves, _, _ = b
+            their_sheet = a[3]
         info = SHEET_INFOS.get(id(sheet))  # info_of(), minus a call on the hot path
         if info is None or info.sheet is not sheet:
             info = info_of(sheet)
-        sheet = them.sheet
-        their = SHEET_INFOS.get(id(sheet))
-        if their is None or their.sheet is not sheet:
-            their = info_of(sheet)
-        reserves = me.reserves
+        their = SHEET_INFOS.get(id(their_sheet))
+        if their is None or their.sheet is not their_sheet:
+            their = info_of(their_sheet)
         menu = info.menus.get(reserves) or menu_of(info, reserves)
         # floor(x * n) is int(x * n) for x >= 0 (the same index), without int's slow type call.
         g = floor(r() * 3)
@@ -188,12 +197,18 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
     def resolve(
         self, state: PlansState, orders: Mapping[str, Sealed[Plan]], log: TurnLog
     ) -> PlansState:
-        a, b = state.fighters
-        sa, sb = orders.get(a.pid), orders.get(b.pid)
-        pa = sa.order if sa is not None else self.default_order(state, a.pid)
-        pb = sb.order if sb is not None else self.default_order(state, b.pid)
-        defaults = (sa is None or sa.default, sb is None or sb.default)
-        return resolve_turn(state, (pa, pb), defaults, log)
+        _, (a, b), _, _, _ = state  # by position: a named tuple's field by name is slow
+        ida, idb = a[0], b[0]  # Fighter.pid
+        sa, sb = orders.get(ida), orders.get(idb)
+        if sa is not None:
+            pa, _, da = sa  # Sealed: order, seq, default
+        else:
+            pa, da = self.default_order(state, ida), True
+        if sb is not None:
+            pb, _, db = sb
+        else:
+            pb, db = self.default_order(state, idb), True
+        return resolve_turn(state, (pa, pb), (da, db), log)
 
     def outcome(self, state: PlansState) -> Outcome:
         return outcome(state)
@@ -234,6 +249,8 @@ class PlansRuleset(Ruleset[PlansConfig, PlansState, Plan]):
         return state.fighters[state.seat(pid)].sheet
 
 
+# The last acting set (both pids and the frozenset), swapped in one store.
+_ACTING: list[tuple[str, str, frozenset[str]]] = [("", "", frozenset())]
 _GUESS_GROUPS: tuple[str | None, ...] = (*GROUPS, None)  # None: not guessed
 _GUESS_ACTIONS: tuple[str | None, ...] = (*ACTIONS, None)
 _new = tuple.__new__  # Plan(...) minus the named tuple's Python-level __new__

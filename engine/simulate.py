@@ -294,23 +294,24 @@ def simulate(
     turn_log = TurnLog(dice)
     events: list[Event] = turn_log.events  # counted per match (C-speed Counter over kinds)
 
-    # Objects alive before the run (modules, models, the ruleset's tables) are frozen out of
-    # the garbage collector's view while it runs: otherwise each full collection walks them
-    # all, which costs more than the matches themselves on a machine that pages cold memory.
-    # Cycles made during the run are still collected.
-    froze = gc.get_freeze_count() == 0  # leave a caller's own freeze alone
-    if froze:
-        gc.freeze()
+    # No automatic garbage collection while the run lasts: a match's events stay alive until
+    # it is counted, so every young collection would walk them (and full ones every object
+    # alive before the run: modules, models, tables). Cycles made during the run are still
+    # collected, every 64 matches between two matches, where little of the run is alive.
+    collect = gc.isenabled()
+    if collect:
+        gc.disable()
+    young = gc.get_threshold()[0]
     started = clock()
     try:
         reusable: Any = None
         setup_events: list[Event] = []
-        for _ in range(n):
+        for m in range(n):
             if reusable is None:
                 log = TurnLog(dice)
                 state = rules.setup(config, entrants, log)
                 # A setup that rolled no dice is the same for every match: build it once.
-                if not any(e.kind == "roll" for e in log.events):
+                if "roll" not in map(_kind, log.events):
                     reusable, setup_events = state, log.events
                 events.extend(log.events)
             else:
@@ -350,6 +351,8 @@ def simulate(
                 turns += 1
             if events:  # count each match: keeping events alive longer costs more (memory)
                 _count(rules, events, kinds)
+            if collect and not m & 63 and gc.get_count()[0] > young:
+                gc.collect(0)
             turns_total += turns
             turns_max = max(turns_max, turns)
             if out.status == "win":
@@ -360,8 +363,8 @@ def simulate(
             reasons[out.reason] = reasons.get(out.reason, 0) + 1
         _count(rules, events, kinds)
     finally:
-        if froze:
-            gc.unfreeze()
+        if collect:
+            gc.enable()
     result.seconds = clock() - started
     result.turns_total = turns_total
     result.turns_max = turns_max

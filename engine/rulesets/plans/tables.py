@@ -45,10 +45,8 @@ class Rules:
     guess_named: bool  # C8 guess compares the named group
     guess_either: bool  # C12 skill guess matches the second skill too
     restore_key: tuple[int, bool]  # what of the config a C17 restore depends on
-    # Memos filled by the resolution: C13 (action, d, raw) -> (steps, successes), and shared
-    # events by a key holding every value they are built from (events are immutable values).
+    # Filled by the resolution: C13 (action, d, raw) -> (steps, successes).
     steps: dict[tuple[Any, ...], tuple[list[dict[str, Any]], int]]
-    shared: dict[Any, Any]
 
 
 def _pipeline(cfg: PlansConfig, action: str, d: int) -> tuple[Op, ...]:
@@ -97,7 +95,6 @@ def _build_rules(cfg: PlansConfig) -> Rules:
         guess_either=cfg.skill_guess_matches == "either",
         restore_key=(cfg.restore_amount, cfg.restore_fallback == "largest_missing"),
         steps={},
-        shared={},
     )
 
 

@@ -19,6 +19,7 @@ import hmac
 import random
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from math import floor
 from typing import Any, Protocol
 
 from engine.events import Event
@@ -41,7 +42,7 @@ class RandomDice:
         self._rand = random.Random(seed)
 
     def face(self, sides: int) -> int:
-        return int(self._rand.random() * sides) + 1
+        return floor(self._rand.random() * sides) + 1
 
 
 class ScriptedDice:
@@ -180,7 +181,7 @@ class TurnLog:
     def die(self, sides: int, purpose: str, actor: str | None = None) -> int:
         """Roll one plain die and return its face."""
         rand = self._random
-        face = int(rand() * sides) + 1 if rand is not None else self._face(sides)
+        face = floor(rand() * sides) + 1 if rand is not None else self._face(sides)
         key = (sides, face, purpose, actor)
         event = self.memo.get(key)
         if event is None:
@@ -213,7 +214,7 @@ class TurnLog:
         may be the recorded event's own: read it, never change it."""
         rand = self._random
         face = self._face
-        first = int(rand() * sides) + 1 if rand is not None else face(sides)
+        first = floor(rand() * sides) + 1 if rand is not None else face(sides)
         if first != sides:  # no ace, the usual case: a shared event, as in :meth:`die`
             key = (sides, first, purpose, actor, "ace")
             event = self.memo.get(key)
@@ -225,7 +226,7 @@ class TurnLog:
             return shared_faces
         faces = [first]
         while faces[-1] == sides and len(faces) <= EXPLOSION_CAP:
-            faces.append(int(rand() * sides) + 1 if rand is not None else face(sides))
+            faces.append(floor(rand() * sides) + 1 if rand is not None else face(sides))
         data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "ace"}
         self.events.append(_new_event(Event, ("roll", actor, data)))
         return faces

@@ -16,6 +16,7 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from math import floor
 from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel
@@ -198,4 +199,4 @@ class Ruleset(ABC, Generic[C, S, O]):
 
 def random_choice_seq(rng: random.Random, items: Sequence[Any]) -> Any:
     """``rng.choice`` without the global RNG (helper for ``random_order``)."""
-    return items[int(rng.random() * len(items))]
+    return items[floor(rng.random() * len(items))]

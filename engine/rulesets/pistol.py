@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from math import floor
 from typing import Any, ClassVar, Final, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -516,7 +517,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
     def random_order(self, state: PistolState, pid: str, rng: random.Random) -> PistolOrder:
         """Uniform over legal (move, A, B); never a P13 pick."""
         legal = state[0].legal  # state.rules, by index (see _RESULT)
-        return legal[int(rng.random() * len(legal))]
+        return legal[floor(rng.random() * len(legal))]
 
     def resolve(
         self, state: PistolState, orders: Mapping[str, Sealed[PistolOrder]], log: TurnLog

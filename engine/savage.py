@@ -216,26 +216,6 @@ def trait_roll(
     Extra critically fails only when ``crit_matters`` and (decision 16) a confirmation d6 also
     shows 1; with ``confirm_extra_crit`` off, any 1 on a roll where it matters is a crit.
     """
-    return roll_trait(
-        log, actor, trait, die, wild_card, modifiers, tn, wild_die, crit_matters,
-        confirm_extra_crit,
-    )  # fmt: skip
-
-
-def roll_trait(
-    log: TurnLog,
-    actor: str | None,
-    trait: str,
-    die: Die | None,
-    wild_card: bool,
-    modifiers: Sequence[Modifier],
-    tn: int,
-    wild_die: int,
-    crit_matters: bool,
-    confirm_extra_crit: bool,
-) -> TraitRoll:
-    """:func:`trait_roll` with every argument positional (the hot path of rulesets: a call
-    with keywords costs more)."""
     return roll_trait_data(
         log, actor, trait, die, wild_card, modifiers, tn, wild_die, crit_matters,
         confirm_extra_crit,
@@ -254,7 +234,8 @@ def roll_trait_data(
     crit_matters: bool,
     confirm_extra_crit: bool,
 ) -> tuple[TraitRoll, dict[str, Any]]:
-    """:func:`roll_trait` and the roll's :meth:`TraitRoll.to_data`, built together (a
+    """:func:`trait_roll` with every argument positional (the hot path of rulesets: a call
+    with keywords costs more), and the roll's :meth:`TraitRoll.to_data`, built together (a
     ruleset records nearly every roll in an event)."""
     if die is None:
         used = UNSKILLED

@@ -41,7 +41,6 @@ from engine.savage import (
     parse_damage,
     parse_die,
     range_band,
-    roll_trait,
     roll_trait_data,
     shaken_recovery,
     wound_penalty,
@@ -1062,9 +1061,9 @@ class _Turn:
         self, d: _Live, trait: str, die: Die | None, mods: Sequence[tuple[str, int]], tn: int
     ) -> TraitRoll:
         """A trait roll of ``d`` (no crit confirmation: only powers need it)."""
-        return roll_trait(
+        return roll_trait_data(
             self.log, d.pid, trait, die, d.wild_card, mods, tn, self.wild_die, False, self.confirm
-        )
+        )[0]
 
     def clear_tails(self, d: _Live, reason: str) -> None:
         """A dragon that falls or leaves ends every tail it is part of."""
@@ -1633,8 +1632,8 @@ class _Turn:
         if arcane is None:
             self.impossible(d, i, a, "no_arcane_skill")
             return
-        roll = roll_trait(self.log, d.pid, "arcane", arcane, d.wild_card, mods, self.tn,
-                          self.wild_die, True, self.confirm)  # fmt: skip
+        roll = roll_trait_data(self.log, d.pid, "arcane", arcane, d.wild_card, mods, self.tn,
+                               self.wild_die, True, self.confirm)[0]  # fmt: skip
         self.emit("power", d.pid, text=a.text, roll=roll.to_data(), success=roll.success)
         if roll.crit:
             self.spirit_or_consumed(d, "power_crit")  # D34

@@ -135,19 +135,24 @@ class RulesetUI:
     def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
         """The group's reveal of a resolved turn: orders, every die with its purpose, result."""
         names = names_of(match)
-        lines = [tr("reveal.title", turn=record.turn)]
-        for o in record.orders:
-            key = "reveal.order_default" if o.default else "reveal.order"
-            lines.append(
-                tr(
-                    key,
-                    name=_raw(names.get(o.pid, o.pid)),
-                    order=_raw(self.order_text(tr, o.order)),
-                )
-            )
+        lines = self.order_lines(tr, names, record)
         for e in record.events:
             lines.append(self.event_text(tr, names, e.kind, e.actor, e.data))
         return "\n".join(line for line in lines if line)
+
+    def order_lines(self, tr: Tr, names: Mapping[str, str], record: TurnRecord) -> list[str]:
+        """A reveal's title and one line per revealed order (a default order says so)."""
+        lines = [tr("reveal.title", turn=record.turn)]
+        for o in record.orders:
+            key = "reveal.order_default" if o.default else "reveal.order"
+            order = self.reveal_order_text(tr, o.order, names)
+            lines.append(tr(key, name=_raw(names.get(o.pid, o.pid)), order=_raw(order)))
+        return lines
+
+    def reveal_order_text(self, tr: Tr, order: Mapping[str, Any], names: Mapping[str, str]) -> str:
+        """An order in the reveal: :meth:`order_text`, unless the ruleset's orders name other
+        participants (targets), which the reveal can show by name."""
+        return self.order_text(tr, order)
 
     def event_text(
         self,

@@ -711,18 +711,12 @@ class DragonsUI(RulesetUI):
             )
         return super().event_text(tr, names, kind, actor, data)
 
+    def reveal_order_text(self, tr: Tr, order: Mapping[str, Any], names: Mapping[str, str]) -> str:
+        return self.order_text(tr, order, names)  # attack targets by name
+
     def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
         names = names_of(match)
-        lines = [tr("reveal.title", turn=record.turn)]
-        for o in record.orders:
-            key = "reveal.order_default" if o.default else "reveal.order"
-            lines.append(
-                tr(
-                    key,
-                    name=Raw(names.get(o.pid, o.pid)),
-                    order=Raw(self.order_text(tr, o.order, names)),
-                )
-            )
+        lines = self.order_lines(tr, names, record)
         init = next((e for e in record.events if e.kind == "initiative"), None)
         if init is not None:
             order = " → ".join(

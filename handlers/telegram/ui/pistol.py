@@ -270,12 +270,7 @@ class PistolUI(RulesetUI):
 
     def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
         names = names_of(match)
-        lines = [tr("reveal.title", turn=record.turn)]
-        for o in record.orders:
-            key = "reveal.order_default" if o.default else "reveal.order"
-            lines.append(
-                tr(key, name=Raw(names.get(o.pid, o.pid)), order=Raw(self.order_text(tr, o.order)))
-            )
+        lines = self.order_lines(tr, names, record)
         lines.append("")
         lines += [
             t for e in record.events if (t := self.event_text(tr, names, e.kind, e.actor, e.data))

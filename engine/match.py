@@ -249,9 +249,17 @@ def join(match: Match, user_id: int, name: str, *, side: str = "") -> Match:
     rules = match.rules
     if len(match.seats) >= rules.max_participants:
         raise Rejection("match_full", limit=rules.max_participants)
-    pid = f"p{len(match.seats) + 1}"
+    pid = _next_pid(match, "p")
     seat = Seat(pid=pid, name=name, user_id=user_id, side=side or pid)
     return replace(match, seats=(*match.seats, seat))
+
+
+def _next_pid(match: Match, prefix: str) -> str:
+    """A seat id never used in this lobby's current seats: ``prefix`` + (highest number + 1),
+    so a seat that joins after another left (or an NPC added after one was removed) never
+    takes an id still in use."""
+    numbers = [s.pid[len(prefix) :] for s in match.seats if s.pid.startswith(prefix)]
+    return f"{prefix}{max((int(n) for n in numbers if n.isdigit()), default=0) + 1}"
 
 
 def add_npc(
@@ -264,9 +272,18 @@ def add_npc(
     if len(match.seats) >= rules.max_participants:
         raise Rejection("match_full", limit=rules.max_participants)
     rules.check_character(rules.config(match.config), character)
-    pid = f"n{sum(1 for s in match.seats if s.npc) + 1}"
+    pid = _next_pid(match, "n")
     seat = Seat(pid=pid, name=name, side=side or pid, character=dict(character), npc=True)
     return replace(match, seats=(*match.seats, seat))
+
+
+def remove_npc(match: Match, user_id: int, pid: str) -> Match:
+    """The GM takes a GM-run participant out of the lobby (players leave themselves)."""
+    require_gm(match, user_id)
+    _require(match, Phase.LOBBY)
+    if not match.seat(pid).npc:
+        raise Rejection("not_an_npc", pid=pid)
+    return replace(match, seats=tuple(s for s in match.seats if s.pid != pid))
 
 
 def set_side(match: Match, user_id: int, pid: str, side: str) -> Match:

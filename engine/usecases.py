@@ -177,6 +177,10 @@ def add_npc(
     )
 
 
+def remove_npc(deps: Deps, match_id: str, user_id: int, pid: str) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.remove_npc(ld.match, user_id, pid))
+
+
 def set_side(deps: Deps, match_id: str, user_id: int, pid: str, side: str) -> Match:
     return _update(deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side))
 

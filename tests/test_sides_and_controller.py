@@ -110,3 +110,54 @@ def test_D34_default_consumed_dragon_gives_its_own_orders(deps: uc.Deps) -> None
 def test_rulesets_without_the_hook_never_load_state(deps: uc.Deps) -> None:
     m = uc.create_match(deps, chat_id=-7, gm_user_id=GM, ruleset_id="coin")
     assert lifecycle.gm_controlled(replace(m, state={"garbage": True})) == frozenset()
+
+
+def test_gm_removes_an_npc_and_a_new_one_gets_a_fresh_id(deps: uc.Deps) -> None:
+    mid = _dragons_lobby(deps)
+    raider = presets(DRAGONS.config())["raider"]
+    uc.add_npc(deps, mid, GM, "One", "B", raider)
+    uc.add_npc(deps, mid, GM, "Two", "B", raider)
+    uc.remove_npc(deps, mid, GM, "n1")
+    uc.add_npc(deps, mid, GM, "Three", "B", raider)
+    m = deps.repo.load(mid).match
+    assert [(s.pid, s.name) for s in m.seats] == [
+        ("p1", "Ann"),
+        ("p2", "Bob"),
+        ("n2", "Two"),
+        ("n3", "Three"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("who", "pid", "code"),
+    [(ANN, "n1", "gm_only"), (GM, "p1", "not_an_npc"), (GM, "n9", "no_such_participant")],
+)
+def test_removing_an_npc_is_refused_with_a_reason_and_changes_nothing(
+    deps: uc.Deps, who: int, pid: str, code: str
+) -> None:
+    mid = _dragons_lobby(deps)
+    uc.add_npc(deps, mid, GM, "Raider", "B", presets(DRAGONS.config())["raider"])
+    before = deps.repo.load(mid).match
+    with pytest.raises(Rejection) as exc:
+        uc.remove_npc(deps, mid, who, pid)
+    assert exc.value.code == code
+    assert deps.repo.load(mid).match == before
+
+
+def test_an_npc_cannot_be_removed_once_the_battle_started(deps: uc.Deps) -> None:
+    mid = _dragons_lobby(deps)
+    uc.add_npc(deps, mid, GM, "Raider", "B", presets(DRAGONS.config())["raider"])
+    uc.start(deps, mid, GM)
+    with pytest.raises(Rejection):
+        uc.remove_npc(deps, mid, GM, "n1")
+    assert [s.pid for s in deps.repo.load(mid).match.seats] == ["p1", "p2", "n1"]
+
+
+def test_a_player_joining_after_another_left_gets_an_unused_id(deps: uc.Deps) -> None:
+    m = uc.create_match(deps, chat_id=-7, gm_user_id=GM, ruleset_id="dragons")
+    uc.join(deps, m.id, ANN, "Ann")
+    uc.join(deps, m.id, BOB, "Bob")
+    uc.leave(deps, m.id, ANN)
+    uc.join(deps, m.id, 3, "Cy")
+    seats = deps.repo.load(m.id).match.seats
+    assert [(s.pid, s.name) for s in seats] == [("p2", "Bob"), ("p3", "Cy")]

@@ -7,12 +7,14 @@ Wired by :func:`register` (one line in :func:`handlers.telegram.bot.build_applic
 Commands:
 
 - ``/npc <preset|{json}> [side] [name…]`` — the GM adds an NPC in the lobby (group or private);
+  ``/npc remove <pid>`` takes one out;
 - ``/side <side>`` — a player puts their seat on a side; the GM: ``/side <pid> <side>``;
 - ``/npcorder [match] <pid> <typed order>`` — the GM's typed order for an NPC (private).
 
 Buttons (callback kinds): ``nsd`` a player's side in the lobby; ``npp`` the GM's NPC panel in
-private; ``npa``/``npb`` add an NPC from a preset, then its side; ``nsc`` the GM cycles a seat's
-side; ``nsl`` "same as last turn" and ``nnr`` "attack nearest" fill an NPC order in one tap.
+private; ``npa``/``npb`` add an NPC from a preset, then its side; ``npr`` removes an NPC;
+``nsc`` the GM cycles a seat's side; ``nsl`` "same as last turn" and ``nnr`` "attack nearest"
+fill an NPC order in one tap.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             "npa": btn_add_preset,
             "npb": btn_add_side,
             "nsc": btn_cycle_side,
+            "npr": btn_remove,
             "nsl": btn_same_as_last,
             "nnr": btn_nearest,
         }
@@ -138,7 +141,8 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
 
 
 async def cmd_npc(update: Update, context: core.Ctx) -> None:
-    """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby."""
+    """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby;
+    ``/npc remove <pid>`` takes one out."""
     svc = core.services(context)
     user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
     assert user is not None and chat is not None and msg is not None
@@ -152,6 +156,13 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
     rules = match.rules
     presets = dict(rules.presets(rules.config(match.config)))
     text = (msg.text or "").partition(" ")[2]
+    words = text.split()
+    if len(words) == 2 and words[0].lower() == "remove" and "remove" not in presets:
+        name = match.seat(words[1]).name
+        match = usecases.remove_npc(svc.deps, match.id, user.id, words[1])
+        await core.send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
+        await core.refresh_lobby(context, match)
+        return
     sheet, side, name = parse_npc(text, presets)
     name = name or _auto_name(match, sheet)
     match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
@@ -275,14 +286,15 @@ def panel_screen(tr: Tr, match: Match) -> Screen:
     if row:
         rows.append(row)
     for s in match.seats:
-        rows.append(
-            [
-                Button(
-                    tr("npc.btn.cycle", name=s.name, side=s.side),
-                    Callback("nsc", match.id, 0, (s.pid,)),
-                )
-            ]
-        )
+        row = [
+            Button(
+                tr("npc.btn.cycle", name=s.name, side=s.side),
+                Callback("nsc", match.id, 0, (s.pid,)),
+            )
+        ]
+        if s.npc:  # an NPC added by mistake can be taken out again (players leave themselves)
+            row.append(Button(tr("npc.btn.remove"), Callback("npr", match.id, 0, (s.pid,))))
+        rows.append(row)
     return Screen("\n".join(lines), rows)
 
 
@@ -352,6 +364,19 @@ async def btn_cycle_side(
     await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
     await core.refresh_lobby(context, match)
     return None
+
+
+async def btn_remove(
+    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """The GM takes an NPC out of the lobby from the panel."""
+    svc = core.services(context)
+    match = core.gm_lobby(svc, tr, cb, user)
+    name = match.seat(cb.arg(0)).name
+    match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))
+    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await core.refresh_lobby(context, match)
+    return tr("npc.removed_toast", name=name)
 
 
 # --------------------------------------------------------------------------- NPC helpers

@@ -111,6 +111,25 @@ def test_npc_command_refuses_bad_input_naming_the_field(battle: Battle) -> None:
     assert len(battle.match().seats) == 4
 
 
+def test_gm_removes_an_npc_by_panel_button_or_typed(battle: Battle) -> None:
+    lobby = battle.lobby()
+    h = battle.h
+    h.press_text(battle.gm, lobby, "NPC dragons")
+    panel = h.last(333, with_buttons=True)
+    assert battle.labels(panel).count("✖ remove") == 2  # one per NPC, none for players
+    h.press(battle.gm, panel, battle.labels(panel).index("✖ remove"))  # the first NPC: n1
+    assert [s.pid for s in battle.match().seats] == ["p1", "p2", "n2"]
+    assert "Wingman" not in plain(h.last(333, with_buttons=True).text)
+    assert "Wingman" not in plain(lobby.text)  # the group's lobby was refreshed
+    h.say(battle.alice, battle.g, "/npc remove n2")
+    assert "GM" in plain(h.texts(battle.g)[-1])
+    h.say(battle.gm, battle.g, "/npc remove p2")
+    assert "not an NPC" in plain(h.texts(battle.g)[-1])
+    h.say(battle.gm, battle.g, "/npc remove n2")
+    assert "Raider 1" in plain(h.texts(battle.g)[-1])
+    assert [s.pid for s in battle.match().seats] == ["p1", "p2"]
+
+
 def _seal_alice_by_buttons(b: Battle, move: str, *actions: tuple[str, str]) -> None:
     h = b.h
     h.press_text(b.alice, b.builder(111, "p1"), move)

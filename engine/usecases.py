@@ -234,18 +234,8 @@ def seal_order(
         sealed_match, order = lifecycle.seal(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
         )
-        replaced = pid in loaded.orders
-        if lifecycle.ready(sealed_match):
-            orders = {**loaded.orders, pid: order}
-            resolved, record = lifecycle.resolve(
-                sealed_match, orders, now, deps.entropy.seed(), reason="all_sealed"
-            )
-            saved = deps.repo.save(
-                resolved, expected_version=loaded.match.version, seal=order, record=record
-            )
-            return SealResult(saved, order, replaced, record)
-        saved = deps.repo.save(sealed_match, expected_version=loaded.match.version, seal=order)
-        return SealResult(saved, order, replaced, None)
+        saved, record = _save_maybe_resolving(deps, loaded, sealed_match, seal=order, now=now)
+        return SealResult(saved, order, pid in loaded.orders, record)
 
     return _retry(step)
 
@@ -410,15 +400,27 @@ def resume(deps: Deps, match_id: str, user_id: int) -> SealResultLike:
 SealResultLike = tuple[Match, TurnRecord | None]
 
 
-def _save_maybe_resolving(deps: Deps, loaded: Loaded, changed: Match) -> SealResultLike:
-    """Save ``changed``; when it leaves every order in, resolve the turn in the same write."""
+def _save_maybe_resolving(
+    deps: Deps,
+    loaded: Loaded,
+    changed: Match,
+    *,
+    seal: SealedOrder | None = None,
+    now: float | None = None,
+) -> SealResultLike:
+    """Save ``changed`` (and the newly sealed order ``seal``, if any); when it leaves every
+    order in, resolve the turn in the same conditional write, at ``now`` (default: the clock)."""
     if lifecycle.ready(changed):
+        orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
+        at = deps.clock() if now is None else now
         resolved, record = lifecycle.resolve(
-            changed, loaded.orders, deps.clock(), deps.entropy.seed(), reason="all_sealed"
+            changed, orders, at, deps.entropy.seed(), reason="all_sealed"
         )
-        saved = deps.repo.save(resolved, expected_version=loaded.match.version, record=record)
+        saved = deps.repo.save(
+            resolved, expected_version=loaded.match.version, seal=seal, record=record
+        )
         return saved, record
-    saved = deps.repo.save(changed, expected_version=loaded.match.version)
+    saved = deps.repo.save(changed, expected_version=loaded.match.version, seal=seal)
     return saved, None
 
 

@@ -137,18 +137,6 @@ class Roll:
         """Faces at or above ``target`` (d10 pools)."""
         return sum(1 for f in self.faces if f >= target)
 
-    def to_event(self) -> Event:
-        return Event(
-            "roll",
-            self.actor,
-            {
-                "sides": self.sides,
-                "faces": list(self.faces),
-                "purpose": self.purpose,
-                "mode": self.mode,
-            },
-        )
-
 
 class TurnLog:
     """Rolls dice from a source and keeps the ordered events of one resolution."""
@@ -173,10 +161,6 @@ class TurnLog:
         event = Event(kind, actor, data)
         self.events.append(event)
         return event
-
-    def _record(self, roll: Roll) -> Roll:
-        self.events.append(roll.to_event())
-        return roll
 
     def die(self, sides: int, purpose: str, actor: str | None = None) -> int:
         """Roll one plain die and return its face."""
@@ -233,8 +217,24 @@ class TurnLog:
 
     def pool(self, count: int, sides: int, purpose: str, actor: str | None = None) -> Roll:
         """Roll ``count`` dice at once (success pools); ``count`` may be 0."""
-        faces = tuple(self.source.face(sides) for _ in range(max(count, 0)))
-        return self._record(Roll(sides, faces, purpose, actor, "pool"))
+        faces = tuple(self.pool_faces(count, sides, purpose, actor))
+        return Roll(sides, faces, purpose, actor, "pool")
+
+    def pool_faces(
+        self, count: int, sides: int, purpose: str, actor: str | None = None
+    ) -> list[int]:
+        """:meth:`pool` recording the same event but returning only the faces (no
+        :class:`Roll` record): the hot path of d10 pools. The list is the recorded event's
+        own: read it, never change it."""
+        rand = self._random
+        if rand is not None:
+            faces = [floor(rand() * sides) + 1 for _ in range(count)]
+        else:
+            face = self._face
+            faces = [face(sides) for _ in range(count)]
+        data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "pool"}
+        self.events.append(_new_event(Event, ("roll", actor, data)))
+        return faces
 
     @property
     def rolls(self) -> list[Event]:

@@ -154,3 +154,23 @@ def test_turn_log_shares_unexploded_ace_rolls_only() -> None:
     assert again is one and one.data["mode"] == "ace"
     assert exploded.data == {"sides": 8, "faces": [8, 8, 2], "purpose": "trait", "mode": "ace"}
     assert faces_of(log.events) == [5, 5, 8, 8, 2]
+
+
+def test_turn_log_pool_faces_records_what_pool_records_with_the_source_faces() -> None:
+    # pool_faces inlines a plain RandomDice: same faces as the source, same event as pool().
+    core, fast = TurnLog(RandomDice(9)), TurnLog(RandomDice(9))
+    reference = RandomDice(9)
+    roll = core.pool(7, 10, "action", "p1")
+    assert fast.pool_faces(7, 10, "action", "p1") == list(roll.faces)
+    assert list(roll.faces) == [reference.face(10) for _ in range(7)]
+    assert core.events == fast.events
+    assert fast.events[0].data == {
+        "sides": 10,
+        "faces": list(roll.faces),
+        "purpose": "action",
+        "mode": "pool",
+    }
+    scripted = TurnLog(ScriptedDice([3, 9]))
+    assert scripted.pool_faces(2, 10, "toughness", "p2") == [3, 9]
+    assert scripted.pool_faces(0, 10, "toughness", "p2") == []
+    assert faces_of(scripted.events) == [3, 9]

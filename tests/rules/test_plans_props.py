@@ -16,7 +16,6 @@ from engine.dossier import build_dossier
 from engine.match import Phase
 from engine.ruleset import Entrant, Sealed
 from engine.rulesets.plans import PlansState, format_typed, parse_typed
-from engine.rulesets.plans.resolve import roll_pool
 from engine.rulesets.plans.sheet import PRESETS
 from engine.verify import verify
 from tests.rules.test_plans_helpers import R
@@ -148,14 +147,6 @@ def test_default_and_random_orders_are_always_legal() -> None:
             for pid in ("p1", "p2"):
                 assert R.validate(state, pid, R.default_order(state, pid)) is None
                 assert R.validate(state, pid, R.random_order(state, pid, rng)) is None
-
-
-def test_roll_pool_records_exactly_what_turnlog_pool_records() -> None:
-    core, mine = TurnLog(RandomDice(9)), TurnLog(RandomDice(9))
-    roll = core.pool(7, 10, "action", "p1")
-    faces = roll_pool(mine, 7, 10, "action", "p1")
-    assert list(roll.faces) == faces
-    assert [e.to_json() for e in core.events] == [e.to_json() for e in mine.events]
 
 
 # --------------------------------------------------------------------------- use cases

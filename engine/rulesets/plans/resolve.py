@@ -20,7 +20,6 @@ Hot path of the simulator: plain loops and local names on purpose.
 
 from __future__ import annotations
 
-from math import floor
 from typing import Any
 
 from engine.dice import TurnLog
@@ -72,18 +71,6 @@ def _judge(
     return RUNNING
 
 
-def roll_pool(log: TurnLog, count: int, sides: int, purpose: str, actor: str) -> list[int]:
-    """Roll a success pool through ``log``, recorded exactly as :meth:`TurnLog.pool` records it
-    (same faces in the same order, same event), minus the intermediate ``Roll`` object: this
-    is the simulator's hottest call (tested against ``TurnLog.pool``)."""
-    face = log.source.face
-    faces = [face(sides) for _ in range(count)]
-    log.events.append(
-        Event("roll", actor, {"sides": sides, "faces": faces, "purpose": purpose, "mode": "pool"})
-    )
-    return faces
-
-
 _new = tuple.__new__  # Event(...) etc. minus the named tuple's Python-level __new__
 
 # Field positions of the named tuples read on the hot path. A named tuple's field read by name
@@ -127,8 +114,7 @@ def resolve_turn(
     ps: tuple[tuple[Any, ...], ...] = (tuple(pa), tuple(pb))  # plain tuples: by _GROUP etc.
     events = log.events
     add = events.append
-    rand = log._random  # a plain RandomDice: faces inlined, as TurnLog.die does
-    face = log.source.face
+    pool_faces = log.pool_faces  # d10 pools, recorded as roll events (C3)
     defender = pid_b if attacker == pid_a else pid_a
     add(
         _new(
@@ -214,21 +200,7 @@ def resolve_turn(
         level = levels.get(plan[_SKILL], 0)
         second = levels.get(plan[_SECOND_SKILL], 0) if second_ok[i] else 0
         pool = accuracy + level + second
-        # floor(x * n) is int(x * n) for x >= 0 (same faces), minus int's slow type call.
-        if rand is not None:
-            faces = [floor(rand() * sides) + 1 for _ in range(pool)]
-        else:
-            faces = [face(sides) for _ in range(pool)]
-        add(
-            _new(
-                Event,
-                (
-                    "roll",
-                    pid,
-                    {"sides": sides, "faces": faces, "purpose": "action", "mode": "pool"},
-                ),
-            )
-        )
+        faces = pool_faces(pool, sides, "action", pid)
         raw = sum(map(hit, faces))
         d = right[i] - right[1 - i]
         key = (plan[_ACTION], d if d > 0 else 0, raw)
@@ -318,20 +290,7 @@ def resolve_turn(
         lethality = info.lethality + precise
         dice_mode = rules.dice_mode
         pool = impact + lethality if dice_mode else impact
-        if rand is not None:
-            rolled = [floor(rand() * sides) + 1 for _ in range(pool)]
-        else:
-            rolled = [face(sides) for _ in range(pool)]
-        add(
-            _new(
-                Event,
-                (
-                    "roll",
-                    pid,
-                    {"sides": sides, "faces": rolled, "purpose": "damage", "mode": "pool"},
-                ),
-            )
-        )
+        rolled = pool_faces(pool, sides, "damage", pid)
         faces = rolled[:]  # the roll event keeps the faces as rolled
         rerolls: list[dict[str, int]] = []
         if action_name == "strong":
@@ -391,20 +350,7 @@ def resolve_turn(
         if sg >= 0 and res[sg] > 0:
             res[sg] -= 1
             tpool = res[sg] if rules.temporary else infos[j].attrs[3 * sg + 2]
-            if rand is not None:
-                tfaces = [floor(rand() * sides) + 1 for _ in range(tpool)]
-            else:
-                tfaces = [face(sides) for _ in range(tpool)]
-            add(
-                _new(
-                    Event,
-                    (
-                        "roll",
-                        pids[j],
-                        {"sides": sides, "faces": tfaces, "purpose": "toughness", "mode": "pool"},
-                    ),
-                )
-            )
+            tfaces = pool_faces(tpool, sides, "toughness", pids[j])
             soaked = min(sum(map(hit, tfaces)), hits)
             key = ("soaked", pids[j], sg, res[sg], tpool, hits, soaked)
             add(

@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.rulesets.dragons import RULESET
 from engine.simulate import parse_setup, prepare, simulate
+from tests.bench import machine
 
 TARGET = 500
 BATTLES = 2000
@@ -32,18 +33,6 @@ def setup_doc() -> dict[str, Any]:
     }
 
 
-def _loop_seconds() -> float:
-    """CPU seconds for 10M empty loop iterations (best of 3): how fast this machine runs
-    Python right now, to read the figures against (a 2023 laptop core: about 0.15 s)."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        for _ in range(10_000_000):
-            pass
-        best = min(best, time.process_time() - started)
-    return best
-
-
 def main() -> None:
     prepared = prepare(parse_setup(setup_doc()))
     simulate(prepared, 50, seed="warm-up")
@@ -62,7 +51,7 @@ def main() -> None:
     counts = "  ".join(f"{k}={result.events.get(k, 0) / BATTLES:.2f}" for k in keys)
     print(f"   per battle: {counts}")
     print(f"   outcomes: {dict(sorted(result.reasons.items()))}")
-    print(f"   machine: 10M empty loop iterations in {_loop_seconds():.2f} s CPU (laptop ~0.15 s)")
+    print(machine.reference())
 
 
 if __name__ == "__main__":

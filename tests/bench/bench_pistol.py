@@ -15,6 +15,7 @@ from engine.dice import RandomDice, TurnLog
 from engine.ruleset import Sealed
 from engine.rulesets.pistol import RULESET
 from engine.simulate import parse_setup, prepare, simulate
+from tests.bench import machine
 
 TARGET = 20_000
 MATCHES = 20_000
@@ -46,18 +47,6 @@ def _parts(prepared: Any, n: int = 20_000) -> tuple[float, float]:
     return per_order, per_turn
 
 
-def _loop_seconds() -> float:
-    """CPU seconds for 10M empty loop iterations (best of 3): how fast this machine runs
-    Python right now, to read the figures against (a 2023 laptop core: about 0.15 s)."""
-    best = float("inf")
-    for _ in range(3):
-        started = time.process_time()
-        for _ in range(10_000_000):
-            pass
-        best = min(best, time.process_time() - started)
-    return best
-
-
 def main() -> None:
     prepared = prepare(parse_setup(SETUP))
     simulate(prepared, 500, seed="warm-up")
@@ -82,4 +71,4 @@ def main() -> None:
     )
     print(f"   per match: {parts}")
     print(f"   outcomes: {dict(sorted(result.outcomes.items()))}")
-    print(f"   machine: 10M empty loop iterations in {_loop_seconds():.2f} s CPU (laptop ~0.15 s)")
+    print(machine.reference())

@@ -533,7 +533,9 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
         return
     pid = _seat_by_word(match, words[0])
     field, raw = words[1], words[2]
-    value: Any = int(raw) if raw.lstrip("-").isdigit() else raw
+    value: Any = raw
+    with contextlib.suppress(ValueError):  # "--5", "²": not numbers; the ruleset names them
+        value = int(raw)
     reason = " ".join(words[3:])
     old = match.rules.editable(match.rules.load_state(match.state), pid).get(field)
     after = usecases.edit_state(svc.deps, match.id, user.id, pid, field, value, reason)

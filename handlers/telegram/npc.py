@@ -118,6 +118,8 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
             sheet, end = json.JSONDecoder().raw_decode(body)
         except json.JSONDecodeError as exc:
             raise Rejection("typed_json", what="npc", detail=exc.msg) from None
+        except RecursionError:  # a message can nest deeper than the parser recurses
+            raise Rejection("typed_too_deep", what="npc") from None
         if not isinstance(sheet, dict):
             raise Rejection("typed_json", what="npc", detail="object expected")
         rest = body[end:].split()

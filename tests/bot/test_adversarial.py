@@ -30,3 +30,23 @@ def test_edit_with_a_malformed_number_names_the_bad_value_and_changes_nothing(du
     assert h.services.errors == []
     after = duel.match()
     assert after.state == before.state and after.audit == before.audit
+
+
+def test_deeply_nested_json_is_refused_with_a_reason_not_a_crash(duel: Duel) -> None:
+    """A typed order, character or NPC nested deeper than the JSON parser recurses used to raise
+    ``RecursionError``: no reply (and a webhook error Telegram would retry)."""
+    h = duel.h
+    duel.lobby()
+    for user, chat, text in [
+        (duel.bob, duel.b, f"/character {DEEP_JSON}"),
+        (duel.gm, duel.g, f"/npc {DEEP_JSON}"),
+    ]:
+        got = _replies(h, user, chat, text)
+        assert got and "nested too deeply" in got[-1], got
+    h.press_text(duel.gm, duel.lobby_msg, "Start")
+    got = _replies(h, duel.bob, duel.b, f"/order {DEEP_JSON}")
+    assert got and "nested too deeply" in got[-1], got
+    ru = _replies(h, duel.alice, duel.a, f"/order {DEEP_JSON}")
+    assert ru and "вложен" in ru[-1], ru
+    assert h.services.errors == []
+    assert duel.match().sealed == ()

@@ -246,6 +246,8 @@ def parse_words(words: Sequence[str], *, what: str) -> dict[str, Any]:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise Rejection("typed_json", what=what, detail=exc.msg) from None
+        except RecursionError:  # a message can nest deeper than the parser recurses
+            raise Rejection("typed_too_deep", what=what) from None
         if not isinstance(value, dict):
             raise Rejection("typed_json", what=what, detail="object expected")
         return value

@@ -841,7 +841,9 @@ async def _seal(
     """Seal, give the player a receipt (the builder message becomes it), update the group's
     status message; when this order completed the turn, reveal."""
     svc = services(context)
-    res = usecases.seal_order(svc.deps, match.id, user_id, pid, order)
+    # Bound to the turn the caller checked (and built the order for): if that turn resolves
+    # meanwhile, the order is refused as stale, never sealed into the next turn.
+    res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
     receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
         tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )

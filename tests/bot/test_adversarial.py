@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import usecases
+from engine.ports import Loaded
 from handlers.telegram.harness import Harness, plain
 from tests.bot.conftest import Duel
 
@@ -50,3 +52,38 @@ def test_deeply_nested_json_is_refused_with_a_reason_not_a_crash(duel: Duel) -> 
     assert ru and "вложен" in ru[-1], ru
     assert h.services.errors == []
     assert duel.match().sealed == ()
+
+
+def test_a_seal_button_pressed_as_its_turn_resolves_is_refused_not_sealed_into_the_next(
+    duel: Duel,
+) -> None:
+    """Alice changes her sealed order; her new seal button is checked against turn 1, but Bob's
+    last order resolves the turn (another process) before her seal loads the match: the
+    turn-1 order must not land in turn 2 (``seal_order`` binds to the turn the handler
+    checked)."""
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, 3, 3)  # far off the silhouette: nobody is hit
+    h.press(duel.alice, h.last(duel.a, with_buttons=True), 0)  # "Change" on the receipt
+    h.press(duel.alice, h.last(duel.a, with_buttons=True), 2)  # move 0
+    h.press(duel.alice, h.last(duel.a, with_buttons=True), 6)  # aim 3:3
+    confirm = h.last(duel.a, with_buttons=True)
+    repo = h.deps.repo
+    real_load = repo.load
+    loads = {"n": 0}
+
+    def racing_load(match_id: str) -> Loaded:
+        loads["n"] += 1
+        if loads["n"] == 2:  # after the handler's check, before the seal's own load
+            usecases.seal_order(h.deps, match_id, duel.b, "p2", {"move": 0, "aim": [5, 5]})
+        return real_load(match_id)
+
+    repo.load = racing_load  # type: ignore[method-assign]
+    try:
+        h.press_text(duel.alice, confirm, "🔒")
+    finally:
+        repo.load = real_load  # type: ignore[method-assign]
+    loaded = repo.load("m00001")
+    assert loaded.match.turn == 2
+    assert loaded.orders == {} and loaded.match.sealed == ()
+    assert h.api.alerts[-1] == (duel.a, "Ход 1 уже закончился.", True)

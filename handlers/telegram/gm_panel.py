@@ -453,7 +453,9 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
         raise Rejection("already_finished")
     target = _target_user(context, update, words[1:])
     offers = dict(match.ui.get("offers") or {})
-    offers[pid] = {"to": target[0] if target else 0, "by": user.id}
+    # "from": the seat's holder now. The offer is for their seat: if it changes hands first
+    # (they leave the lobby and a newcomer gets the same pid), the offer is void.
+    offers[pid] = {"to": target[0] if target else 0, "by": user.id, "from": seat.user_id}
     match = usecases.update_ui(svc.deps, match.id, offers=offers)
     tr = Tr(match.lang)
     who = target[1] if target else tr("gm.anyone")
@@ -488,6 +490,8 @@ async def _claim(update: Update, context: Ctx) -> None:
     offer = (match.ui.get("offers") or {}).get(pid)
     if not offer or offer.get("by") != match.gm_user_id:
         raise Rejection("no_offer")
+    if pid not in {s.pid for s in match.seats} or offer.get("from") != match.seat(pid).user_id:
+        raise Rejection("no_offer")  # the seat changed hands since the offer
     if offer.get("to") and offer["to"] != user.id:
         raise Rejection("offer_not_for_you")
     old = match.seat(pid).name

@@ -87,3 +87,21 @@ def test_a_seal_button_pressed_as_its_turn_resolves_is_refused_not_sealed_into_t
     assert loaded.match.turn == 2
     assert loaded.orders == {} and loaded.match.sealed == ()
     assert h.api.alerts[-1] == (duel.a, "Ход 1 уже закончился.", True)
+
+
+def test_an_old_seat_offer_cannot_take_a_seat_someone_else_holds_now(duel: Duel) -> None:
+    """The GM offers Bob's seat (p2); Bob leaves the lobby and Dave joins, getting p2 again. The
+    old offer was for Bob's seat, not Dave's: pressing it must not evict Dave."""
+    h = duel.h
+    duel.lobby()
+    dave = h.user(444444444, "Dave", lang="en")
+    eve = h.user(555555555, "Eve", lang="en")
+    h.say(duel.gm, duel.g, "/replace p2")  # to anyone
+    offer = h.last(duel.g, with_buttons=True)
+    h.say(duel.bob, duel.b, "/leave")
+    h.press(dave, duel.lobby_msg, 0)
+    assert duel.match().seat("p2").user_id == 444444444
+    h.press(eve, offer, 0)
+    assert duel.match().seat("p2").user_id == 444444444
+    assert "not on offer" in h.texts(555555555)[-1]
+    assert h.services.errors == []

@@ -464,9 +464,13 @@ def ready(match: Match) -> bool:
 
 
 def gm_reviews(match: Match) -> bool:
-    """Whether this match's GM reads sealed orders before the reveal (and approves the turn)."""
+    """Whether this match's GM reads sealed orders before the reveal (and approves the turn).
+    A GM who holds a seat never does (C22: he would read his opponents' plans), so nobody
+    reviews and the turn resolves when every order is in."""
     rules = match.rules
-    return rules.gm_reviews_orders(rules.config(match.config))
+    if not rules.gm_reviews_orders(rules.config(match.config)):
+        return False
+    return match.seat_of_user(match.gm_user_id) is None
 
 
 # --------------------------------------------------------------------------- resolution

@@ -4,12 +4,16 @@ button of one turn acts on another."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
+
+import pytest
 
 from engine import usecases
 from engine.ports import Loaded
 from handlers.telegram.harness import Harness, plain
 from tests.bot.conftest import Duel
+from tests.bot.test_plans_ui import PlansDuel
 
 DEEP_JSON = '{"a":' + "[" * 1200 + "]" * 1200 + "}"  # ~2.4k characters: fits in a message
 
@@ -105,3 +109,32 @@ def test_an_old_seat_offer_cannot_take_a_seat_someone_else_holds_now(duel: Duel)
     assert duel.match().seat("p2").user_id == 444444444
     assert "not on offer" in h.texts(555555555)[-1]
     assert h.services.errors == []
+
+
+@pytest.fixture
+def pd() -> Iterator[PlansDuel]:
+    h = Harness()
+    yield PlansDuel(h)
+    h.close()
+
+
+def test_a_gm_who_plays_with_gm_sees_plans_does_not_stall_the_turn(pd: PlansDuel) -> None:
+    """With ``gm_sees_plans`` on and the GM in a seat, nobody reviews (the GM is never sent the
+    plans), so nobody is ever offered "Approve": the turn used to wait silently forever once
+    every plan was in."""
+    h = pd.h
+    h.say(pd.alice, pd.g, "/duel")  # Alice is the GM and a duelist
+    h.press_text(pd.alice, h.last(pd.g, with_buttons=True), "Дуэль планов")
+    lobby = h.last(pd.g, with_buttons=True)
+    h.press_text(pd.alice, lobby, "Мастер видит планы")
+    h.press(pd.alice, lobby, 0)
+    h.press(pd.bob, lobby, 0)
+    h.press(pd.alice, h.last(pd.a, with_buttons=True), 0)
+    h.press_text(pd.bob, h.last(pd.b, with_buttons=True), "Pyromancer")
+    h.press_text(pd.alice, lobby, "Начать")
+    pd.bob_types(1)
+    confirm = pd.build_first_choices()
+    pd.reply(pd.alice, confirm, "I juggle three swords while reciting poetry")
+    assert pd.match().turn == 2
+    assert any("juggle three swords" in t for t in h.texts(pd.g))  # the reveal
+    assert not any("brimstone" in t for t in h.texts(pd.a))  # Alice never got Bob's plan

@@ -293,9 +293,14 @@ def set_side(match: Match, user_id: int, pid: str, side: str) -> Match:
     if user_id != match.gm_user_id and (seat.npc or seat.user_id != user_id):
         raise Rejection("not_your_seat")
     side = side.strip()
-    if not side or len(side) > 20 or ":" in side:
+    # A side travels in the lobby's "Side X" button data (64 bytes in all): 20 bytes, not
+    # characters (11 emoji are 44 bytes), leave room for the match id and a preset id.
+    if not side or len(side.encode()) > 20 or ":" in side:
         raise Rejection(
-            "invalid_field", what="side", field="side", expected="1-20 characters, no ':'"
+            "invalid_field",
+            what="side",
+            field="side",
+            expected="1-20 bytes (a Latin letter is 1, a Cyrillic one 2, an emoji 4), no ':'",
         )
     return _replace_seat(match, replace(seat, side=side))
 

@@ -138,3 +138,27 @@ def test_a_gm_who_plays_with_gm_sees_plans_does_not_stall_the_turn(pd: PlansDuel
     assert pd.match().turn == 2
     assert any("juggle three swords" in t for t in h.texts(pd.g))  # the reveal
     assert not any("brimstone" in t for t in h.texts(pd.a))  # Alice never got Bob's plan
+
+
+def test_a_side_too_long_for_a_button_is_refused_and_the_lobby_keeps_working() -> None:
+    """A side travels in the lobby's "Side X" button data (64 bytes at most). Eleven emoji are
+    11 characters but 44 bytes: the side was saved, and from then on every lobby refresh
+    raised ValueError (no reply, Joins no longer shown, the lobby frozen)."""
+    h = Harness()
+    try:
+        gm = h.user(333, "Carol", lang="en")
+        alice = h.user(111, "Alice", lang="en")
+        bob = h.user(222, "Bob", lang="en")
+        g = h.group()
+        h.say(gm, g, "/duel")
+        h.press_text(gm, h.last(g, with_buttons=True), "Dragon")
+        lobby = h.last(g, with_buttons=True)
+        h.press_text(alice, lobby, "Join")
+        got = _replies(h, alice, 111, "/side " + "🐉" * 11)
+        assert got and "side" in got[-1] and "bytes" in got[-1], got
+        assert h.deps.repo.load("m00001").match.seat("p1").side == "p1"
+        h.press_text(bob, lobby, "Join")
+        assert "Bob" in plain(lobby.text)
+        assert h.services.errors == []
+    finally:
+        h.close()

@@ -1125,9 +1125,10 @@ def build_application(
     app.add_handler(CommandHandler("order", cmd_order, filters=private))
     app.add_handler(CommandHandler("character", cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", cmd_takegm, filters=group))
-    from handlers.telegram import plan_flow  # plans: text replies, /plan, the GM's veto
+    from handlers.telegram import plan_flow, text_reply
 
-    plan_flow.register(app)
+    text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
+    plan_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
     from handlers.telegram import clock, gm_panel  # they use this module's helpers
 

@@ -1,12 +1,8 @@
-"""Telegram flow of the ``plans`` ruleset beyond buttons: the role-play text and the GM's veto.
+"""Telegram flow of the ``plans`` ruleset beyond buttons: ``/plan`` and the GM's veto.
 
-The plan's text (C22) is free text, too long for callback data. Stateless design: the order
-builder's confirmation message carries the complete plan in its signed "✍️" button
-(``pt`` callback, :mod:`handlers.telegram.ui.plans`); the player *replies* to that message with
-the text, Telegram hands us the replied message with its keyboard, and the plan is rebuilt
-from the button (MAC-checked, bound to match, turn and seat) plus the reply's text, then
-sealed. No pending state anywhere. ``/plan …`` is the typed alternative (the whole line
-after the command is kept verbatim, newlines included).
+The plan's role-play text (C22) is sealed by replying to the builder's confirmation
+(:mod:`handlers.telegram.text_reply`, shared with the dragons' powers) or typed: ``/plan …``
+keeps the whole line after the command verbatim, newlines included.
 
 The GM's veto (C22) respects secrecy: by DEFAULT (``gm_sees_plans`` off) nobody, the GM
 included, reads a sealed plan before the reveal, so there is no veto. With the match option on
@@ -19,84 +15,30 @@ vetoed. A GM who also plays in the match is never sent the plans.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from telegram import Message, Update, User
-from telegram.ext import Application, CommandHandler, MessageHandler, filters
+from telegram.ext import Application, CommandHandler, filters
 
 from engine import match as lifecycle
 from engine import usecases
-from engine.errors import Rejection
 from engine.match import Match, Phase
 from engine.usecases import SealResult
 from handlers.telegram import bot, render
-from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
-
-if TYPE_CHECKING:
-    from handlers.telegram.ui.plans import PlansUI
 
 FP_VETO = 8  # fingerprint characters a veto button carries
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Add the plans handlers: ``/plan``, replies carrying a plan's text, the GM's buttons."""
+    """Add the plans handlers: ``/plan`` and the GM's buttons."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(CommandHandler("plan", cmd_plan, filters=private))
-    app.add_handler(
-        MessageHandler(private & filters.REPLY & filters.TEXT & ~filters.COMMAND, on_reply)
-    )
-    bot.BUTTONS.update({"pt": btn_text_hint, "pv": btn_veto, "pa": btn_approve})
+    bot.BUTTONS.update({"pv": btn_veto, "pa": btn_approve})
     if after_seal not in bot.SEAL_HOOKS:
         bot.SEAL_HOOKS.append(after_seal)
-
-
-def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
-    """The signed ``pt`` button of the replied-to builder message, if that is what it is."""
-    if reply.from_user is None or not reply.from_user.is_bot or reply.reply_markup is None:
-        return None
-    for row in reply.reply_markup.inline_keyboard:
-        for button in row:
-            data = button.callback_data if isinstance(button.callback_data, str) else None
-            cb = cbcodec.decode(data, secret)
-            if cb is not None and cb.kind == "pt":
-                return cb
-    return None
-
-
-@bot.command
-async def on_reply(update: Update, context: bot.Ctx) -> None:
-    """A private reply: when it answers a plan's confirmation message, its text seals the plan."""
-    svc = bot.services(context)
-    msg, user = update.effective_message, update.effective_user
-    if msg is None or user is None or msg.reply_to_message is None or not msg.text:
-        return
-    cb = _prompt_callback(msg.reply_to_message, svc.secret)
-    if cb is None:
-        return  # a reply to something else: not ours to interpret
-    tr = Tr(svc.user_lang(user))
-    match = svc.deps.repo.load(cb.match).match
-    if match.phase is not Phase.RUNNING or match.turn != cb.turn:
-        raise Rejection("stale_turn", turn=cb.turn)
-    pid = cb.arg(0)
-    if match.seat(pid) not in match.controlled_by(user.id):
-        raise Rejection("not_your_seat")
-    ui = _plans_ui(match)
-    order = ui.plan_json(match, pid, cb.arg(1), text=msg.text.strip())
-    await bot._seal(context, tr, match, pid, user.id, order, message=None)
-
-
-def _plans_ui(match: Match) -> PlansUI:
-    """The plans UI of a plans match (imported on first use: the plans ruleset is not loaded
-    at a cold start that does not play it)."""
-    from handlers.telegram.ui.plans import PlansUI
-
-    ui = get_ui(match.ruleset)
-    if not isinstance(ui, PlansUI):
-        raise Rejection("invalid_button")
-    return ui
 
 
 @bot.command
@@ -128,13 +70,6 @@ async def cmd_plan(update: Update, context: bot.Ctx) -> None:
         return
     order = get_ui(match.ruleset).parse_typed([rest])
     await bot._seal(context, tr, match, pid, user.id, order, message=None)
-
-
-async def btn_text_hint(
-    context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    """The "✍️" button itself: explain that the text is sent as a reply to this message."""
-    raise bot.Alert(tr("plans.reply_alert"))
 
 
 # --------------------------------------------------------------------------- the GM's review

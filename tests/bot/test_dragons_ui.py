@@ -369,3 +369,74 @@ def test_russian_builder_and_reveal(battle: Battle) -> None:
     assert "Манёвр" in plain(h.texts(111)[-1])
     h.say(battle.alice, 111, "/order climb 3")
     assert "Набор 3 стоит 9 Скорости" in plain(h.texts(111)[-1])
+
+
+def _reply(h: Harness, uid: int, to: FakeMessage, text: str) -> None:
+    """``uid`` replies to ``to`` in their private chat (Telegram includes the replied message,
+    keyboard and all)."""
+    msg = FakeMessage(h.api.new_message_id(), uid, text, from_bot=False, user_id=uid)
+    h.api.chat(uid).messages.append(msg)
+    body = h.api.message_json(msg)
+    body["reply_to_message"] = h.api.message_json(to)
+    h.feed({"update_id": 900_000 + msg.message_id, "message": body})
+
+
+def _power_confirmation(battle: Battle, *actions: tuple[str, str]) -> FakeMessage:
+    """Bob (given an arcane skill) builds level flight, ``actions`` and a power by buttons,
+    up to the confirmation screen."""
+    h, b = battle.h, battle.bob
+    h.press_text(b, battle.builder(222, "p2"), "level ▸")
+    for kind, pick in (*actions, ("power", "")):
+        h.press_text(b, battle.builder(222, "p2"), "Add an action")
+        h.press_text(b, battle.builder(222, "p2"), kind)
+        if pick:
+            h.press_text(b, battle.builder(222, "p2"), pick)
+        if kind == "Attack":  # then the first foe offered
+            h.press(b, battle.builder(222, "p2"), 0)
+    h.press_text(b, battle.builder(222, "p2"), "review")
+    return battle.builder(222, "p2")
+
+
+def test_D34a_a_power_built_by_buttons_gets_its_effect_from_a_reply(battle: Battle) -> None:
+    h = battle.h
+    battle.lobby()
+    h.say(battle.bob, 222, "/character war speed=6 arcane=d8")
+    h.press_text(battle.gm, battle.lobby_msg, "Start")
+    confirm = _power_confirmation(battle)
+    assert "reply to this message" in plain(confirm.text)
+    assert battle.labels(confirm)[:2] == ["✍️ Describe the power", "🔒 Seal this order"]
+    h.press_text(battle.bob, confirm, "Describe")  # the button only explains
+    assert "Reply to this message" in h.api.alerts[-1][1]
+    assert "p2" not in battle.match().sealed
+    _reply(h, 222, confirm, "  a gale that pushes Alice down  ")
+    assert "p2" in battle.match().sealed
+    order = usecases.my_orders(h.deps, "m00001", 222)[0].order
+    assert order["actions"] == [{"type": "power", "text": "a gale that pushes Alice down"}]
+    h.say(battle.alice, 111, "/order level 0")
+    h.say(battle.gm, 333, "/npcorder n1 level 0")
+    h.say(battle.gm, 333, "/npcorder n2 level 0")
+    reveal = plain(next(t for t in h.texts(battle.g) if "reveal" in t))
+    assert "a gale that pushes Alice down" in reveal
+
+
+def test_D34a_power_text_reply_is_refused_for_another_seat_and_a_stale_turn(
+    battle: Battle,
+) -> None:
+    h = battle.h
+    battle.lobby()
+    h.say(battle.bob, 222, "/character war speed=6 arcane=d8")
+    h.press_text(battle.gm, battle.lobby_msg, "Start")
+    confirm = _power_confirmation(battle, ("Attack", "bite"))
+    assert all(len(b["callback_data"].encode()) <= 64 for b in confirm.buttons)
+    # Alice forwards herself Bob's confirmation and replies to it: not her seat.
+    _reply(h, 111, confirm, "I steal Bob's power")
+    assert "p2" not in battle.match().sealed
+    assert "not your" in plain(h.last(111).text).lower()
+    h.say(battle.bob, 222, "/order level 0; power a gust")  # typed: the confirmation stays
+    h.say(battle.alice, 111, "/order level 0")
+    h.say(battle.gm, 333, "/npcorder n1 level 0")
+    h.say(battle.gm, 333, "/npcorder n2 level 0")
+    assert battle.match().turn == 2
+    _reply(h, 222, confirm, "too late: turn 1 is over")
+    assert "p2" not in battle.match().sealed
+    assert "turn 1" in plain(h.last(222).text).lower()

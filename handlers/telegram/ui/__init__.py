@@ -119,6 +119,18 @@ class RulesetUI:
         indexes); by default :meth:`order_from_args`."""
         return self.order_from_args(args)
 
+    # Orders with free text: the confirmation's "✍️" button (``text_reply.KIND``) carries the
+    # builder tokens, and a reply to that message supplies the text (handlers/telegram/
+    # text_reply.py). ``reply_alert_key``: the catalog key of the hint that button shows.
+    reply_alert_key = "err.invalid_button"
+
+    def order_with_text(
+        self, match: Match, pid: str, args: Sequence[str], text: str
+    ) -> dict[str, Any]:
+        """The order a "✍️" button's ``args`` (after the pid) stand for, completed with
+        ``text``. Rulesets whose orders carry no text draw no such button."""
+        raise Rejection("invalid_button")
+
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
         """A typed order (the words after ``/order``): JSON or ``key value`` pairs."""
         return parse_words(words, what="order")

@@ -263,6 +263,20 @@ class DragonsUI(RulesetUI):
     def order_for(self, match: Match, pid: str, args: Sequence[str]) -> dict[str, Any]:
         return order_from_tokens(state_of(match), pid, args)
 
+    reply_alert_key = "dr.reply_alert"
+
+    def order_with_text(
+        self, match: Match, pid: str, args: Sequence[str], text: str
+    ) -> dict[str, Any]:
+        """D34a: the confirmed order with ``text`` as the effect of its power(s)."""
+        order = order_from_tokens(state_of(match), pid, args)
+        powers = [a for a in order["actions"] if a["type"] == "power"]
+        if not powers:
+            raise Rejection("invalid_button")
+        for action in powers:
+            action["text"] = text
+        return order
+
     def builder(self, tr: Tr, match: Match, pid: str, state: Sequence[str]) -> Screen:
         st = state_of(match)
         if st is None:
@@ -379,7 +393,15 @@ class DragonsUI(RulesetUI):
                 return Screen("\n".join(lines), [nav])
             lines.append(tr("dr.b.confirm"))
             seal = Button(tr("btn.seal"), Callback("s", match.id, match.turn, (pid, *base)))
-            return Screen("\n".join(lines), [[seal], nav])
+            if "p" not in acts:
+                return Screen("\n".join(lines), [[seal], nav])
+            # D34a: the GM rules on the power's effect, which is free text: a reply to this
+            # message seals the order with it (text_reply); Seal leaves it blank.
+            lines.append(tr("dr.b.power_text"))
+            text = Button(
+                tr("dr.btn.power_text"), Callback("pt", match.id, match.turn, (pid, *base))
+            )
+            return Screen("\n".join(lines), [[text], [seal], nav])
         if pending == "+a":
             used = {a["weapon"] for a in order["actions"] if a["type"] == "attack"}
             for i, w in enumerate(st.stats[pid].weapons):

@@ -11,7 +11,7 @@ screen with the action pool and the EXACT chance of at least 1, 2, 3… successe
 Builder state travels in the callback data as ONE argument of one character per step
 (:data:`STEPS`; ``-`` = none/not guessed; indexes, never names), so a whole plan costs 9 bytes
 of the 64. The confirmation message's "✍️" button carries the complete state, signed: a reply
-to that message is read back by :mod:`handlers.telegram.plan_flow` from the replied message's
+to that message is read back by :mod:`handlers.telegram.text_reply` from the replied message's
 keyboard, so the text step needs no storage either.
 
 Typed syntax: ``/plan physical fencing +mental feint strong soak:mental restore:magical
@@ -299,6 +299,16 @@ class PlansUI(RulesetUI):
         while t and self._auto(cfg, me, t):
             t = t[:-1]
         return t
+
+    reply_alert_key = "plans.reply_alert"
+
+    def order_with_text(
+        self, match: Match, pid: str, args: Sequence[str], text: str
+    ) -> dict[str, Any]:
+        """C22: the plan of the confirmation's builder state, with its role-play text."""
+        if len(args) != 1:
+            raise Rejection("invalid_button")
+        return self.plan_json(match, pid, args[0], text=text)
 
     def plan_json(self, match: Match, pid: str, s: str, text: str = "") -> dict[str, Any]:
         """The plan (JSON form, as sealed) a complete builder state stands for."""

@@ -243,6 +243,7 @@ def test_builder_three_actions_fit_in_callback_data_and_show_the_penalty(battle:
     assert not any("Add an action" in lbl for lbl in battle.labels(hub))
     h.press_text(a, hub, "review")
     confirm = battle.builder(111, "p1")
+    assert "Actions: 3" in plain(confirm.text)
     assert all(len(b["callback_data"].encode()) <= 64 for b in confirm.buttons)
     h.press_text(a, confirm, "Seal")
     order = usecases.my_orders(h.deps, "m00001", 111)[0].order
@@ -426,7 +427,8 @@ def test_D34a_power_text_reply_is_refused_for_another_seat_and_a_stale_turn(
     battle.lobby()
     h.say(battle.bob, 222, "/character war speed=6 arcane=d8")
     h.press_text(battle.gm, battle.lobby_msg, "Start")
-    confirm = _power_confirmation(battle, ("Attack", "bite"))
+    confirm = _power_confirmation(battle, ("Attack", "breath"), ("Attack", "bite"))
+    assert "Actions: 3" in plain(confirm.text)
     assert all(len(b["callback_data"].encode()) <= 64 for b in confirm.buttons)
     # Alice forwards herself Bob's confirmation and replies to it: not her seat.
     _reply(h, 111, confirm, "I steal Bob's power")

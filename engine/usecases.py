@@ -432,14 +432,20 @@ def configure_clock(deps: Deps, match_id: str, user_id: int, **options: Any) -> 
     return _gm_step(deps, match_id, lambda m, now: gm.configure_clock(m, user_id, now, **options))
 
 
-def undo(deps: Deps, match_id: str, user_id: int, reason: str = "") -> tuple[Match, TurnRecord]:
+def undo(
+    deps: Deps, match_id: str, user_id: int, reason: str = "", *, turn: int | None = None
+) -> tuple[Match, TurnRecord]:
     """Undo the last resolved turn: the exact previous state, the turn reopened (its orders
     discarded: players seal again), a new committed seed. Returns the match and the undone
-    record."""
+    record. ``turn`` binds the request to the match's turn the GM saw (the one after the turn
+    to undo): a repeated or stale confirmation (a double tap) is refused, never undoing a
+    second turn."""
 
     def step() -> tuple[Match, TurnRecord]:
         loaded = deps.repo.load(match_id)
         lifecycle.require_gm(loaded.match, user_id)
+        if turn is not None and loaded.match.turn != turn:
+            raise Rejection("stale_turn", turn=turn)
         history = deps.repo.history(match_id)
         if not history:
             raise Rejection("nothing_to_undo")

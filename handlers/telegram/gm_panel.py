@@ -219,7 +219,7 @@ async def btn_undo(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
             render.confirm_rows(gtr, match, "guc"),
         )
         return None
-    after, undone = usecases.undo(svc.deps, match.id, user.id)
+    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
     await _close_status(context, match, after)
     await _after_undo(context, after, undone)
     return None
@@ -249,7 +249,7 @@ async def btn_summary_undo(
         text = summary.text + "\n\n" + gtr("gm.undo_confirm", turn=match.turn - 1)
         await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
         return None
-    after, undone = usecases.undo(svc.deps, match.id, user.id)
+    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
     await edit(context, msg.chat.id, msg.message_id, Screen(summary.text))
     await _after_undo(context, after, undone)
     return None

@@ -162,3 +162,37 @@ def test_a_side_too_long_for_a_button_is_refused_and_the_lobby_keeps_working() -
         assert h.services.errors == []
     finally:
         h.close()
+
+
+def test_a_double_tap_on_confirm_undo_undoes_one_turn_not_two(duel: Duel) -> None:
+    """The GM confirms "Undo turn 2?" with a double tap: two callback queries, which a webhook
+    handles concurrently. Both pass the handler's turn check before either undo is saved, and
+    the second undo used to take whatever turn was last by then: turn 1 as well."""
+    h = duel.h
+    duel.start()
+    for _ in range(2):  # two turns that miss: turn 3 is open
+        duel.alice_seals(0, -3, 3)
+        h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
+    assert duel.match().turn == 3
+    h.press_text(duel.gm, duel.status_msg(), "GM")
+    h.press_text(duel.gm, duel.status_msg(), "Undo")
+    confirm = duel.status_msg()
+    repo = h.deps.repo
+    real_load = repo.load
+    loads = {"n": 0}
+
+    def racing_load(match_id: str) -> Loaded:
+        loads["n"] += 1
+        if loads["n"] == 2:  # the first tap's undo lands after this tap's check
+            usecases.undo(h.deps, match_id, int(duel.gm["id"]))
+        return real_load(match_id)
+
+    repo.load = racing_load  # type: ignore[method-assign]
+    try:
+        h.press_text(duel.gm, confirm, "Confirm")
+    finally:
+        repo.load = real_load  # type: ignore[method-assign]
+    assert duel.match().turn == 2  # turn 2 reopened once; turn 1 stays resolved
+    assert [r.turn for r in repo.history("m00001")] == [0, 1]
+    assert [a["action"] for a in duel.match().audit].count("undo") == 1
+    assert h.api.alerts[-1][0] == int(duel.gm["id"]) and h.api.alerts[-1][2] is True

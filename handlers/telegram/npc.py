@@ -152,6 +152,8 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
     matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
     if not matches:
         raise Rejection("no_active_match")
+    if len(matches) > 1:  # in private: never guess which lobby the GM means
+        raise Rejection("several_lobbies")
     match = matches[0]
     if match.gm_user_id != user.id:
         raise Rejection("gm_only")
@@ -204,6 +206,8 @@ async def cmd_side(update: Update, context: core.Ctx) -> None:
         matches = [m for m in svc.deps.repo.active_in_chat(chat.id) if m.phase is Phase.LOBBY]
     if not matches:
         raise Rejection("no_active_match")
+    if len(matches) > 1:  # in private: never guess which lobby the player means
+        raise Rejection("several_lobbies")
     match = matches[0]
     if len(words) == 2:
         pid, side = words
@@ -237,6 +241,8 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
         words = words[1:]
     if not running:
         raise Rejection("no_active_match")
+    if len(running) > 1:  # an NPC order sealed into the wrong match: ask for the id
+        raise Rejection("name_the_match")
     match = running[0]
     if len(words) < 2:
         ui = get_ui(match.ruleset)

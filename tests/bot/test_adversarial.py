@@ -196,3 +196,47 @@ def test_a_double_tap_on_confirm_undo_undoes_one_turn_not_two(duel: Duel) -> Non
     assert [r.turn for r in repo.history("m00001")] == [0, 1]
     assert [a["action"] for a in duel.match().audit].count("undo") == 1
     assert h.api.alerts[-1][0] == int(duel.gm["id"]) and h.api.alerts[-1][2] is True
+
+
+def _two_dragon_matches(h: Harness) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Carol is the GM of two dragons lobbies (two groups); Alice plays in both."""
+    gm = h.user(333, "Carol", lang="en")
+    alice = h.user(111, "Alice", lang="en")
+    h.say(gm, 333, "/start")
+    for i, chat in enumerate((-1001, -1002)):
+        bob = h.user(200 + i, f"Bob{i}", lang="en")
+        h.group(chat, f"Group {i}")
+        h.say(gm, chat, "/duel")
+        h.press_text(gm, h.last(chat, with_buttons=True), "Dragon")
+        lobby = h.last(chat, with_buttons=True)
+        for user in (alice, bob):
+            h.press_text(user, lobby, "Join")
+            h.press(user, h.last(int(user["id"]), with_buttons=True), 0)
+        h.say(gm, chat, "/npc raider B")
+    return gm, alice
+
+
+def test_private_commands_never_pick_one_of_several_matches_silently() -> None:
+    """With two matches, ``/npc`` and ``/side`` in private and ``/npcorder n1 …`` took the
+    first match found: the GM's NPC order could be sealed into the other match. They now
+    ask which match is meant, and change nothing."""
+    h = Harness()
+    try:
+        gm, alice = _two_dragon_matches(h)
+        before = {m.id: m.version for m in h.deps.repo.active_for_user(333)}
+        got = _replies(h, gm, 333, "/npc raider A")
+        assert got and "several" in got[-1], got
+        got = _replies(h, alice, 111, "/side A")
+        assert got and "several" in got[-1], got
+        assert {m.id: m.version for m in h.deps.repo.active_for_user(333)} == before
+        for chat in (-1001, -1002):
+            h.press_text(gm, h.last(chat, with_buttons=True), "Start")
+        got = _replies(h, gm, 333, "/npcorder n1 level 0")
+        assert got and "name one by its id" in got[-1], got
+        assert all(m.sealed == () for m in h.deps.repo.active_for_user(333))
+        mid = h.deps.repo.active_for_user(333)[1].id
+        h.say(gm, 333, f"/npcorder {mid} n1 level 0")  # named: sealed there
+        assert h.deps.repo.load(mid).match.sealed == ("n1",)
+        assert h.services.errors == []
+    finally:
+        h.close()

@@ -407,9 +407,11 @@ def _save_maybe_resolving(
     *,
     seal: SealedOrder | None = None,
     now: float | None = None,
+    withdraw: str | None = None,
 ) -> SealResultLike:
-    """Save ``changed`` (and the newly sealed order ``seal``, if any); when it leaves every
-    order in, resolve the turn in the same conditional write, at ``now`` (default: the clock)."""
+    """Save ``changed`` (and the newly sealed order ``seal``, if any; without ``withdraw``'s
+    order); when it leaves every order in, resolve the turn in the same conditional write, at
+    ``now`` (default: the clock)."""
     if lifecycle.ready(changed):
         orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
         at = deps.clock() if now is None else now
@@ -417,10 +419,16 @@ def _save_maybe_resolving(
             changed, orders, at, deps.entropy.seed(), reason="all_sealed"
         )
         saved = deps.repo.save(
-            resolved, expected_version=loaded.match.version, seal=seal, record=record
+            resolved,
+            expected_version=loaded.match.version,
+            seal=seal,
+            withdraw=withdraw,
+            record=record,
         )
         return saved, record
-    saved = deps.repo.save(changed, expected_version=loaded.match.version, seal=seal)
+    saved = deps.repo.save(
+        changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw
+    )
     return saved, None
 
 
@@ -480,7 +488,10 @@ def forfeit(deps: Deps, match_id: str, user_id: int, pid: str, reason: str = "")
         loaded = deps.repo.load(match_id)
         changed = gm.forfeit(loaded.match, user_id, pid, deps.clock(), reason)
         orders = {p: o for p, o in loaded.orders.items() if p != pid}
-        return _save_maybe_resolving(deps, Loaded(loaded.match, orders), changed)
+        # The seat's sealed order goes too: it is no longer "sealed" for the group, and a
+        # later holder of the seat (replace_player) must neither see nor play it.
+        gone = pid if pid in loaded.orders else None
+        return _save_maybe_resolving(deps, Loaded(loaded.match, orders), changed, withdraw=gone)
 
     return _retry(step)
 

@@ -127,9 +127,12 @@ def create_match(
     *,
     lang: str = "ru",
     config: Mapping[str, Any] | None = None,
+    match_id: str | None = None,
 ) -> Match:
+    """A new lobby. ``match_id`` (else a new one) lets a caller make the creation idempotent:
+    a second create with the same id raises ``ConflictError`` and writes nothing."""
     match = lifecycle.new_match(
-        deps.entropy.new_id(),
+        match_id or deps.entropy.new_id(),
         chat_id,
         gm_user_id,
         ruleset_id,

@@ -432,8 +432,12 @@ async def cmd_duel(update: Update, context: Ctx) -> None:
         await send(context, chat.id, Screen(tr("duel.exists", id=active[0].id)))
         return
     ids = [r for r in registry.available() if has_ui(r)] or registry.available()
+    # The picker carries the id of the match it creates: a double tap (two presses a webhook
+    # handles at once, both before the chat's match is visible) creates it once (btn_new).
+    mid = svc.deps.entropy.new_id()
     rows = [
-        [Button(tr(f"ruleset.{rid}"), Callback("new", "", 0, (rid, str(user.id))))] for rid in ids
+        [Button(tr(f"ruleset.{rid}"), Callback("new", "", 0, (rid, str(user.id), mid)))]
+        for rid in ids
     ]
     await send(context, chat.id, Screen(tr("duel.pick"), rows))
 
@@ -706,7 +710,11 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     if svc.deps.repo.active_in_chat(msg.chat.id):
         raise Alert(tr("duel.exists", id=svc.deps.repo.active_in_chat(msg.chat.id)[0].id))
     lang = svc.user_lang(user)
-    match = usecases.create_match(svc.deps, msg.chat.id, user.id, rid, lang=lang)
+    mid = cb.arg(2) or None  # pickers drawn before ids were carried: a new id
+    try:
+        match = usecases.create_match(svc.deps, msg.chat.id, user.id, rid, lang=lang, match_id=mid)
+    except ConflictError:  # this picker's match exists: the other tap of a double tap made it
+        raise Alert(tr("duel.exists", id=mid)) from None
     gtr = Tr(match.lang)
     await edit(
         context,

@@ -240,3 +240,26 @@ def test_private_commands_never_pick_one_of_several_matches_silently() -> None:
         assert h.services.errors == []
     finally:
         h.close()
+
+
+def test_a_double_tap_on_a_ruleset_creates_one_match(duel: Duel) -> None:
+    """The GM double-taps "Pistol duel" in the picker: two callback queries a webhook handles
+    at once, both before the chat's new match is visible (DynamoDB's chat index is eventually
+    consistent). Each used to create a match: the second edited the picker over the first,
+    which was left active with no lobby message and blocked ``/duel``."""
+    h = duel.h
+    h.say(duel.gm, duel.g, "/duel")
+    picker = h.last(duel.g, with_buttons=True)
+    tap = picker.buttons[h.find_button(picker, "Pistol")]["callback_data"]
+    h.click(duel.gm, picker, tap)
+    repo = h.deps.repo
+    first = repo.active_in_chat(duel.g)
+    real = repo.active_in_chat
+    repo.active_in_chat = lambda chat_id: []  # type: ignore[method-assign]
+    try:
+        h.click(duel.gm, picker, tap)  # the second tap, as if the first were not visible yet
+    finally:
+        repo.active_in_chat = real  # type: ignore[method-assign]
+    assert [m.id for m in repo.active_in_chat(duel.g)] == [first[0].id]
+    gm, text, _ = h.api.alerts[-1]
+    assert gm == int(duel.gm["id"]) and first[0].id in text

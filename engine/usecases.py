@@ -243,9 +243,17 @@ def seal_order(
     return _retry(step)
 
 
-def withdraw_order(deps: Deps, match_id: str, user_id: int, pid: str) -> Match:
+def withdraw_order(
+    deps: Deps, match_id: str, user_id: int, pid: str, *, turn: int | None = None
+) -> Match:
+    """Take back ``pid``'s sealed order. With ``turn`` (the turn the player's receipt was
+    for), a turn that resolved meanwhile is refused, as for :func:`seal_order`: the press
+    never withdraws an order sealed for the next turn."""
+
     def step() -> Match:
         loaded = deps.repo.load(match_id)
+        if turn is not None and loaded.match.turn != turn:
+            raise Rejection("stale_turn", turn=turn)
         new = lifecycle.withdraw(loaded.match, user_id, pid)
         return deps.repo.save(new, expected_version=loaded.match.version, withdraw=pid)
 

@@ -632,7 +632,7 @@ async def btn_withdraw(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callb
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     pid = cb.arg(0)
-    after = usecases.withdraw_order(svc.deps, match.id, user.id, pid)
+    after = usecases.withdraw_order(svc.deps, match.id, user.id, pid, turn=cb.turn)
     rows = [[Button(tr("btn.order_for", id=match.id), Callback("b", match.id, match.turn, (pid,)))]]
     await edit(
         context, msg.chat.id, msg.message_id, Screen(tr("fair.withdrawn", id=match.id), rows)

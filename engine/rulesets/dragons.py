@@ -1248,6 +1248,10 @@ class _Turn:
         self.events.append(_event(Event, ("move", pid, data)))
         moved: list[_Live] | None = None
         if self.tails:
+            if move == "level":
+                # D26: pursuers copy the movement made, e.g. a forced "speed up" (D27) that
+                # stopped at the victim's Top Speed (D15) is +1, not the +2 asked.
+                n = d.speed - speed_from
             for p in self.lives:  # D26: pursuers copy the movement
                 if p.tail_of == pid and p.status == IN and self.copy_move(p, d, move, n):
                     if moved is None:

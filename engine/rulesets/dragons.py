@@ -1201,11 +1201,13 @@ class _Turn:
             mods = (*self.penalty(d), ("multi_action", multi_action_penalty(
                 len(actions), self.cfg.multi_action_penalty)))  # fmt: skip
         spent = self.spent
+        consumed = d.consumed
         for i, action in enumerate(actions):
             if spent and (pid, i) in spent:
                 continue
-            if d.status != IN or d.falling or d.shaken:
-                # e.g. consumed by a crit-failed power earlier this activation
+            if d.status != IN or d.falling or d.shaken or d.consumed is not consumed:
+                # e.g. a power's crit earlier this activation: the pilot consumed (D34), its
+                # orders end there
                 self.emit("impossible", pid, action=i, type=action.type, reason="disabled")
                 continue
             kind = action.type

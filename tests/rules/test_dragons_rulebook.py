@@ -5,7 +5,7 @@ named by the rule it checks; the cases here are the corners ``test_dragons.py`` 
 
 from __future__ import annotations
 
-from tests.rules.test_dragons import of, play, put, two
+from tests.rules.test_dragons import attack, of, play, put, restat, two
 
 TAIL = {"type": "tail", "target": "b"}
 
@@ -24,3 +24,18 @@ def test_D26_D27_a_pursuer_copies_a_forced_speed_up_stopped_at_top_speed() -> No
     (copied,) = [e for e in of(events, "move") if e.data.get("copied_from") == "b"]
     assert (copied.data["move"], copied.data["n"]) == ("level", 1)
     assert not of(events, "tail_broken")
+
+
+# --------------------------------------------------------------------------- takeover
+
+
+def test_D34_a_pilot_consumed_by_a_power_crit_loses_the_rest_of_the_orders() -> None:
+    # From the failed Spirit roll on, the GM (or the dragon) gives the orders: the pilot's
+    # attack declared after the power does not happen.
+    state = restat(put(two(), "a", altitude=11), "a", arcane="d8")
+    orders = {"a": {"actions": [{"type": "power", "text": "storm"}, attack("breath", "b")]}}
+    new, events = play(state, orders, [1, 1, 1, 2])  # power crit; Spirit 2 fails
+    assert of(events, "takeover") and new.dragon("a").consumed
+    assert not of(events, "attack")
+    (imp,) = of(events, "impossible")
+    assert imp.data["action"] == 1 and imp.data["reason"] == "disabled"

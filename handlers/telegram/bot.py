@@ -234,6 +234,11 @@ async def mark_unreachable(context: Ctx, match: Match, user_id: int) -> None:
     svc = services(context)
     seat = match.seat_of_user(user_id)
     if seat is None:
+        if user_id == match.gm_user_id:  # e.g. the NPCs' order screens: the turn waits on them
+            url = deep_link(context, f"play_{match.id}")
+            tr = Tr(match.lang)
+            button = [[Button(tr("btn.open_private"), url=url)]]
+            await send(context, match.chat_id, Screen(tr("group.gm_unreachable"), button))
         return
     if seat.reachable:
         with contextlib.suppress(Rejection, NotFoundError, TryAgainError):
@@ -380,6 +385,12 @@ async def _join(update: Update, context: Ctx, match_id: str) -> None:
 async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     """Show a player what to do now in ``match``: pick a character, or build an order."""
     pid = _own_seat(match, user_id)
+    if pid is None and user_id == match.gm_user_id:  # the GM's deep link: the NPCs' screens
+        if match.phase is Phase.RUNNING and npc.gm_run(match):
+            await npc.open_turn_gm(context, match)
+        else:
+            await send(context, user_id, Screen(render.match_list(tr, [match])))
+        return
     if pid is None:
         raise Rejection("not_a_participant")
     if match.phase is Phase.LOBBY:

@@ -88,7 +88,8 @@ async def open_turn_gm(context: core.Ctx, match: Match) -> None:
         screen = render.builder_screen(tr, match, pid, ())
         if not _has_helpers(screen):
             screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        await core.dm(context, match, match.gm_user_id, screen)
+        if await core.dm(context, match, match.gm_user_id, screen) is None:
+            return  # the GM cannot be written to: the group was told once, not per NPC
 
 
 def _has_helpers(screen: Screen) -> bool:

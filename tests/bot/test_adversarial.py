@@ -263,3 +263,33 @@ def test_a_double_tap_on_a_ruleset_creates_one_match(duel: Duel) -> None:
     assert [m.id for m in repo.active_in_chat(duel.g)] == [first[0].id]
     gm, text, _ = h.api.alerts[-1]
     assert gm == int(duel.gm["id"]) and first[0].id in text
+
+
+def test_a_gm_who_never_started_the_bot_is_told_once_and_gets_the_npc_screens_by_link() -> None:
+    """A dragons GM who never opened the private chat: the NPCs' order screens could not be
+    sent and nobody was told, so the turn waited for orders the GM never saw."""
+    from tests.bot.test_dragons_ui import Battle
+
+    h = Harness()
+    try:
+        battle = Battle(h)
+        battle.lobby()
+        gm = int(battle.gm["id"])
+        h.api.started.discard(gm)  # as if the GM had never pressed Start
+        before = len([m for m in h.api.chat(gm).messages if m.from_bot])
+        h.press_text(battle.gm, battle.lobby_msg, "Start")
+        notices = [
+            m
+            for m in h.api.chat(battle.g).messages
+            if m.from_bot and "cannot write to the GM" in plain(m.text)
+        ]
+        assert len(notices) == 1  # once, not once per NPC (n1 and n2 both wait)
+        assert len([m for m in h.api.chat(gm).messages if m.from_bot]) == before
+        assert "start=play_m00001" in notices[0].buttons[0]["url"]
+        seen = len(h.api.chat(gm).messages)
+        h.press(battle.gm, notices[0], 0)  # the deep link: /start play_m00001 in private
+        new = h.api.chat(gm).messages[seen:]
+        screens = [plain(m.text) for m in new if m.from_bot and "Movement" in plain(m.text)]
+        assert any("(n1)" in t for t in screens) and any("(n2)" in t for t in screens)
+    finally:
+        h.close()

@@ -102,6 +102,9 @@ class DragonsConfig(BaseModel):
     forced_climb: int = 1  # D27 DEFAULT
     forced_dive: int = 1  # D27 DEFAULT
     dangerous_crit_altitude_loss: int = 0  # decision 32 (off)
+    # D29 DEFAULT: a critical failure on a manoeuvre's Piloting roll (tailing, forcing,
+    # breaking the tail; either side of the contest) starts Falling.
+    manoeuvre_crit_falls: bool = True
     extra_crit_confirm: bool = True  # decision 16
     consumed_attacks_nearest: bool = True  # D34: the dragon gives its own orders
     default_speed_delta: int = 0  # default order: level flight, Speed unchanged, no action
@@ -1573,6 +1576,8 @@ class _Turn:
             self.emit("tail", t.pid, victim=d.pid, mutual=True, contest=contest)
         else:
             self.emit("evade", t.pid, pursuer=d.pid, contest=contest)
+        if mine.crit or theirs.crit:
+            self.manoeuvre_crit(d, mine, t, theirs)
 
     def set_tail(self, pursuer: _Live, victim: _Live) -> None:
         if victim.tail_of == pursuer.pid:
@@ -1598,6 +1603,8 @@ class _Turn:
         res = opposed(mine, theirs)
         if not res.initiator_wins:
             self.emit("force_failed", d.pid, victim=victim.pid, contest=res.to_data())
+            if mine.crit or theirs.crit:
+                self.manoeuvre_crit(d, mine, victim, theirs)
             return
         choice = a.raise_choice if res.raises >= 1 and a.raise_choice else a.choice or "up"
         move = {
@@ -1611,6 +1618,8 @@ class _Turn:
             "force", d.pid, victim=victim.pid, choice=choice, move=list(move),
             contest=res.to_data(),
         )  # fmt: skip
+        if theirs.crit:  # the pursuer won: its roll was no crit
+            self.manoeuvre_crit(d, mine, victim, theirs)
 
     def break_tail(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         pursuers = [p for p in self.lives if p.tail_of == d.pid and p.status == IN]
@@ -1630,6 +1639,17 @@ class _Turn:
                           contest=res.to_data())  # fmt: skip
         else:
             self.emit("break_failed", d.pid, pursuer=p.pid, contest=res.to_data())
+        if mine.crit or theirs.crit:
+            self.manoeuvre_crit(d, mine, p, theirs)
+
+    def manoeuvre_crit(self, d: _Live, mine: TraitRoll, t: _Live, theirs: TraitRoll) -> None:
+        """D29: a critical failure on a manoeuvre starts Falling, for the initiator ``d`` and
+        the defender ``t`` alike (an Extra's 1 is no crit here, decision 16)."""
+        if self.cfg.manoeuvre_crit_falls:
+            if mine.crit:
+                self.start_fall(d, "manoeuvre_crit")
+            if theirs.crit:
+                self.start_fall(t, "manoeuvre_crit")
 
     # --- powers (D34a)
 

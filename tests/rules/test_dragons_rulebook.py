@@ -26,6 +26,41 @@ def test_D26_D27_a_pursuer_copies_a_forced_speed_up_stopped_at_top_speed() -> No
     assert not of(events, "tail_broken")
 
 
+# --------------------------------------------------------------------------- falling
+
+
+def test_D29_a_critical_failure_on_a_manoeuvre_starts_falling() -> None:
+    force = {"type": "force", "choice": "up", "raise_choice": None}
+    cases = [
+        # (state, orders, faller): the initiator's crit (tail, force, break) ...
+        (two(), {"a": {"actions": [TAIL]}}, "a"),
+        (put(two(), "a", tail_of="b"), {"a": {"actions": [force]}, "b": {}}, "a"),
+        (put(two(), "a", tail_of="b"), {"a": {}, "b": {"actions": [{"type": "break"}]}}, "b"),
+    ]
+    for state, orders, faller in cases:
+        new, events = play(state, orders, [1, 1, 3, 2])  # crit (double 1) against 3
+        (fall,) = of(events, "fall")
+        assert fall.actor == faller and fall.data["reason"] == "manoeuvre_crit", orders
+        assert new.dragon(faller).falling
+        assert new.dragon("a").tail_of is None  # falling ends every tail (D29 -> D26)
+    # ... and the defender's: b evades with a crit, falls, and regains control at its own
+    # activation (its first roll at -0, D32).
+    new, events = play(two(), {"a": {"actions": [TAIL]}}, [6, 2, 1, 1, 4, 2])
+    (fall,) = of(events, "fall")
+    assert fall.actor == "b" and fall.data["reason"] == "manoeuvre_crit"
+    assert new.dragon("a").tail_of is None and of(events, "regain")
+    # Option off: a crit is only a lost contest.
+    new, events = play(two(manoeuvre_crit_falls=False), {"a": {"actions": [TAIL]}}, [1, 1, 3, 2])
+    assert not of(events, "fall") and not new.dragon("a").falling
+
+
+def test_D29_decision_16_an_extra_does_not_crit_on_a_manoeuvre() -> None:
+    # Decision 16: an Extra's 1 is only a failure where a crit has no effect of its own...
+    state = put(two(), "a", wild_card=False)
+    new, events = play(state, {"a": {"actions": [TAIL]}}, [1, 3, 2])  # no confirmation d6
+    assert not of(events, "fall") and not new.dragon("a").falling
+
+
 # --------------------------------------------------------------------------- takeover
 
 

@@ -1322,10 +1322,12 @@ class _Turn:
         if not aero and not over_top:
             return
         reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
-        # D33 / decision 5: a free Piloting roll, wound penalties only.
+        # D33 / decision 5: a free Piloting roll, wound penalties only. Decision 16: a crit
+        # matters (an Extra's 1 is confirmed) only with the decision 32 option.
+        crit_matters = self.cfg.dangerous_crit_altitude_loss != 0
         roll, rolled = roll_trait_data(
             self.log, d.pid, "piloting", self.stats[d.pid].piloting, d.wild_card,
-            self.penalty(d), self.tn, self.wild_die, False, self.confirm,
+            self.penalty(d), self.tn, self.wild_die, crit_matters, self.confirm,
         )  # fmt: skip
         data = {"reasons": reasons, "aerobatics": aero, "roll": rolled}
         self.events.append(_event(Event, ("dangerous", d.pid, data)))

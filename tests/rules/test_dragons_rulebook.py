@@ -61,6 +61,24 @@ def test_D29_decision_16_an_extra_does_not_crit_on_a_manoeuvre() -> None:
     assert not of(events, "fall") and not new.dragon("a").falling
 
 
+def test_D33_decision_16_32_an_extra_confirms_a_dangerous_crit_when_it_matters() -> None:
+    # ... and with the decision 32 option a dangerous manoeuvre's crit does have one (lose
+    # Altitude): the Extra's 1 is confirmed by a d6 (1: crit).
+    state = put(two(dangerous_crit_altitude_loss=1), "a", wild_card=False)
+    new, events = play(state, {"a": {"aerobatics": "loop"}}, [1, 1])
+    (danger,) = of(events, "dangerous")
+    assert danger.data["roll"]["confirm"] == 1 and danger.data["roll"]["result"] == "crit_fail"
+    assert new.dragon("a").altitude == 9 and new.dragon("a").falling
+    new, events = play(state, {"a": {"aerobatics": "loop"}}, [1, 2])  # not confirmed
+    assert of(events, "dangerous")[0].data["roll"]["result"] == "fail"
+    assert new.dragon("a").altitude == 10 and new.dragon("a").falling  # a plain failure
+    # Option off (the default): no confirmation die, a 1 is a plain failure.
+    state = put(two(), "a", wild_card=False)
+    new, events = play(state, {"a": {"aerobatics": "loop"}}, [1])
+    assert of(events, "dangerous")[0].data["roll"]["confirm"] is None
+    assert new.dragon("a").falling
+
+
 # --------------------------------------------------------------------------- takeover
 
 

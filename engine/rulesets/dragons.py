@@ -667,6 +667,8 @@ class _Ranked(_Attacker, Protocol):
     def wild_card(self) -> bool: ...
     @property
     def index(self) -> int: ...
+    @property
+    def consumed(self) -> bool: ...
 
 
 def _nearest(cfg: DragonsConfig, me: _Ranked, dragons: Sequence[_Ranked]) -> str | None:
@@ -683,9 +685,9 @@ def _nearest(cfg: DragonsConfig, me: _Ranked, dragons: Sequence[_Ranked]) -> str
 
 
 def seal_rank(dragon: _Ranked, seq: int) -> tuple[int, int, int]:
-    """D8: players by sealing time; Extras and GM characters count as sealing last, among
-    themselves in the GM's listing order (D8 DEFAULT)."""
-    if dragon.npc or not dragon.wild_card:
+    """D8: players by sealing time; Extras and GM characters (a consumed dragon is one, D34)
+    count as sealing last, among themselves in the GM's listing order (D8 DEFAULT)."""
+    if dragon.npc or not dragon.wild_card or dragon.consumed:
         return (1, dragon.index, 0)
     return (0, seq, dragon.index)
 
@@ -1024,7 +1026,7 @@ class _Turn:
             if d.tail_of is not None:
                 tails = True
             # seal_rank (D8), inlined: one per dragon per turn.
-            if d.npc or not d.wild_card:
+            if d.npc or not d.wild_card or d.consumed:
                 ranks[d.pid] = (1, d.index, 0)
             else:
                 sealed = get(d.pid)

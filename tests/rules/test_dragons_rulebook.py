@@ -5,9 +5,26 @@ named by the rule it checks; the cases here are the corners ``test_dragons.py`` 
 
 from __future__ import annotations
 
-from tests.rules.test_dragons import attack, of, play, put, restat, two
+from engine.ruleset import Sealed
+from engine.rulesets.dragons import initiative
+from tests.rules.test_dragons import R, attack, make, of, play, put, restat, two
 
 TAIL = {"type": "tail", "target": "b"}
+
+
+# --------------------------------------------------------------------------- order of action
+
+
+def test_D8_a_consumed_dragon_counts_as_a_gm_character_sealing_last() -> None:
+    # D34: the consumed dragon's orders come from the GM, so D8 ranks it with the GM's
+    # characters (sealed last, in listing order), even when the GM sealed it first.
+    state = make(("n1", "y"), ("a", "x"), ("b", "z"), npc=("n1",), consumed_attacks_nearest=False)
+    state = put(state, "a", consumed=True)
+    seqs = {"a": 1, "b": 2, "n1": 3}
+    orders = {p: Sealed(R.default_order(state, p), seq=s) for p, s in seqs.items()}
+    assert initiative(state, orders) == ["b", "n1", "a"]
+    _, events = play(state, {"a": {}, "b": {}, "n1": {}}, [], seqs)
+    assert of(events, "initiative")[0].data["order"] == ["b", "n1", "a"]
 
 
 # --------------------------------------------------------------------------- tailing

@@ -642,13 +642,15 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             return False
         mode = rules.lethality[part]
         lethal = mode == "always"
-        if mode == "roll":
-            if part in target.never_lethal:  # P17 lucky: a torso hit is never lethal
-                log.emit("perk", target.pid, effect="not_lethal", part=part, by=shooter)
-            else:
-                cfg = rules.config
-                roll = log.die(cfg.lethal_roll_sides, "lethality", target.pid)
-                lethal = roll <= cfg.lethal_roll_max  # P11: 50% by default
+        if mode != "never" and part in target.never_lethal:
+            # P17 (lucky: torso): a hit here wounds but never kills, whether the part is
+            # lethal by a roll (no roll then) or always.
+            lethal = False
+            log.emit("perk", target.pid, effect="not_lethal", part=part, by=shooter)
+        elif mode == "roll":
+            cfg = rules.config
+            roll = log.die(cfg.lethal_roll_sides, "lethality", target.pid)
+            lethal = roll <= cfg.lethal_roll_max  # P11: 50% by default
         if live.status != "dead":  # P18: both take their wounds; death is not undone
             live.status = "dead" if lethal else "wounded"
             live.part = part

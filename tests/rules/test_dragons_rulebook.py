@@ -5,9 +5,10 @@ named by the rule it checks; the cases here are the corners ``test_dragons.py`` 
 
 from __future__ import annotations
 
+from engine.errors import Rejection
 from engine.ruleset import Sealed
-from engine.rulesets.dragons import initiative
-from tests.rules.test_dragons import R, attack, make, of, play, put, restat, two
+from engine.rulesets.dragons import attack_check, initiative
+from tests.rules.test_dragons import R, attack, make, of, play, put, rejects, restat, two
 
 TAIL = {"type": "tail", "target": "b"}
 
@@ -109,3 +110,208 @@ def test_D34_a_pilot_consumed_by_a_power_crit_loses_the_rest_of_the_orders() -> 
     assert not of(events, "attack")
     (imp,) = of(events, "impossible")
     assert imp.data["action"] == 1 and imp.data["reason"] == "disabled"
+
+
+# --------------------------------------------------------------------------- rulebook corners
+
+
+def test_D3_swd_editions_still_cap_actions_at_three() -> None:
+    four = {"actions": [TAIL, {"type": "break"}, attack("breath", "b"), attack("claws", "b")]}
+    for edition in ("SWD2011", "SWD2015"):
+        assert rejects(two(edition=edition), "a", four).params["limit"] == 3
+
+
+def test_D8_a_player_who_sent_nothing_comes_after_the_sealers_before_gm_characters() -> None:
+    state = make(("n1", "y"), ("a", "x"), ("b", "x"), npc=("n1",))
+    orders = {p: Sealed(R.default_order(state, p), seq=s) for p, s in (("a", 5), ("n1", 1))}
+    assert initiative(state, orders) == ["a", "b", "n1"]
+
+
+def test_D14_a_climb_to_exactly_speed_0_is_legal_and_falls() -> None:
+    state = put(two(), "a", speed=3)
+    new, events = play(state, {"a": {"move": "climb", "n": 1}}, [])
+    a = new.dragon("a")
+    assert (a.speed, a.altitude, a.falling) == (0, 11, True)
+    assert of(events, "fall")[0].data["reason"] == "speed_zero"
+
+
+def test_D14_a_climb_that_wounds_made_unpayable_clamps_at_0_and_falls() -> None:
+    # a sealed climb 2 at Speed 7 (legal); b (higher, acts first) wounds it: Speed 5 < 6.
+    # The documented reading: Speed stops at 0, the climb's Altitude is gained, a falls.
+    breath = {"name": "breath", "damage": "3d6", "range": [25, 50, 100]}
+    state = restat(put(put(two(), "a", speed=7), "b", speed=7, altitude=11), "b", weapons=[breath])
+    orders = {"a": {"move": "climb", "n": 2}, "b": {"actions": [attack("breath", "a")]}}
+    # b hits (6-2), 12 damage: 1 wound (-2 Speed); a's Spirit 5-1 recovers; a climbs.
+    new, _ = play(state, orders, [6, 2, 5, 5, 2, 5, 1])
+    a = new.dragon("a")
+    assert (a.wounds, a.speed, a.altitude, a.falling) == (1, 0, 12, True)
+
+
+def test_D15_above_top_speed_level_flight_may_keep_or_lose_speed_and_a_dive_is_dangerous() -> None:
+    state = put(two(), "a", speed=12)  # e.g. after a dive (Top Speed 10)
+    assert rejects(state, "a", {"n": 1}) == Rejection("above_top_speed", speed=13, top_speed=10)
+    R.check_order(state, "a", {"n": 0})
+    R.check_order(state, "a", {"n": -1})
+    new, events = play(state, {"a": {"move": "dive", "n": 1}}, [5, 2])
+    assert of(events, "dangerous")[0].data["reasons"] == ["over_top_speed"]
+    assert new.dragon("a").speed == 14 and not new.dragon("a").falling
+
+
+def test_D16_a_shaken_dragon_still_flies_its_level_order() -> None:
+    state = put(two(), "a", shaken=True)
+    new, events = play(state, {"a": {"n": 2}}, [2, 1])  # Spirit fails: still Shaken
+    assert new.dragon("a").shaken and new.dragon("a").speed == 7
+    (move,) = [e for e in of(events, "move") if e.actor == "a"]
+    assert not move.data["converted"]
+
+
+def test_D19_D20_band_limits_long_and_beyond() -> None:
+    state = put(two(), "a", altitude=11)
+    for speed, rng, band in ((5, 50, "medium"), (10, 100, "long"), (11, 110, None)):
+        check = attack_check(put(state, "b", speed=speed), "a", "breath", "b")
+        assert (check.range, check.band, check.possible) == (rng, band, band is not None)
+
+
+def test_D19_a_pursuer_fires_at_range_5_even_when_wounds_split_the_speeds() -> None:
+    state = put(put(two(), "a", tail_of="b"), "b", speed=3)
+    check = attack_check(state, "a", "breath", "b")
+    assert (check.possible, check.range, check.band) == (True, 5, "short")
+
+
+def test_decision_21_extreme_band_only_when_enabled_and_only_in_swade() -> None:
+    far = {"altitude": 13}  # Range 150: beyond Long 100, within 4 x Long
+    swade = attack_check(put(two(extreme_range=True), "a", **far), "a", "breath", "b")
+    assert (swade.possible, swade.band, swade.penalty) == (True, "extreme", -8)
+    swd = attack_check(put(two(extreme_range=True, edition="SWD2011"), "a", **far), "a",
+                       "breath", "b")  # fmt: skip
+    assert (swd.possible, swd.reason) == (False, "out_of_range")
+
+
+def test_D21_parry_of_an_unskilled_pilot_is_2_and_a_falling_target_can_be_hit() -> None:
+    state = restat(put(two(), "b", falling=True), "b", fighting=None)
+    assert attack_check(state, "a", "claws", "b").tn == 2
+    # a misses (1 - wild 1 is a crit); b's activation is then its fall (1 Altitude, regain).
+    new, events = play(state, {"a": {"actions": [attack("claws", "b")]}}, [1, 1, 2, 1])
+    assert of(events, "attack")[0].data["roll"]["tn"] == 2 and of(events, "miss")
+    assert new.dragon("b").altitude == 9
+
+
+def test_D22_decision_10_shaken_on_shaken_is_a_wound_for_a_wild_card() -> None:
+    state = put(put(two(), "a", altitude=11), "b", shaken=True)
+    # Hit 6-2 = 4; damage 8 vs 8: a plain success on a Shaken dragon -> 1 wound (-2 Speed);
+    # b's Spirit at -1 then recovers.
+    new, events = play(state, {"a": {"actions": [attack("breath", "b")]}}, [6, 2, 4, 4, 5, 1])
+    assert of(events, "damage")[0].data["wounds"] == 1 and not of(events, "shaken")
+    b = new.dragon("b")
+    assert (b.wounds, b.speed) == (1, 3)
+
+
+def test_D24_decision_14_a_shaken_extra_shaken_again_retreats() -> None:
+    state = put(put(two(), "a", altitude=11), "b", shaken=True, wild_card=False)
+    new, events = play(state, {"a": {"actions": [attack("breath", "b")]}}, [6, 2, 4, 4])
+    assert new.dragon("b").status == "left"
+    assert of(events, "out")[0].data["reason"] == "extra_retreats"
+
+
+def test_D24_non_cumulative_speed_loss_option() -> None:
+    state = restat(
+        put(put(two(cumulative_speed_loss=False), "a", altitude=11, speed=8), "b", speed=8),
+        "b", toughness=4, armor=0,
+    )  # fmt: skip
+    dice = [7, 2, 6, 2, 4, 1, 5, 2, 2]  # as test_D24_two_wounds_at_once...: 0 -> 2 wounds
+    new, _ = play(state, {"a": {"actions": [attack("breath", "b")]}}, dice)
+    assert new.dragon("b").speed == 8 - 3
+
+
+def test_decision_11_wound_penalty_stays_at_minus_3_beyond_three_wounds() -> None:
+    state = put(two(out_at_wounds=6), "a", wounds=5)
+    _, events = play(state, {"a": {"actions": [TAIL]}}, [6, 2, 2, 1])  # 6 - 3: b evades
+    assert of(events, "evade")[0].data["contest"]["initiator"]["modifiers"] == [["wounds", -3]]
+
+
+def test_D25_unskilled_piloting_is_d4_minus_2_with_the_wild_die() -> None:
+    state = restat(two(), "a", piloting=None)
+    _, events = play(state, {"a": {"actions": [TAIL]}}, [3, 5, 2, 1])
+    roll = of(events, "evade")[0].data["contest"]["initiator"]
+    assert (roll["die"], roll["unskilled"], roll["wild_faces"], roll["total"]) == (
+        "d4",
+        True,
+        [5],
+        3,
+    )
+    assert roll["modifiers"] == [["unskilled", -2]]
+
+
+def test_D26_two_pursuers_both_copy_and_a_shaken_one_cannot_climb() -> None:
+    state = make(("a", "x"), ("c", "x"), ("b", "y"))
+    state = put(put(state, "a", tail_of="b"), "c", tail_of="b")
+    assert rejects(state, "b", {"actions": [attack("claws", "a")]}).code == "cannot_attack_pursuer"
+    new, _ = play(state, {"b": {"move": "dive", "n": 1}}, [])
+    assert {(d.speed, d.altitude, d.tail_of) for d in new.dragons} == {(7, 9, "b"), (7, 9, None)}
+    # c is Shaken (and stays so): it cannot copy b's climb, so its tail breaks (D16, D28).
+    state = put(state, "c", shaken=True)
+    new, events = play(state, {"b": {"move": "climb", "n": 1}, "a": {}, "c": {}}, [2, 1])
+    assert new.dragon("a").tail_of == "b" and new.dragon("c").tail_of is None
+    assert (new.dragon("c").speed, new.dragon("c").altitude) == (5, 10)
+    assert of(events, "tail_broken")[0].data["reason"] == "shaken"
+
+
+def test_D27_a_forced_dive_above_top_speed_is_dangerous_for_victim_and_pursuer() -> None:
+    state = put(put(two(), "a", tail_of="b", speed=9), "b", speed=9)
+    force = {"type": "force", "choice": "up", "raise_choice": "dive"}
+    # a: 8 aces +3 = 11 - 2 = 9 beats b's 3 by 6 (a raise): b dives 1 to Speed 11.
+    dice = [8, 3, 1, 3, 2, 5, 2, 5, 2]
+    new, events = play(state, {"a": {"actions": [force]}, "b": {}}, dice)
+    assert [e.actor for e in of(events, "dangerous")] == ["b", "a"]
+    a, b = new.dragon("a"), new.dragon("b")
+    assert (b.speed, b.altitude) == (11, 9) == (a.speed, a.altitude) and a.tail_of == "b"
+
+
+def test_D27_a_gm_pursuer_never_seals_before_a_player_victim() -> None:
+    state = put(make(("n1", "y"), ("b", "x"), npc=("n1",)), "n1", tail_of="b")
+    force = {"type": "force", "choice": "up", "raise_choice": None}
+    _, events = play(state, {"n1": {"actions": [force]}, "b": {}}, [])
+    assert of(events, "impossible")[0].data["reason"] == "sealed_after_victim"
+
+
+def test_D28_breaking_one_named_pursuer_of_two() -> None:
+    state = make(("a", "x"), ("c", "x"), ("b", "y"))
+    state = put(put(state, "a", tail_of="b"), "c", tail_of="b")
+    brk = {"type": "break", "target": "c"}
+    new, events = play(state, {"b": {"actions": [brk]}, "a": {}, "c": {}}, [7, 3, 2, 1])
+    assert new.dragon("c").tail_of is None and new.dragon("a").tail_of == "b"
+    assert of(events, "tail_broken")[0].actor == "c"
+
+
+def test_D30_falling_speed_above_top_speed_is_no_dangerous_manoeuvre() -> None:
+    state = put(two(), "a", falling=True, speed=9)
+    new, events = play(state, {}, [7, 1])  # -2 Altitude, Speed 13; regains control
+    assert new.dragon("a").speed == 13 and not of(events, "dangerous")
+
+
+def test_D31_exactly_10_below_leaves_9_below_stays() -> None:
+    base = put(two(), "b", altitude=20)
+    new, _ = play(put(base, "a", falling=True, altitude=11), {}, [])  # falls to 10
+    assert new.dragon("a").status == "left"
+    new, _ = play(put(base, "a", falling=True, altitude=12), {}, [2, 1])  # to 11
+    assert new.dragon("a").status == "in" and new.dragon("a").falling
+
+
+def test_D32_regain_control_adds_wound_penalties() -> None:
+    state = put(two(), "a", falling=True, fall_turns=1, wounds=2)
+    new, events = play(state, {}, [7, 1])
+    roll = of(events, "regain")[0].data["roll"]
+    assert roll["modifiers"] == [["wounds", -2], ["falling", -1]] and roll["total"] == 4
+    assert not new.dragon("a").falling
+
+
+def test_D34_D35_a_consumed_dragon_is_a_foe_of_its_side_and_never_a_winner() -> None:
+    state = make(("a", "x"), ("c", "x"), ("b", "y"))
+    state = put(put(state, "c", consumed=True), "a", altitude=11)
+    assert R.check_order(state, "a", {"actions": [attack("breath", "c")]})  # no longer an ally
+    gone_b = put(state, "b", status="dead")
+    assert not R.outcome(gone_b).finished  # side x and the dragon c
+    out = R.outcome(put(gone_b, "c", status="dead"))
+    assert (out.status, out.winners) == ("win", ("a",))
+    out = R.outcome(put(gone_b, "a", status="dead"))
+    assert (out.status, out.reason) == ("draw", "dragon_remains")

@@ -31,11 +31,12 @@ log = logging.getLogger("sekundant.lambda")
 
 SECRET_HEADER = "x-telegram-bot-api-secret-token"
 
-# DynamoDB error codes worth a retry (AWS SDK retry guidance), also as transaction
-# cancellation reasons.
+# DynamoDB error codes worth a retry (AWS SDK retry guidance), and the per-item reasons of a
+# cancelled transaction that mean the same (named without "Exception" there).
 TRANSIENT_AWS_CODES = frozenset(
     {
         "ProvisionedThroughputExceededException",
+        "ProvisionedThroughputExceeded",
         "ThrottlingException",
         "Throttling",
         "ThrottlingError",
@@ -121,19 +122,19 @@ def _transient_one(exc: BaseException) -> bool:
         return False
     if isinstance(exc, NetworkError | ConnectionError | TimeoutError):
         return True
-    response = getattr(exc, "response", None)
-    if isinstance(response, dict):  # botocore ClientError
-        code = str(response.get("Error", {}).get("Code", ""))
+    from botocore.exceptions import ClientError, HTTPClientError
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+
+    if isinstance(exc, ClientError):
+        code = str(exc.response.get("Error", {}).get("Code", ""))
         if code in TRANSIENT_AWS_CODES:
             return True
-        reasons = response.get("CancellationReasons") or []
-        if any(str(r.get("Code")) in TRANSIENT_AWS_CODES for r in reasons):
-            return True
-        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        return isinstance(status, int) and status >= 500
-    from botocore.exceptions import ConnectionError as BotoConnectionError
-    from botocore.exceptions import HTTPClientError
+        from infra.dynamodb import cancel_codes  # the reasons, or the message listing them
 
+        if any(c in TRANSIENT_AWS_CODES for c in cancel_codes(exc)):
+            return True
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+        return isinstance(status, int) and status >= 500
     return isinstance(exc, BotoConnectionError | HTTPClientError)
 
 

@@ -173,7 +173,7 @@ class DynamoRepository:
         try:
             self.client.transact_write_items(TransactItems=ops)
         except ClientError as exc:
-            if _cancel_codes(exc):  # the id exists (or a concurrent create won)
+            if cancel_codes(exc):  # the id exists (or a concurrent create won)
                 raise ConflictError(match.id) from None
             raise
         self._remember(match.id, 1, users)
@@ -288,7 +288,7 @@ class DynamoRepository:
         try:
             self.client.transact_write_items(TransactItems=[head, *ops.values()])
         except ClientError as exc:
-            codes = _cancel_codes(exc)
+            codes = cancel_codes(exc)
             if not codes:
                 raise
             if codes[0] == "ConditionalCheckFailed":
@@ -550,8 +550,9 @@ class DynamoRepository:
         self.flag(exc.match_id, exc.detail)
 
 
-def _cancel_codes(exc: ClientError) -> list[str]:
-    """The per-item cancellation codes of a cancelled transaction (else empty)."""
+def cancel_codes(exc: ClientError) -> list[str]:
+    """The per-item cancellation codes of a cancelled transaction (else empty); the webhook
+    reads them too, to tell a throttled transaction from a refused one."""
     if exc.response.get("Error", {}).get("Code") != "TransactionCanceledException":
         return []
     reasons = exc.response.get("CancellationReasons") or []

@@ -1,0 +1,384 @@
+"""Adversarial cases for the Lambda entries: odd API Gateway events and bodies, AWS errors the
+happy-path tests do not raise, a sweep with one bad match, and the sweeper racing a webhook
+delivery for the same turn. moto for AWS and the fake Bot API; no network."""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from engine import rulesets, usecases
+from engine.match import Phase
+from handlers import lambda_sweeper, lambda_webhook
+from handlers.runtime import Runtime
+from handlers.telegram.fake_api import FakeBotAPI
+from handlers.telegram.harness import GROUP_ID
+from tests.serverless.duel import ORDER, fixture_users, open_duel
+from tests.serverless.test_webhook import LockedRequest, Serialized, items
+from tests.serverless.webhook_harness import (
+    SECRET,
+    TABLE,
+    Clock,
+    WebhookHarness,
+    api_event,
+    fixture,
+)
+
+PENDING = pytest.mark.xfail(strict=True, reason="fixed in a following commit")
+
+
+def _cancelled(*codes: str, reasons: bool = True) -> ClientError:
+    """A TransactWriteItems cancelled for ``codes`` (one per item), as botocore raises it."""
+    response: dict[str, Any] = {
+        "Error": {
+            "Code": "TransactionCanceledException",
+            "Message": "Transaction cancelled, please refer cancellation reasons for specific"
+            f" reasons [{', '.join(codes)}]",
+        },
+        "ResponseMetadata": {"HTTPStatusCode": 400},
+    }
+    if reasons:
+        response["CancellationReasons"] = [{"Code": c} for c in codes]
+    return ClientError(response, "TransactWriteItems")
+
+
+class CancelOnce:
+    """A DynamoDB client whose first ``transact_write_items`` is cancelled with ``error``."""
+
+    def __init__(self, inner: Any, error: ClientError) -> None:
+        self.inner = inner
+        self.error: ClientError | None = error
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return self.inner.transact_write_items(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+# --------------------------------------------------------------------------- error mapping
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [
+        ("None", "ProvisionedThroughputExceeded"),  # provisioned tables
+        ("ThrottlingError", "None"),  # on-demand tables
+        ("TransactionConflict",),
+    ],
+)
+@pytest.mark.parametrize("reasons", [True, False], ids=["reasons", "message-only"])
+def test_a_transaction_cancelled_for_capacity_or_a_conflict_is_transient(
+    codes: tuple[str, ...], reasons: bool
+) -> None:
+    assert lambda_webhook.is_transient(_cancelled(*codes, reasons=reasons))
+
+
+def test_a_transaction_cancelled_by_a_failed_condition_or_bad_input_is_permanent() -> None:
+    assert not lambda_webhook.is_transient(_cancelled("ConditionalCheckFailed", "None"))
+    assert not lambda_webhook.is_transient(_cancelled("None", "ValidationError"))
+
+
+def test_a_seal_cancelled_for_throughput_is_500_and_the_redelivery_seals_it(
+    harness: WebhookHarness,
+) -> None:
+    """Found by reading TRANSIENT_AWS_CODES against DynamoDB's cancellation reason codes: a
+    transaction's per-item reason is ``ProvisionedThroughputExceeded`` (no ``Exception``), so
+    the seal was answered 200 and lost, and Telegram never re-sent it."""
+    match_id, alice, _bob = open_duel(harness)
+    repo: Any = harness.deps.repo
+    repo.client = CancelOnce(repo.client, _cancelled("None", "ProvisionedThroughputExceeded"))
+    harness.say(alice, int(alice["id"]), ORDER)
+    assert harness.responses[-1]["statusCode"] == 500
+    seat = harness.deps.repo.load(match_id).match.seat_of_user(int(alice["id"]))
+    assert seat is not None and seat.pid not in harness.deps.repo.load(match_id).match.sealed
+    harness.feed(harness.fed[-1])  # Telegram's redelivery
+    assert harness.responses[-1]["statusCode"] == 200
+    assert seat.pid in harness.deps.repo.load(match_id).match.sealed
+
+
+# --------------------------------------------------------------------------- odd events
+
+
+def _v1_event(update: dict[str, Any], secret: str = SECRET) -> dict[str, Any]:
+    """A REST API (payload 1.0) proxy event: headers as the client cased them, plain body."""
+    return {
+        "resource": "/webhook",
+        "path": "/webhook",
+        "httpMethod": "POST",
+        "headers": {
+            "Content-Type": "application/json",
+            "X-Telegram-Bot-Api-Secret-Token": secret,
+        },
+        "multiValueHeaders": {
+            "Content-Type": ["application/json"],
+            "X-Telegram-Bot-Api-Secret-Token": [secret],
+        },
+        "queryStringParameters": None,
+        "requestContext": {"httpMethod": "POST", "path": "/prod/webhook", "stage": "prod"},
+        "body": json.dumps(update),
+        "isBase64Encoded": False,
+    }
+
+
+def test_a_payload_1_0_event_with_cased_headers_is_processed(harness: WebhookHarness) -> None:
+    fixture_users(harness)
+    update = fixture("telegram/group_command_with_botname.json")
+    assert lambda_webhook.handle(_v1_event(update), harness.rt)["statusCode"] == 200
+    assert harness.api.calls_of("sendMessage")
+    calls = len(harness.api.calls)
+    assert lambda_webhook.handle(_v1_event(update, "wrong"), harness.rt)["statusCode"] == 401
+    assert lambda_webhook.handle(_v1_event(update), harness.rt)["statusCode"] == 200
+    assert len(harness.api.calls) == calls  # a duplicate
+
+
+def test_a_secret_header_repeated_with_a_wrong_value_is_refused(harness: WebhookHarness) -> None:
+    """HTTP API joins repeated headers with commas: the joined value is not the secret."""
+    update = fixture("telegram/group_command_with_botname.json")
+    event = api_event(update, secret=f"{SECRET},{SECRET}")
+    assert lambda_webhook.handle(event, harness.rt)["statusCode"] == 401
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b"[" * 100_000 + b"]" * 100_000, marks=PENDING),  # past the recursion limit
+        pytest.param(
+            b'{"update_id": 5, "message": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", marks=PENDING
+        ),
+        b'{"update_id": 1' + b"0" * 5000 + b"}",  # an int beyond int(str) limits
+        b'{"update_id": 5.0}',
+        b'{"update_id": true}',
+        b'{"update_id": "5"}',
+        b"\xff\xfe{}",
+        b"",
+    ],
+    ids=["deep", "deep-update", "huge-int", "float", "bool", "string", "not-utf8", "empty"],
+)
+def test_a_malformed_body_is_200_and_changes_nothing(
+    harness: WebhookHarness, aws: Callable[[str], Any], body: bytes
+) -> None:
+    """Found by feeding bodies a JSON parser chokes on: deep nesting raised RecursionError out
+    of the handler (Lambda error, API Gateway 500, Telegram re-sends forever)."""
+    assert lambda_webhook.handle(api_event(body), harness.rt)["statusCode"] == 200
+    assert harness.api.calls == [] and items(aws) == []
+
+
+def test_a_body_that_is_not_base64_is_200_and_changes_nothing(
+    harness: WebhookHarness, aws: Callable[[str], Any]
+) -> None:
+    event = api_event(b"{}")
+    event["body"] = '{"update_id": 7} not base64!'
+    assert lambda_webhook.handle(event, harness.rt)["statusCode"] == 200
+    assert harness.api.calls == [] and items(aws) == []
+
+
+def test_an_update_of_an_unknown_type_is_200_and_claimed(
+    harness: WebhookHarness, aws: Callable[[str], Any]
+) -> None:
+    update = {"update_id": 900_000_777, "future_kind": {"id": 1, "text": "/order x"}}
+    assert lambda_webhook.handle(api_event(update), harness.rt)["statusCode"] == 200
+    assert harness.api.calls == []
+    assert [i["PK"]["S"] for i in items(aws)] == ["UPDATE#900000777"]
+
+
+def test_a_body_too_big_for_an_update_is_answered(harness: WebhookHarness) -> None:
+    """Lambda accepts up to 6 MB; a body that size is parsed and ignored, not a crash."""
+    update = {"update_id": 900_000_778, "padding": "x" * 5_000_000}
+    raw = base64.b64encode(json.dumps(update).encode()).decode()
+    event = api_event(b"{}")
+    event["body"] = raw
+    assert lambda_webhook.handle(event, harness.rt)["statusCode"] == 200
+    assert harness.api.calls == []
+
+
+# --------------------------------------------------------------------------- the sweeper
+
+
+def _timed_match(rt: Runtime, chat_id: int) -> str:
+    """A running pistol match with one-hour turns in ``chat_id`` (nobody has ordered)."""
+    deps = rt.deps
+    gm, p1, p2 = 10 * abs(chat_id) + 1, 10 * abs(chat_id) + 2, 10 * abs(chat_id) + 3
+    m = usecases.create_match(deps, chat_id, gm, "pistol")
+    rules = rulesets.get("pistol")
+    presets = list(rules.presets(rules.config({})).values())
+    for i, uid in enumerate((p1, p2)):
+        usecases.join(deps, m.id, uid, f"player{i + 1}")
+        usecases.set_character(deps, m.id, uid, f"p{i + 1}", dict(presets[i % len(presets)]))
+    usecases.configure_clock(deps, m.id, gm, turn_seconds=3600)
+    usecases.start(deps, m.id, gm)
+    return m.id
+
+
+def _break_state(aws: Callable[[str], Any], match_id: str) -> None:
+    """Damage the ruleset state inside a match document: it loads, but resolving crashes."""
+    full = aws.full("dynamodb")  # type: ignore[attr-defined]
+    key = {"PK": {"S": f"MATCH#{match_id}"}, "SK": {"S": "CUR#MATCH"}}
+    doc = json.loads(full.get_item(TableName=TABLE, Key=key)["Item"]["doc"]["S"])
+    doc["state"] = {"damaged": True}
+    full.update_item(
+        TableName=TABLE,
+        Key=key,
+        UpdateExpression="SET doc = :d",
+        ExpressionAttributeValues={":d": {"S": json.dumps(doc)}},
+    )
+
+
+@PENDING
+def test_one_match_that_cannot_be_resolved_does_not_stop_the_sweep(
+    make_runtime: Callable[..., Runtime], aws: Callable[[str], Any], clock: Clock
+) -> None:
+    """Found by damaging one due match: the exception left ``usecases.sweep`` and the whole
+    sweep failed, every minute, for every other match behind it in the deadline index."""
+    rt = make_runtime(webhook=False)
+    ids = [_timed_match(rt, -2000 - i) for i in range(3)]
+    clock.now += 3601
+    first = rt.deps.repo.due(clock.now)[0]
+    _break_state(aws, first)
+    summary = lambda_sweeper.sweep(rt)
+    assert summary["results"] == 2 and summary["errors"] == 1
+    for match_id in ids:
+        turn = rt.deps.repo.load(match_id).match.turn
+        assert turn == (1 if match_id == first else 2)
+
+
+@PENDING
+def test_a_transient_error_on_one_match_keeps_the_others_announcements(
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+) -> None:
+    """A turn resolved and saved, then the next match's save was throttled: the results list
+    was lost with the exception, so the saved turn was never announced (and is no longer due,
+    so no later sweep announces it either)."""
+    rt = make_runtime(webhook=False)
+    chats = [-3000, -3001]
+    for chat in chats:
+        _timed_match(rt, chat)
+    clock.now += 3601
+    repo: Any = rt.deps.repo
+    real = repo.client
+
+    class ThrottleSecond:
+        writes = 0
+
+        def transact_write_items(self, **kwargs: Any) -> Any:
+            self.writes += 1
+            if self.writes == 2:
+                raise ClientError(
+                    {"Error": {"Code": "ThrottlingException", "Message": "slow down"}},
+                    "TransactWriteItems",
+                )
+            return real.transact_write_items(**kwargs)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+    repo.client = ThrottleSecond()
+    summary = lambda_sweeper.sweep(rt)
+    assert summary["results"] == 1 and summary["errors"] == 1
+    announced = [c for c in chats if fake_api.chat(c).messages]
+    assert len(announced) == 1  # the resolved one was told
+    repo.client = real
+    assert lambda_sweeper.sweep(rt)["results"] == 1  # the throttled one, a minute later
+    assert all(fake_api.chat(c).messages for c in chats)
+
+
+def test_the_sweeper_and_a_last_order_racing_for_one_turn_resolve_it_once(
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+) -> None:
+    """Bob's order arrives as the deadline passes: the sweeper (defaults) and the webhook
+    (Bob's order) both load the turn before either saves. Exactly one resolution."""
+    webhook_rt = make_runtime(api=LockedRequest(fake_api))
+    sweeper_rt = make_runtime(webhook=False, api=LockedRequest(fake_api))
+    for rt in (webhook_rt, sweeper_rt):
+        repo: Any = rt.deps.repo
+        repo.client = Serialized(repo.client)
+    h = WebhookHarness([webhook_rt], fake_api, clock)
+
+    def hour_turns(match_id: str, gm: int) -> None:
+        usecases.configure_clock(h.deps, match_id, gm, turn_seconds=3600)
+
+    match_id, alice, bob = open_duel(h, before_start=hour_turns)
+    h.say(alice, int(alice["id"]), ORDER)
+    clock.now += 3600
+    barrier = threading.Barrier(2, timeout=10)
+    for rt in (webhook_rt, sweeper_rt):
+        repo = rt.deps.repo
+        real_load = repo.load
+        armed = threading.local()
+
+        def load(mid: str, real_load: Any = real_load, armed: Any = armed) -> Any:
+            loaded = real_load(mid)
+            if not getattr(armed, "done", False):
+                armed.done = True
+                barrier.wait()
+            return loaded
+
+        repo.load = load
+    h.held = []
+    h.say(bob, int(bob["id"]), ORDER)
+    (update,), h.held = h.held, None
+    with ThreadPoolExecutor(2) as pool:
+        delivered = pool.submit(lambda_webhook.handle, api_event(update), webhook_rt)
+        swept = pool.submit(lambda_sweeper.sweep, sweeper_rt)
+        reply, summary = delivered.result(), swept.result()
+    for rt in (webhook_rt, sweeper_rt):
+        del rt.deps.repo.load  # the real one again
+    assert reply["statusCode"] == 200 and summary["errors"] == 0
+    records = [r for r in h.deps.repo.history(match_id) if r.turn == 1]
+    assert len(records) == 1
+    after = h.deps.repo.load(match_id).match
+    assert after.turn == 2 or after.phase is Phase.FINISHED
+    reveals = [t for t in h.texts(GROUP_ID) if "Ход 1 — вскрытие" in t]
+    assert len(reveals) == 1
+    assert lambda_sweeper.sweep(sweeper_rt)["results"] == 0  # nothing left to do twice
+
+
+# --------------------------------------------------------------------------- known gaps
+
+
+def _fail_next_group_send(api: FakeBotAPI) -> None:
+    """The next sendMessage to the group answers 502 (a Telegram hiccup)."""
+    real = api.do_request
+    armed = [True]
+
+    async def flaky(url: str, method: str, request_data: Any = None, *a: Any, **k: Any) -> Any:
+        params = dict(request_data.parameters) if request_data else {}
+        if armed[0] and url.endswith("/sendMessage") and params.get("chat_id") == GROUP_ID:
+            armed[0] = False
+            body = {"ok": False, "error_code": 502, "description": "Bad Gateway"}
+            return 502, json.dumps(body).encode()
+        return await real(url, method, request_data, *a, **k)
+
+    api.do_request = flaky  # type: ignore[method-assign]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="handlers/telegram: a redelivered last order whose turn already resolved is told"
+    " 'no match needs this' instead of re-announcing the resolution (see the report)",
+)
+def test_a_reveal_lost_to_a_telegram_hiccup_is_sent_on_the_redelivery(
+    harness: WebhookHarness,
+) -> None:
+    """The last order resolves the turn (saved), then the group reveal gets a 502: the
+    webhook releases the claim and answers 500, Telegram re-sends the update, and the
+    redelivery finds the turn already resolved. Nobody ever sees the reveal."""
+    h = harness
+    _match_id, alice, bob = open_duel(h)
+    h.say(alice, int(alice["id"]), ORDER)
+    _fail_next_group_send(h.api)
+    h.say(bob, int(bob["id"]), ORDER)
+    assert h.responses[-1]["statusCode"] == 500
+    h.feed(h.fed[-1])
+    assert h.responses[-1]["statusCode"] == 200
+    assert any("Ход 1 — вскрытие" in t for t in h.texts(GROUP_ID))

@@ -144,8 +144,8 @@ def _body(event: dict[str, Any]) -> Any:
         if event.get("isBase64Encoded"):
             raw = base64.b64decode(raw, validate=True).decode()
         return json.loads(raw)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        return None
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
+        return None  # RecursionError: nesting deeper than the parser's stack
 
 
 def _describe(exc: BaseException) -> str:

@@ -152,10 +152,8 @@ def test_a_secret_header_repeated_with_a_wrong_value_is_refused(harness: Webhook
 @pytest.mark.parametrize(
     "body",
     [
-        pytest.param(b"[" * 100_000 + b"]" * 100_000, marks=PENDING),  # past the recursion limit
-        pytest.param(
-            b'{"update_id": 5, "message": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", marks=PENDING
-        ),
+        b"[" * 100_000 + b"]" * 100_000,  # nested past the parser's recursion limit
+        b'{"update_id": 5, "message": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
         b'{"update_id": 1' + b"0" * 5000 + b"}",  # an int beyond int(str) limits
         b'{"update_id": 5.0}',
         b'{"update_id": true}',

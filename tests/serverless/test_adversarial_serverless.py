@@ -31,8 +31,6 @@ from tests.serverless.webhook_harness import (
     fixture,
 )
 
-PENDING = pytest.mark.xfail(strict=True, reason="fixed in a following commit")
-
 
 def _cancelled(*codes: str, reasons: bool = True) -> ClientError:
     """A TransactWriteItems cancelled for ``codes`` (one per item), as botocore raises it."""
@@ -232,7 +230,6 @@ def _break_state(aws: Callable[[str], Any], match_id: str) -> None:
     )
 
 
-@PENDING
 def test_one_match_that_cannot_be_resolved_does_not_stop_the_sweep(
     make_runtime: Callable[..., Runtime], aws: Callable[[str], Any], clock: Clock
 ) -> None:
@@ -250,7 +247,6 @@ def test_one_match_that_cannot_be_resolved_does_not_stop_the_sweep(
         assert turn == (1 if match_id == first else 2)
 
 
-@PENDING
 def test_a_transient_error_on_one_match_keeps_the_others_announcements(
     make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
 ) -> None:

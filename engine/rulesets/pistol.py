@@ -144,6 +144,8 @@ class PistolConfig(BaseModel):
     bot_rolls_all: bool = True  # P13 DEFAULT: the bot rolls every die
     initiative_die: int = Field(default=6, ge=1, le=100)  # P14 DEFAULT d6 ...
     initiative_move_penalty: int = Field(default=1, ge=0, le=10)  # ... - |move| x this
+    # P14 DEFAULT: equal totals shoot simultaneously (0); N: roll both again at most N times.
+    initiative_tie_rerolls: int = Field(default=0, ge=0, le=20)
     perks: dict[str, PerkSpec] = Field(default_factory=_default_perks)  # P17
     max_perks: int | None = Field(default=None, ge=0)  # no limit in the source
     default_order: OrderSpec = OrderSpec(move=0, aim=(0, 0))  # stay, aim at the torso 0:0
@@ -182,6 +184,7 @@ class Rules:
     lethality: Mapping[str, str]
     initiative_die: int
     move_penalty: int
+    tie_rerolls: int  # P14
     turn_limit: int
     # Every legal order, for a uniform ``random_order`` with one draw; shared between matches.
     legal: tuple[PistolOrder, ...] = field(compare=False, repr=False)
@@ -194,6 +197,7 @@ class Rules:
             lethality={str(k): str(v) for k, v in config.lethality.items()},
             initiative_die=config.initiative_die,
             move_penalty=config.initiative_move_penalty,
+            tie_rerolls=config.initiative_tie_rerolls,
             turn_limit=config.turn_limit,
             legal=_legal_orders(config.move_max, config.aim_min, config.aim_max),
         )
@@ -325,6 +329,14 @@ class PistolOrder:
     aim_x: int
     aim_y: int
     pick: tuple[int, int] | None = None
+
+
+def _initiative(rules: Rules, log: TurnLog, pid: str, move: int, speed: int) -> int:
+    """P14: roll one duelist's initiative again (a tie reroll) and record it; the total."""
+    roll = log.die(rules.initiative_die, "initiative", pid)
+    total = roll + speed - abs(move) * rules.move_penalty
+    log.emit("initiative", pid, move=move, roll=roll, speed=speed, total=total)
+    return total
 
 
 def _duelist(config: PistolConfig, pid: str, sheet: CharacterSpec, **live: Any) -> Duelist:
@@ -564,6 +576,12 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             data = {"move": m1, "roll": r1, "speed": s1, "total": t1}
             event = log.shared(key, _new(Event, ("initiative", p1, data)))
         append(event)
+        if t0 == t1 and rules.tie_rerolls:  # P14 (config): equal totals may be rolled again
+            for _ in range(rules.tie_rerolls):
+                t0 = _initiative(rules, log, p0, m0, s0)
+                t1 = _initiative(rules, log, p1, m1, s1)
+                if t0 != t1:
+                    break
         simultaneous = t0 == t1  # P14: equal values shoot simultaneously
         if t0 >= t1:
             shots = ((d0, o0, d1, -m1), (d1, o1, d0, -m0))

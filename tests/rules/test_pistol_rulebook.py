@@ -56,3 +56,20 @@ def test_P14_P15_the_slower_duelist_shoots_when_the_faster_misses_and_can_then_w
     assert [(e.actor, e.kind) for e in shots(events)] == [("b", "miss"), ("a", "hit")]
     assert kinds(events, "hit")[0].data["shift"] == -2
     assert R.outcome(after).winners == ("a",)
+
+
+def test_P14_equal_initiative_may_be_rolled_again_by_config() -> None:
+    # "Equal values shoot simultaneously" is a DEFAULT, so it lives in the config: by default
+    # no reroll; with initiative_tie_rerolls, equal totals are rolled again (both dice, seat
+    # order, logged), at most that many times, and only a tie left after them is simultaneous.
+    assert R.config().initiative_tie_rerolls == 0
+    state = start(RIFLE, RIFLE, initiative_tie_rerolls=2)
+    # 3 vs 3, then 4 vs 4, then 2 vs 5: b shoots first and kills (aim -1:2, dice 2,2 -> head).
+    after, events = play(state, order(0, -1, 2), order(0, -1, 2), [3, 3, 4, 4, 2, 5, 2, 2])
+    totals = [(e.actor, e.data["total"]) for e in kinds(events, "initiative")]
+    assert totals == [("a", 3), ("b", 3), ("a", 4), ("b", 4), ("a", 2), ("b", 5)]
+    assert [e.actor for e in shots(events)] == ["b"] and R.outcome(after).winners == ("b",)
+    # Still equal after the last reroll: simultaneous, both shots are resolved.
+    state = start(RIFLE, RIFLE, initiative_tie_rerolls=1)
+    after, events = play(state, order(0, -1, 2), order(0, -1, 2), [3, 3, 4, 4, 2, 2, 2, 2])
+    assert [e.actor for e in shots(events)] == ["a", "b"] and R.outcome(after).status == "mutual"

@@ -173,7 +173,10 @@ class DynamoRepository:
         try:
             self.client.transact_write_items(TransactItems=ops)
         except ClientError as exc:
-            if cancel_codes(exc):  # the id exists (or a concurrent create won)
+            # Only the match item's condition failing means the id exists (or a concurrent
+            # create won); a throttled or conflicting transaction wrote nothing, so the caller
+            # must not be told it did (the webhook retries it).
+            if cancel_codes(exc)[:1] == ["ConditionalCheckFailed"]:
                 raise ConflictError(match.id) from None
             raise
         self._remember(match.id, 1, users)

@@ -1,0 +1,200 @@
+"""Adversarial cases for the stores: DynamoDB errors a happy path never sees, and a SQLite
+store path that points at something that is not (or not yet) a Sekundant store."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from engine import usecases
+from engine.errors import ConflictError
+from infra.dynamodb import DynamoRepository
+from infra.settings import Settings
+from infra.sqlite import LAYOUT_VERSION, SqliteRepository
+from infra.store import make_repository
+from tests.storage.helpers import CHAT, GM, make_deps, started
+
+PENDING = pytest.mark.xfail(strict=True, reason="fixed in a following commit")
+
+# --------------------------------------------------------------------------- DynamoDB
+
+
+def _cancelled(*codes: str) -> ClientError:
+    return ClientError(
+        {
+            "Error": {
+                "Code": "TransactionCanceledException",
+                "Message": "Transaction cancelled, please refer cancellation reasons for"
+                f" specific reasons [{', '.join(codes)}]",
+            },
+            "CancellationReasons": [{"Code": c} for c in codes],
+        },
+        "TransactWriteItems",
+    )
+
+
+class CancelWrites:
+    """The repository's client, but every ``transact_write_items`` is cancelled with ``codes``
+    (the first item is the match)."""
+
+    def __init__(self, inner: Any, *codes: str) -> None:
+        self.inner = inner
+        self.codes = codes
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        raise _cancelled(*self.codes)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [
+        ("ThrottlingError", "None"),
+        ("ProvisionedThroughputExceeded", "None"),
+        ("TransactionConflict", "None"),
+    ],
+)
+def test_a_throttled_create_is_not_reported_as_an_existing_match(
+    dynamo_repo: DynamoRepository, codes: tuple[str, ...]
+) -> None:
+    """Found by reading ``create``: any cancelled transaction became ``ConflictError``, which
+    means "this id exists" (the bot then tells the GM the duel exists, answers 200, and no
+    retry ever creates it). Only a failed condition on the match item means that."""
+    deps = make_deps(dynamo_repo)
+    real = dynamo_repo.client
+    dynamo_repo.client = CancelWrites(real, *codes)
+    with pytest.raises(ClientError):
+        usecases.create_match(deps, CHAT, GM, "tiny", match_id="dup1")
+    dynamo_repo.client = real
+    assert dynamo_repo.active_in_chat(CHAT) == []
+    created = usecases.create_match(deps, CHAT, GM, "tiny", match_id="dup1")  # the retry
+    with pytest.raises(ConflictError):  # and now it does exist
+        usecases.create_match(deps, CHAT, GM, "tiny", match_id="dup1")
+    assert dynamo_repo.load("dup1").match == created
+
+
+def test_a_throttled_save_writes_nothing_and_is_not_a_conflict(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    deps = make_deps(dynamo_repo)
+    match = started(deps)
+    real = dynamo_repo.client
+    dynamo_repo.client = CancelWrites(real, "None", "ThrottlingError")
+    with pytest.raises(ClientError):
+        dynamo_repo.save(match, expected_version=match.version)
+    dynamo_repo.client = real
+    assert dynamo_repo.load(match.id).match == match
+
+
+# --------------------------------------------------------------------------- SQLite
+
+
+def _settings(path: Path) -> Settings:
+    return Settings.model_validate({"SEKUNDANT_STORE": "sqlite", "SEKUNDANT_DB": str(path)})
+
+
+@PENDING
+def test_a_store_file_that_is_not_sqlite_is_refused_clearly_and_left_alone(
+    tmp_path: Path,
+) -> None:
+    """Found by pointing SEKUNDANT_DB at a text file: ``sekundant run`` died with a
+    sqlite3.DatabaseError traceback (exit 1) instead of a one-line usage error."""
+    path = tmp_path / "notes.txt"
+    path.write_text("my notes, not a database\n")
+    with pytest.raises(Exception, match="SEKUNDANT_DB") as err:
+        make_repository(_settings(path))
+    assert str(path) in str(err.value) and "not an SQLite database" in str(err.value)
+    assert isinstance(err.value, ValueError)  # what ``sekundant run`` reports as usage
+    assert path.read_text() == "my notes, not a database\n"
+
+
+@PENDING
+def test_a_store_path_that_is_a_directory_is_refused_clearly(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="SEKUNDANT_DB"):
+        make_repository(_settings(tmp_path))
+
+
+@PENDING
+def test_an_sqlite_file_of_another_program_is_refused_and_left_alone(tmp_path: Path) -> None:
+    """Opening it used to switch it to WAL, add our tables to it and stamp its
+    ``user_version``: the wrong path in SEKUNDANT_DB changed another program's data."""
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE contacts (name TEXT)")
+    db.execute("INSERT INTO contacts VALUES ('Ada')")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(Exception, match="not a Sekundant store"):
+        SqliteRepository(path)
+    assert path.read_bytes() == before
+
+
+@PENDING
+def test_a_store_of_a_newer_layout_is_refused_and_not_downgraded(tmp_path: Path) -> None:
+    path = tmp_path / "sekundant.sqlite3"
+    SqliteRepository(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {LAYOUT_VERSION + 1}")
+    db.close()
+    with pytest.raises(Exception, match="newer"):
+        SqliteRepository(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION + 1
+    db.close()
+
+
+def test_an_existing_store_and_an_empty_file_open(tmp_path: Path) -> None:
+    path = tmp_path / "sekundant.sqlite3"
+    repo = SqliteRepository(path)
+    match = started(make_deps(repo))
+    repo.close()
+    again = SqliteRepository(path)
+    assert again.load(match.id).match == match
+    again.close()
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()  # e.g. made by a deploy script: an empty file is a new database
+    SqliteRepository(empty).close()
+
+
+class FailingCommit:
+    """A connection whose next COMMIT fails the way an I/O error can leave it: the statement
+    fails and the transaction stays open (SQLite's docs: roll back explicitly then)."""
+
+    def __init__(self, inner: sqlite3.Connection) -> None:
+        self.inner = inner
+        self.armed = True
+
+    def execute(self, sql: str, *args: Any) -> sqlite3.Cursor:
+        if self.armed and sql == "COMMIT":
+            self.armed = False
+            raise sqlite3.OperationalError("disk I/O error")
+        return self.inner.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@PENDING
+def test_a_failed_commit_is_rolled_back_and_the_connection_stays_usable(
+    sqlite_repo: SqliteRepository,
+) -> None:
+    """Found by reading ``_write``: a COMMIT that raised left the thread's connection inside
+    the transaction, holding the write lock. Every later write of that thread failed ("cannot
+    start a transaction within a transaction") and other processes waited on the lock."""
+    deps = make_deps(sqlite_repo)
+    match = started(deps)
+    sqlite_repo._local.db = FailingCommit(sqlite_repo._db())
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        sqlite_repo.save(match, expected_version=match.version)
+    assert sqlite_repo.load(match.id).match == match  # nothing half-written
+    saved = sqlite_repo.save(match, expected_version=match.version)  # the same thread again
+    other = SqliteRepository(sqlite_repo.path)  # another process's view
+    assert other.load(match.id).match == saved
+    other.close()

@@ -74,8 +74,42 @@ CREATE TABLE IF NOT EXISTS updates (
 """
 
 
+_TABLES = frozenset({"matches", "match_users", "orders", "records", "prefs", "updates"})
+
+
+class StoreOpenError(ValueError):
+    """The SQLite file cannot be used as the store; the message names ``SEKUNDANT_DB``, the
+    path and why (a ``ValueError``, so ``sekundant run`` reports it as a one-line usage error)."""
+
+
 def _dumps(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def _check_store(path: Path) -> None:
+    """Refuse a file that is not a store of this layout, before anything writes to it (WAL
+    mode, our tables and ``user_version`` would change another program's database)."""
+    db = sqlite3.connect(path, timeout=30.0)
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {
+            r[0]
+            for r in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+            )
+        }
+        columns = {r[1] for r in db.execute("PRAGMA table_info(matches)")}
+    finally:
+        db.close()
+    if tables and ("matches" not in tables or not {"id", "version", "doc"} <= columns):
+        raise StoreOpenError(
+            f"SEKUNDANT_DB: {path} is not a Sekundant store (tables: {', '.join(sorted(tables))})"
+        )
+    if version > LAYOUT_VERSION:
+        raise StoreOpenError(
+            f"SEKUNDANT_DB: {path} has store layout {version}, newer than this version of"
+            f" Sekundant ({LAYOUT_VERSION}); upgrade Sekundant to open it"
+        )
 
 
 class SqliteRepository:
@@ -88,9 +122,18 @@ class SqliteRepository:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
-        db = self._db()
-        db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
-        db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+        try:
+            _check_store(self.path)
+            db = self._db()
+            db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
+            db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+        except sqlite3.DatabaseError as exc:  # also OperationalError (e.g. a directory)
+            self.close()
+            reason = "not an SQLite database" if type(exc) is sqlite3.DatabaseError else exc
+            raise StoreOpenError(f"SEKUNDANT_DB: cannot use {self.path}: {reason}") from None
+        except StoreOpenError:
+            self.close()
+            raise
 
     # ------------------------------------------------------------------ connections
 
@@ -125,10 +168,13 @@ class SqliteRepository:
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
+            db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # A failed COMMIT (I/O error, full disk) may leave the transaction open, holding
+            # the write lock; SQLite may also have rolled it back already itself.
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:

@@ -134,3 +134,21 @@ def test_C12_C13_preview_is_exact_with_a_non_default_pipeline() -> None:
         counts[action["successes"]] = counts.get(action["successes"], 0) + 1
     exact = distribution(2, 6, 10, preview.steps)
     assert {k: Fraction(v, 100) for k, v in counts.items()} == exact
+
+
+def test_C11_C14_precise_in_flat_lethality_mode_adds_two_flat_damage() -> None:
+    state = start({"lethality_mode": "flat"}, a=sheet(lethality=1))
+    # p1 precise [8, 8] = 2 beats 1; the damage pool is strength 2 alone: [9, 1] = 1 success,
+    # plus lethality 1 + 2 as flat damage = 4 wounds.
+    new, events = play(state, plan(action="precise"), plan(), [8, 8, 1, 1, 9, 1])
+    check = one(events, "damage_check", "p1")
+    assert (check["pool"], check["successes"], check["hits"]) == (2, 1, 4)
+    assert new.fighters[1].wounds == 4
+
+
+def test_C22_text_longer_than_the_limit_is_refused() -> None:
+    state = start({"max_text_length": 20})
+    reason = R.validate(state, "p1", plan(text="x" * 21))
+    assert reason is not None and reason.code == "text_too_long"
+    assert reason.params == {"field": "text", "length": 21, "max": 20}
+    assert R.validate(state, "p1", plan(text="x" * 20)) is None

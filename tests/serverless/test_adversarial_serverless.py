@@ -17,18 +17,21 @@ from botocore.exceptions import ClientError
 from engine import rulesets, usecases
 from engine.match import Phase
 from handlers import lambda_sweeper, lambda_webhook
-from handlers.runtime import Runtime
+from handlers.runtime import Runtime, cold_start
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID
+from infra.secrets import SecretError
 from tests.serverless.duel import ORDER, fixture_users, open_duel
 from tests.serverless.test_webhook import LockedRequest, Serialized, items
 from tests.serverless.webhook_harness import (
     SECRET,
     TABLE,
+    TOKEN,
     Clock,
     WebhookHarness,
     api_event,
     fixture,
+    lambda_env,
 )
 
 
@@ -216,35 +219,48 @@ def _timed_match(rt: Runtime, chat_id: int) -> str:
     return m.id
 
 
-def _break_state(aws: Callable[[str], Any], match_id: str) -> None:
-    """Damage the ruleset state inside a match document: it loads, but resolving crashes."""
+def _damage(aws: Callable[[str], Any], match_id: str, how: str) -> None:
+    """Damage a stored match: ``state`` (the ruleset state: it loads, resolving crashes) or
+    ``json`` (the document does not parse: a corrupt record, flagged for the GM)."""
     full = aws.full("dynamodb")  # type: ignore[attr-defined]
     key = {"PK": {"S": f"MATCH#{match_id}"}, "SK": {"S": "CUR#MATCH"}}
-    doc = json.loads(full.get_item(TableName=TABLE, Key=key)["Item"]["doc"]["S"])
-    doc["state"] = {"damaged": True}
+    text = full.get_item(TableName=TABLE, Key=key)["Item"]["doc"]["S"]
+    if how == "state":
+        text = json.dumps(json.loads(text) | {"state": {"damaged": True}})
+    else:
+        text = text[: len(text) // 2]
     full.update_item(
         TableName=TABLE,
         Key=key,
         UpdateExpression="SET doc = :d",
-        ExpressionAttributeValues={":d": {"S": json.dumps(doc)}},
+        ExpressionAttributeValues={":d": {"S": text}},
     )
 
 
+@pytest.mark.parametrize("how", ["state", "json"])
 def test_one_match_that_cannot_be_resolved_does_not_stop_the_sweep(
-    make_runtime: Callable[..., Runtime], aws: Callable[[str], Any], clock: Clock
+    make_runtime: Callable[..., Runtime], aws: Callable[[str], Any], clock: Clock, how: str
 ) -> None:
-    """Found by damaging one due match: the exception left ``usecases.sweep`` and the whole
-    sweep failed, every minute, for every other match behind it in the deadline index."""
+    """Found by damaging one due match's state: the exception left ``usecases.sweep`` and the
+    whole sweep failed, every minute, for every other match behind it in the deadline index.
+    (An unparseable document was already flagged and skipped.)"""
     rt = make_runtime(webhook=False)
     ids = [_timed_match(rt, -2000 - i) for i in range(3)]
     clock.now += 3601
     first = rt.deps.repo.due(clock.now)[0]
-    _break_state(aws, first)
+    _damage(aws, first, how)
     summary = lambda_sweeper.sweep(rt)
-    assert summary["results"] == 2 and summary["errors"] == 1
+    assert summary["results"] == 2 and summary["errors"] == (1 if how == "state" else 0)
     for match_id in ids:
-        turn = rt.deps.repo.load(match_id).match.turn
-        assert turn == (1 if match_id == first else 2)
+        if match_id != first:
+            assert rt.deps.repo.load(match_id).match.turn == 2
+    if how == "json":
+        item = aws.full("dynamodb").get_item(  # type: ignore[attr-defined]
+            TableName=TABLE, Key={"PK": {"S": f"MATCH#{first}"}, "SK": {"S": "CUR#MATCH"}}
+        )["Item"]
+        assert "attention" in item  # flagged for the GM, document kept
+    else:
+        assert rt.deps.repo.load(first).match.turn == 1  # untouched, still due
 
 
 def test_a_transient_error_on_one_match_keeps_the_others_announcements(
@@ -376,3 +392,78 @@ def test_a_reveal_lost_to_a_telegram_hiccup_is_sent_on_the_redelivery(
     h.feed(h.fed[-1])
     assert h.responses[-1]["statusCode"] == 200
     assert any("Ход 1 — вскрытие" in t for t in h.texts(GROUP_ID))
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+def _env(aws: Callable[[str], Any], **changes: str | None) -> dict[str, str]:
+    env = lambda_env(aws.secret_arn)  # type: ignore[attr-defined]
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def _secret(aws: Callable[[str], Any], name: str, value: str) -> str:
+    sm = aws.full("secretsmanager")  # type: ignore[attr-defined]
+    arn: str = sm.create_secret(Name=name, SecretString=value)["ARN"]
+    return arn
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "expected"),
+    [
+        ("token-secret", '{"bot": "' + TOKEN + '"}', "with a 'token' string"),
+        ("token-secret", '{"token": 7}', "with a 'token' string"),
+        ("token-secret", '{"token": "' + TOKEN, "not valid JSON"),
+        ("token-secret", "   ", "expected the token BotFather gave"),
+        ("token-secret", TOKEN.replace(":", "-"), "expected the token BotFather gave"),
+        ("webhook-secret", "has spaces " + SECRET, "expected 1-256 characters"),
+        ("webhook-secret", '{"secret": "' + SECRET + '"}', "expected 1-256 characters"),
+    ],
+)
+def test_a_bad_secret_is_refused_naming_where_never_what(
+    aws: Callable[[str], Any], where: str, value: str, expected: str
+) -> None:
+    arn = _secret(aws, f"bad-{where}", value)
+    if where == "token-secret":
+        env = _env(aws, SEKUNDANT_TOKEN_PARAMETER=None, SEKUNDANT_TOKEN_SECRET=arn)
+    else:
+        env = _env(aws, SEKUNDANT_WEBHOOK_SECRET=arn)
+    with pytest.raises(SecretError) as err:
+        cold_start(env, request=FakeBotAPI(), clients=aws)
+    message = str(err.value)
+    assert expected in message and arn in message
+    assert TOKEN not in message and SECRET not in message
+    assert not value.strip() or value.strip() not in message
+
+
+@pytest.mark.parametrize(
+    ("changes", "named"),
+    [
+        (
+            {"SEKUNDANT_TOKEN_PARAMETER": None},
+            "SEKUNDANT_TOKEN_PARAMETER or SEKUNDANT_TOKEN_SECRET",
+        ),
+        ({"SEKUNDANT_TOKEN_PARAMETER": "/nowhere"}, "/nowhere: ParameterNotFound"),
+        ({"SEKUNDANT_WEBHOOK_SECRET": None}, "SEKUNDANT_WEBHOOK_SECRET"),
+        ({"SEKUNDANT_WEBHOOK_SECRET": "no-such-secret"}, "no-such-secret"),
+    ],
+)
+def test_a_missing_secret_is_refused_naming_it(
+    aws: Callable[[str], Any], changes: dict[str, str | None], named: str
+) -> None:
+    with pytest.raises(SecretError, match=named):
+        cold_start(_env(aws, **changes), request=FakeBotAPI(), clients=aws)
+
+
+def test_a_json_token_secret_with_a_token_key_works(aws: Callable[[str], Any]) -> None:
+    arn = _secret(aws, "json-token", json.dumps({"token": TOKEN, "note": "x"}))
+    env = _env(aws, SEKUNDANT_TOKEN_PARAMETER=None, SEKUNDANT_TOKEN_SECRET=arn)
+    rt = cold_start(env, webhook=False, request=FakeBotAPI(), clients=aws)
+    assert rt.app.bot.token == TOKEN
+    rt.run(rt.app.shutdown())
+    rt.loop.close()

@@ -104,6 +104,7 @@ def test_every_default_is_config() -> None:
     assert not any(w.player_rolls for w in cfg.weapons.values())
     assert cfg.bot_rolls_all is True  # P13
     assert (cfg.initiative_die, cfg.initiative_move_penalty) == (6, 1)  # P14
+    assert cfg.initiative_tie_rerolls == 0  # P14: equal totals shoot simultaneously (P15)
     assert set(cfg.perks) == {"thick_skinned", "lucky", "steady_hand"}  # P17
     assert (cfg.default_order.move, cfg.default_order.aim) == (0, (0, 0))
 

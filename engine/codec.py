@@ -136,7 +136,7 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             missed={str(k): int(v) for k, v in (doc.get("missed") or {}).items()},
             version=int(doc.get("version", 0)),
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CorruptRecordError(match_id, f"unreadable match document: {exc!r}") from exc
 
 

@@ -169,3 +169,17 @@ def test_a_sealed_order_is_seen_only_by_its_owner_and_the_resolution(
     assert record is not None
     revealed = {o.pid: o for o in record.orders}["p1"]
     assert (revealed.order["move"], revealed.salt) == (secret, sealed.salt)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("missed", [1]), ("seats", [["p1"]]), ("ui", 7), ("audit", [3])],
+)
+def test_a_field_of_the_wrong_shape_is_a_corrupt_record_not_a_crash(field: str, value: Any) -> None:
+    """A list where a mapping belongs raised AttributeError (``.items()``, ``.get``), which
+    the loader did not catch: the match was never flagged for the GM."""
+    doc = v1_doc()
+    doc[field] = value
+    with pytest.raises(CorruptRecordError) as err:
+        codec.match_from_doc(doc)
+    assert err.value.match_id == "v1match"

@@ -54,4 +54,9 @@ def _module(name: str):  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Under ``python -m handlers.cli`` this file runs as ``__main__``, a second copy of the
+    # module: the commands raise ``handlers.cli.UsageError``, which this copy's ``main`` would
+    # not catch (a traceback instead of the one-line message). Run the real module's.
+    from handlers.cli import main as cli_main
+
+    sys.exit(cli_main())

@@ -244,3 +244,25 @@ def test_turn_bad_input(
 def test_turn_malformed_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = fails(capsys, ["turn", "--input", write(tmp_path, '{"ruleset": ')])
     assert "--input: " in err and "is not valid JSON (line 1" in err
+
+
+def test_python_m_handlers_cli_answers_a_usage_error_in_one_line() -> None:
+    """Under ``python -m handlers.cli`` the module ran twice (``__main__`` and
+    ``handlers.cli``): a command's UsageError was not the one ``main`` caught, so a bad setting
+    printed a traceback and exited 1."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "SEKUNDANT_STORE": "bogus", "TELEGRAM_BOT_TOKEN": ""}
+    done = subprocess.run(
+        [sys.executable, "-m", "handlers.cli", "run"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "SEKUNDANT_STORE" in done.stderr

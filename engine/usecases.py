@@ -9,6 +9,7 @@ Results are returned to the caller (the bot), which renders and sends them.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -25,6 +26,9 @@ from engine.ruleset import Outcome
 RETRIES = 6
 
 T = TypeVar("T")
+
+
+log = logging.getLogger("sekundant.clock")
 
 
 class TryAgainError(Exception):
@@ -556,15 +560,28 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
     return _retry(step)
 
 
-def sweep(deps: Deps, limit: int = 50) -> list[SweepResult]:
+def sweep(
+    deps: Deps, limit: int = 50, on_error: Callable[[str, Exception], None] | None = None
+) -> list[SweepResult]:
     """Everything the clock asks of all matches now (the Lambda sweeper and the local timer
-    both call this)."""
+    both call this).
+
+    One match's failure (a bug on a damaged state, throttling) neither stops the matches
+    behind it in the index nor loses the results already saved, which no later sweep would
+    return (those turns are no longer due): it goes to ``on_error`` (else the log) and the
+    match stays due, so the next sweep tries it again."""
     results: list[SweepResult] = []
     for match_id in deps.repo.due(deps.clock(), limit):
         try:
             result = tick(deps, match_id)
         except (CorruptRecordError, NotFoundError, TryAgainError):
             continue  # flagged or raced; the next sweep looks again
+        except Exception as exc:
+            if on_error is None:
+                log.error("sweeping match %s failed: %s: %s", match_id, type(exc).__name__, exc)
+            else:
+                on_error(match_id, exc)
+            continue
         if result is not None:
             results.append(result)
     return results

@@ -1,10 +1,9 @@
 """AWS Lambda entry for the once-a-minute turn clock (EventBridge Scheduler, ``template.yaml``).
 
-It runs :func:`engine.usecases.tick` on every due match - the use case behind
-:func:`engine.usecases.sweep`, which the local runner's timer calls: resolve turns past their
-deadline, send the one reminder per turn, end expired pauses - and hands the results to the bot
-to announce. Every step is conditional on the match version and
-turn, so an overlapping or repeated sweep does nothing twice.
+It runs :func:`engine.usecases.sweep`, as the local runner's timer does: resolve turns past
+their deadline, send the one reminder per turn, end expired pauses - and hands the results to
+the bot to announce. Every step is conditional on the match version and turn, so an
+overlapping or repeated sweep does nothing twice.
 """
 
 from __future__ import annotations
@@ -26,27 +25,17 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
     """One sweep with the runtime ``rt``; returns counts for the log (and tests)."""
     from engine import usecases  # wired with the runtime (handlers.runtime)
-    from engine.errors import CorruptRecordError, NotFoundError
     from handlers.telegram import bot
 
     deps = rt.deps
     errors = rt.services.errors
     errors.clear()
-    # usecases.sweep's loop, but one match's failure (a bug on a damaged state, throttling)
-    # neither stops the matches behind it in the index nor loses the results already saved:
-    # those turns are no longer due, so no later sweep would announce them.
-    results: list[usecases.SweepResult] = []
-    for match_id in deps.repo.due(deps.clock(), limit):
-        try:
-            result = usecases.tick(deps, match_id)
-        except (CorruptRecordError, NotFoundError, usecases.TryAgainError):
-            continue  # flagged or raced; the next sweep looks again
-        except Exception as exc:  # still due: the next sweep tries it again
-            log.error("sweeping match %s failed: %s: %s", match_id, type(exc).__name__, exc)
-            errors.append(exc)
-            continue
-        if result is not None:
-            results.append(result)
+
+    def failed_match(match_id: str, exc: Exception) -> None:  # still due: retried next minute
+        log.error("sweeping match %s failed: %s: %s", match_id, type(exc).__name__, exc)
+        errors.append(exc)
+
+    results = usecases.sweep(deps, limit, on_error=failed_match)
     failed = len(errors)
     if results:
         try:  # the results are saved already; a failed announcement is logged, not retried

@@ -201,3 +201,21 @@ def test_deadline_does_not_depend_on_hidden_orders(
     uc.seal_order(deps, second, ANN, "p1", {"call": 6})
     a, b = deps.repo.load(first).match, deps.repo.load(second).match
     assert (a.deadline, a.wake_at) == (b.deadline, b.wake_at)
+
+
+def test_one_match_that_fails_to_resolve_does_not_stop_the_sweep(
+    deps: uc.Deps, clock: FakeClock, timed: Callable[..., str]
+) -> None:
+    """A due match whose stored state the ruleset cannot read (a bug, a hand-edited record)
+    raised out of ``sweep``: every minute, no match behind it was resolved, and the results
+    already saved were lost with the exception (the local timer only logged it)."""
+    first, second, third = timed(), timed(), timed()
+    repo = deps.repo
+    repo.matches[second]["state"] = {"damaged": True}  # type: ignore[attr-defined]
+    clock.advance(4 * HOUR)
+    failed: list[tuple[str, Exception]] = []
+    results = uc.sweep(deps, on_error=lambda mid, exc: failed.append((mid, exc)))
+    assert sorted(r.match.id for r in results) == sorted([first, third])
+    assert [mid for mid, _ in failed] == [second]
+    assert repo.load(second).match.turn == 1  # untouched: still due, tried again next time
+    assert repo.due(clock.now, 50) == [second]

@@ -9,7 +9,10 @@ later updates meanwhile, so retries must be rare and useful):
   use (not JSON, no ``update_id``); permanent errors (``Forbidden``, ``BadRequest`` such as
   "message is not modified", bugs) - logged, because retrying would fail the same way.
 - 500: transient errors (network, Telegram 5xx/429, DynamoDB throttling, ``TryAgainError``),
-  after releasing the claim so Telegram's redelivery is processed again.
+  after releasing the claim so Telegram's redelivery is processed again - unless the update
+  had already resolved a turn (``Services.resolved``): then 200, since a redelivery would
+  apply it once more past the turn boundary (a typed order into the next turn). The reveal
+  itself is tried again in-process (``REVEAL_RETRIES``).
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ def handle(event: dict[str, Any], rt: Runtime) -> dict[str, Any]:
         return _status(500)
     errors = rt.services.errors
     errors.clear()
+    resolved = rt.services.resolved
     try:
         rt.run(rt.app.process_update(Update.de_json(data, rt.app.bot)))
     except Exception as exc:  # handler errors go to on_error; anything else lands here
@@ -90,6 +94,11 @@ def handle(event: dict[str, Any], rt: Runtime) -> dict[str, Any]:
         log.error("update %s failed (%s): %s", update_id, kind, _describe(err))
     errors.clear()
     if not transient:
+        return _status(200)
+    if rt.services.resolved != resolved:
+        # The update resolved a turn (saved) before failing: Telegram's redelivery would
+        # apply it again after the turn boundary (a typed order sealed into the next turn).
+        log.error("update %s resolved a turn before failing: not re-sent", update_id)
         return _status(200)
     try:
         repo.release_update(update_id)

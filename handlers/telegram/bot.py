@@ -31,7 +31,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, RetryAfter
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -66,6 +66,7 @@ log = logging.getLogger("sekundant.bot")
 Ctx = ContextTypes.DEFAULT_TYPE
 SERVICES = "sekundant"
 RETRY_AFTER_MAX = 5.0  # seconds we are willing to sleep on a 429 inside one update
+REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
 _NO_PREVIEW = {"is_disabled": True}
 _RAW_NO_PREVIEW = {"link_preview_options": _NO_PREVIEW}
 # edit() calls editMessageText through do_api_request on purpose (see there); PTB warns that a
@@ -85,6 +86,10 @@ class Services:
     retry_after_max: float = RETRY_AFTER_MAX
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     errors: list[BaseException] = field(default_factory=list)  # for a webhook's status code
+    # Turns this process resolved and began to announce. The webhook asks Telegram to re-send
+    # a failed update only if this did not move while handling it: past a turn boundary, a
+    # redelivery would apply the update again (a typed order into the next turn).
+    resolved: int = 0
     _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
     _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
 
@@ -162,9 +167,19 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
     )
 
 
-async def _api(svc: Services, call: Callable[[], Awaitable[Any]]) -> Any:
+async def _api(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
     """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
-    webhook answers 500 and Telegram retries later)."""
+    webhook answers 500 and Telegram retries later). ``retries``: how many times a network
+    error or a Telegram 5xx is tried again after a short pause (for messages nothing else
+    would send again, such as a reveal; a duplicate is the lesser harm)."""
+    for attempt in range(retries):
+        try:
+            return await _api(svc, call)
+        except NetworkError as exc:
+            if isinstance(exc, BadRequest | Forbidden | RetryAfter):
+                raise  # permanent, or already waited for
+            log.warning("Bot API call failed (%s), trying again", exc.message)
+            await svc.sleep(0.5 * (attempt + 1))
     try:
         return await call()
     except RetryAfter as exc:
@@ -178,8 +193,9 @@ async def _api(svc: Services, call: Callable[[], Awaitable[Any]]) -> Any:
         return await call()
 
 
-async def send(context: Ctx, chat_id: int, screen: Screen) -> Message:
-    """Send a screen (split under 4096 characters; the keyboard goes on the last part)."""
+async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> Message:
+    """Send a screen (split under 4096 characters; the keyboard goes on the last part);
+    ``retries`` as in :func:`_api`."""
     svc = services(context)
     parts = render.split_text(screen.text)
     msg: Message | None = None
@@ -195,7 +211,7 @@ async def send(context: Ctx, chat_id: int, screen: Screen) -> Message:
                 api_kwargs=_RAW_NO_PREVIEW,  # as JSON: no LinkPreviewOptions object per send
             )
 
-        msg = await _api(svc, call)
+        msg = await _api(svc, call, retries)
     assert msg is not None
     return msg
 
@@ -863,27 +879,32 @@ async def _seal(
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
+    if res.record is not None:
+        svc.resolved += 1  # saved: from here on this update must not be re-sent (Services)
     receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
         tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )
-    if message is not None:
-        await edit(context, message.chat.id, message.message_id, receipt)
-    else:
-        await send(context, user_id, receipt)
-    if res.record is None:
-        fps = {pid: res.order.fingerprint}
-        if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
-            fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
-        await refresh_status(context, res.match, fps)
-    else:
-        await on_resolved(context, match, res.match, res.record)
+    try:
+        if message is not None:
+            await edit(context, message.chat.id, message.message_id, receipt)
+        else:
+            await send(context, user_id, receipt)
+    finally:  # a lost receipt must not cost the group its reveal
+        if res.record is None:
+            fps = {pid: res.order.fingerprint}
+            if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
+                fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
+            await refresh_status(context, res.match, fps)
+        else:
+            await on_resolved(context, match, res.match, res.record)
     for hook in SEAL_HOOKS:
         await hook(context, match, res)
 
 
 async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
     """A turn resolved: close its status message, post the reveal, then the next turn (or the
-    final summary)."""
+    final summary). The reveal is tried again on a network hiccup: nothing else sends it."""
+    services(context).resolved += 1  # see Services.resolved
     gtr = Tr(after.lang)
     status_id = before.ui.get("status")
     if status_id is not None:
@@ -898,7 +919,7 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     text = ui.render_reveal(gtr, after, record)
     text += "\n\n" + render.turn_label(gtr, after, record.turn)
     text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
-    await send(context, after.chat_id, Screen(text))
+    await send(context, after.chat_id, Screen(text), retries=REVEAL_RETRIES)
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -356,15 +357,15 @@ def test_the_sweeper_and_a_last_order_racing_for_one_turn_resolve_it_once(
 # --------------------------------------------------------------------------- known gaps
 
 
-def _fail_next_group_send(api: FakeBotAPI) -> None:
-    """The next sendMessage to the group answers 502 (a Telegram hiccup)."""
+def _fail_group_sends(api: FakeBotAPI, times: int) -> None:
+    """The next ``times`` sendMessage calls to the group answer 502 (a Telegram hiccup)."""
     real = api.do_request
-    armed = [True]
+    left = [times]
 
     async def flaky(url: str, method: str, request_data: Any = None, *a: Any, **k: Any) -> Any:
         params = dict(request_data.parameters) if request_data else {}
-        if armed[0] and url.endswith("/sendMessage") and params.get("chat_id") == GROUP_ID:
-            armed[0] = False
+        if left[0] and url.endswith("/sendMessage") and params.get("chat_id") == GROUP_ID:
+            left[0] -= 1
             body = {"ok": False, "error_code": 502, "description": "Bad Gateway"}
             return 502, json.dumps(body).encode()
         return await real(url, method, request_data, *a, **k)
@@ -372,26 +373,40 @@ def _fail_next_group_send(api: FakeBotAPI) -> None:
     api.do_request = flaky  # type: ignore[method-assign]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="handlers/telegram: a redelivered last order whose turn already resolved is told"
-    " 'no match needs this' instead of re-announcing the resolution (see the report)",
-)
-def test_a_reveal_lost_to_a_telegram_hiccup_is_sent_on_the_redelivery(
-    harness: WebhookHarness,
-) -> None:
-    """The last order resolves the turn (saved), then the group reveal gets a 502: the
-    webhook releases the claim and answers 500, Telegram re-sends the update, and the
-    redelivery finds the turn already resolved. Nobody ever sees the reveal."""
+def test_a_reveal_survives_a_telegram_hiccup(harness: WebhookHarness) -> None:
+    """The last order resolves the turn (saved), then the group reveal gets a 502. The webhook
+    used to answer 500, and Telegram's redelivery found the turn resolved: nobody ever saw the
+    reveal. The reveal is now sent again at once."""
     h = harness
     _match_id, alice, bob = open_duel(h)
     h.say(alice, int(alice["id"]), ORDER)
-    _fail_next_group_send(h.api)
+    _fail_group_sends(h.api, 1)
     h.say(bob, int(bob["id"]), ORDER)
-    assert h.responses[-1]["statusCode"] == 500
-    h.feed(h.fed[-1])
     assert h.responses[-1]["statusCode"] == 200
-    assert any("Ход 1 — вскрытие" in t for t in h.texts(GROUP_ID))
+    assert sum("Ход 1 — вскрытие" in t for t in h.texts(GROUP_ID)) == 1
+
+
+def test_an_update_that_resolved_a_turn_is_not_re_sent_into_the_next_one(
+    harness: WebhookHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Telegram is down for the group after Bob's typed order resolved turn 1 (saved). A 500
+    made Telegram re-send Bob's "/order ...", which then sealed into turn 2: an order he never
+    gave for it. Past a turn boundary the webhook answers 200 (and logs), so it is not
+    re-sent; a redelivery anyway is a duplicate."""
+    h = harness
+    match_id, alice, bob = open_duel(h)
+    miss = "/order move 0 aim 5:5"  # no hit: the duel goes on to turn 2
+    h.say(alice, int(alice["id"]), miss)
+    _fail_group_sends(h.api, 10)
+    with caplog.at_level(logging.ERROR, logger="sekundant.lambda"):
+        h.say(bob, int(bob["id"]), miss)
+    assert h.responses[-1]["statusCode"] == 200
+    assert "resolved a turn before failing" in caplog.text
+    m = h.deps.repo.load(match_id).match
+    assert m.turn == 2 and m.sealed == ()
+    h.feed(h.fed[-1])  # Telegram re-sends it anyway
+    assert h.responses[-1]["statusCode"] == 200
+    assert h.deps.repo.load(match_id).match.sealed == ()
 
 
 # --------------------------------------------------------------------------- secrets

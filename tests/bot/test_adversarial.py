@@ -293,3 +293,16 @@ def test_a_gm_who_never_started_the_bot_is_told_once_and_gets_the_npc_screens_by
         assert any("(n1)" in t for t in screens) and any("(n2)" in t for t in screens)
     finally:
         h.close()
+
+
+def test_a_command_for_another_phase_says_why_instead_of_no_match(duel: Duel) -> None:
+    """``/order`` in the lobby or ``/character`` once the duel started used to answer "You
+    have no match that needs this now", though the user plays one."""
+    h = duel.h
+    duel.lobby()
+    (reply,) = _replies(h, duel.bob, duel.b, "/order move 0 aim 0:1")
+    assert "m00001 has not started yet" in reply
+    h.press_text(duel.gm, duel.lobby_msg, "Start")
+    (reply,) = _replies(h, duel.bob, duel.b, "/character weapon=rifle")
+    assert "m00001 has already started" in reply
+    assert duel.match().seats[1].character == {"weapon": "revolver", "perks": ["lucky"]}

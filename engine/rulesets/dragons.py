@@ -1259,12 +1259,16 @@ class _Turn:
                 # D26: pursuers copy the movement made, e.g. a forced "speed up" (D27) that
                 # stopped at the victim's Top Speed (D15) is +1, not the +2 asked.
                 n = d.speed - speed_from
-            for p in self.lives:  # D26: pursuers copy the movement
-                if p.tail_of == pid and p.status == IN and self.copy_move(p, d, move, n):
-                    if moved is None:
-                        moved = [p]
-                    else:
-                        moved.append(p)
+            # D26: pursuers copy the movement, and so do their own pursuers (a chain of tails
+            # moves as one). A tail has one victim, so the chain is a tree rooted at d.
+            leaders = [d]
+            for leader in leaders:  # grows while iterated
+                lead = leader.pid
+                for p in self.lives:
+                    if p.tail_of == lead and p.status == IN and self.copy_move(p, leader, move, n):
+                        leaders.append(p)
+            if len(leaders) > 1:
+                moved = leaders[1:]
         # after_move, inlined for the usual case: Speed left and no dangerous manoeuvre.
         if d.speed <= 0 or aero or (move == "dive" and d.speed > self.stats[pid].spec.top_speed):
             self.after_move(d, move, aero)

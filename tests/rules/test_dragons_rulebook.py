@@ -315,3 +315,16 @@ def test_D34_D35_a_consumed_dragon_is_a_foe_of_its_side_and_never_a_winner() -> 
     assert (out.status, out.winners) == ("win", ("a",))
     out = R.outcome(put(gone_b, "a", status="dead"))
     assert (out.status, out.reason) == ("draw", "dragon_remains")
+
+
+def test_D26_a_chain_of_tails_moves_as_one() -> None:
+    # a is on b's tail, b on c's: b copies c's movement, so a copies it too (it copies b).
+    state = make(("a", "x"), ("b", "y"), ("c", "x"))
+    state = put(put(state, "a", tail_of="b"), "b", tail_of="c")
+    new, events = play(state, {"c": {"move": "dive", "n": 1}}, [])
+    assert {(d.pid, d.speed, d.altitude) for d in new.dragons} == {
+        ("a", 7, 9), ("b", 7, 9), ("c", 7, 9)
+    }  # fmt: skip
+    copies = [(e.actor, e.data["copied_from"]) for e in of(events, "move") if e.actor != "c"]
+    assert copies == [("b", "c"), ("a", "b")]
+    assert (new.dragon("a").tail_of, new.dragon("b").tail_of) == ("b", "c")

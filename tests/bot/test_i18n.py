@@ -85,3 +85,19 @@ def test_command_menus_for_both_scopes_and_languages() -> None:
         assert {c.command for c in menus["group"]} >= {"duel", "help", "lang", "status"}
         assert {c.command for c in menus["private"]} >= {"start", "order", "help", "lang"}
     assert bot_commands("ru")["group"][0].description != bot_commands("en")["group"][0].description
+
+
+def test_every_reason_a_dragon_falls_for_has_words_in_both_languages() -> None:
+    """The reveal shows a fall's reason as ``dr.reason.<code>``; a code added to the ruleset
+    without words would show raw (D29's manoeuvre_crit did)."""
+    import re
+    from pathlib import Path
+
+    from handlers.telegram.i18n import Tr
+
+    source = (Path(__file__).resolve().parents[2] / "engine/rulesets/dragons.py").read_text()
+    reasons = set(re.findall(r'start_fall\(\w+, "(\w+)"\)', source))
+    assert {"speed_zero", "dangerous", "manoeuvre_crit"} <= reasons
+    for lang in ("en", "ru"):
+        tr = Tr(lang)
+        assert [r for r in sorted(reasons) if not tr.has(f"dr.reason.{r}")] == [], lang

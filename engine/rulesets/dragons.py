@@ -1604,6 +1604,11 @@ class _Turn:
         if victim.pid in self.activated:
             self.impossible(d, i, a, "victim_already_moved", victim=victim.pid)
             return
+        if victim.tail_of is not None:
+            # DEFAULT (D26, D27): a victim on a tail of its own moves as its victim moves, so
+            # no change can be forced on it; no roll is made.
+            self.impossible(d, i, a, "victim_on_tail", victim=victim.pid)
+            return
         mine = self.roll(d, "piloting", self.stats[d.pid].piloting,
                          (*mods, ("force", -self.cfg.force_penalty)), self.tn)  # fmt: skip
         theirs = self.roll(victim, "piloting", self.stats[victim.pid].piloting,

@@ -328,3 +328,17 @@ def test_D26_a_chain_of_tails_moves_as_one() -> None:
     copies = [(e.actor, e.data["copied_from"]) for e in of(events, "move") if e.actor != "c"]
     assert copies == [("b", "c"), ("a", "b")]
     assert (new.dragon("a").tail_of, new.dragon("b").tail_of) == ("b", "c")
+
+
+def test_D27_a_victim_on_a_tail_of_its_own_cannot_be_forced() -> None:
+    # a on b, b on c: b moves as c moves (D26), so a's force on b could never be applied. It
+    # used to roll the contest and report a success that changed nothing.
+    state = make(("a", "x"), ("b", "y"), ("c", "x"))
+    state = put(put(state, "a", tail_of="b"), "b", tail_of="c")
+    force = {"type": "force", "choice": "up", "raise_choice": None}
+    seqs = {"a": 1, "b": 2, "c": 3}
+    new, events = play(state, {"a": {"actions": [force]}, "b": {}, "c": {}}, [], seqs)
+    (imp,) = of(events, "impossible")
+    assert (imp.actor, imp.data["reason"]) == ("a", "victim_on_tail")
+    assert not of(events, "force") and not of(events, "roll")
+    assert new.dragon("a").tail_of == "b" and new.dragon("b").tail_of == "c"

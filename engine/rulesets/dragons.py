@@ -1819,6 +1819,9 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         self, config: DragonsConfig, entrants: Sequence[Entrant], log: TurnLog
     ) -> DragonsState:
         specs = [self.check_character(config, e.character) for e in entrants]
+        sides = {e.side or e.pid for e in entrants}
+        if len(sides) < 2:  # D35: with one side the battle would be over before turn 1
+            raise Rejection("one_side", side=next(iter(sides), ""))
         lowest = min(s.altitude for s in specs)
         shift = config.lowest_start_altitude - lowest  # D5: the lowest dragon starts at 10
         dragons = tuple(

@@ -5,6 +5,8 @@ named by the rule it checks; the cases here are the corners ``test_dragons.py`` 
 
 from __future__ import annotations
 
+import pytest
+
 from engine.errors import Rejection
 from engine.ruleset import Sealed
 from engine.rulesets.dragons import attack_check, initiative
@@ -342,3 +344,11 @@ def test_D27_a_victim_on_a_tail_of_its_own_cannot_be_forced() -> None:
     assert (imp.actor, imp.data["reason"]) == ("a", "victim_on_tail")
     assert not of(events, "force") and not of(events, "roll")
     assert new.dragon("a").tail_of == "b" and new.dragon("b").tail_of == "c"
+
+
+def test_D35_a_battle_of_one_side_is_refused_at_setup() -> None:
+    # With every dragon on one side the battle would be won before turn 1 (D35).
+    with pytest.raises(Rejection) as refused:
+        make(("a", "x"), ("b", "x"))
+    assert (refused.value.code, refused.value.params) == ("one_side", {"side": "x"})
+    assert R.outcome(make(("a", "x"), ("b", "y"))).status == "running"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -33,6 +32,7 @@ from tests.serverless.webhook_harness import (
     api_event,
     fixture,
     lambda_env,
+    race_loads,
 )
 
 
@@ -321,20 +321,7 @@ def test_the_sweeper_and_a_last_order_racing_for_one_turn_resolve_it_once(
     match_id, alice, bob = open_duel(h, before_start=hour_turns)
     h.say(alice, int(alice["id"]), ORDER)
     clock.now += 3600
-    barrier = threading.Barrier(2, timeout=10)
-    for rt in (webhook_rt, sweeper_rt):
-        repo = rt.deps.repo
-        real_load = repo.load
-        armed = threading.local()
-
-        def load(mid: str, real_load: Any = real_load, armed: Any = armed) -> Any:
-            loaded = real_load(mid)
-            if not getattr(armed, "done", False):
-                armed.done = True
-                barrier.wait()
-            return loaded
-
-        repo.load = load
+    race_loads([webhook_rt, sweeper_rt])
     h.held = []
     h.say(bob, int(bob["id"]), ORDER)
     (update,), h.held = h.held, None

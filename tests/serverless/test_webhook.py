@@ -30,6 +30,7 @@ from tests.serverless.conftest import (
     lambda_env,
 )
 from tests.serverless.duel import ORDER, fixture_users, open_duel, play_duel
+from tests.serverless.webhook_harness import race_loads
 
 
 def items(aws: Callable[[str], Any]) -> list[dict[str, Any]]:
@@ -227,20 +228,7 @@ def test_two_final_orders_delivered_concurrently_resolve_once(
     h = WebhookHarness(containers, fake_api, clock)
     match_id, alice, bob = open_duel(h)
     # Both loads of the seal happen before either save: the two last orders truly race.
-    barrier = threading.Barrier(2, timeout=10)
-    for rt in containers:
-        repo = rt.deps.repo
-        real_load = repo.load
-        armed = threading.local()
-
-        def load(mid: str, real_load: Any = real_load, armed: Any = armed) -> Any:
-            loaded = real_load(mid)
-            if not getattr(armed, "done", False):
-                armed.done = True
-                barrier.wait()
-            return loaded
-
-        repo.load = load
+    race_loads(containers)
     h.held = []
     for user in (alice, bob):
         h.say(user, int(user["id"]), ORDER)

@@ -8,6 +8,8 @@ import base64
 import copy
 import itertools
 import json
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +108,22 @@ class WebhookHarness(Harness):
         for rt in self.runtimes:
             rt.run(rt.app.shutdown())
             rt.loop.close()
+
+
+def race_loads(runtimes: Sequence[Runtime]) -> None:
+    """Hold the first repository load of each runtime (per thread) until every runtime has
+    made one: all loads happen before any save, so the writers truly race."""
+    barrier = threading.Barrier(len(runtimes), timeout=10)
+    for rt in runtimes:
+        repo: Any = rt.deps.repo
+        real_load = repo.load
+        armed = threading.local()
+
+        def load(mid: str, real_load: Any = real_load, armed: Any = armed) -> Any:
+            loaded = real_load(mid)
+            if not getattr(armed, "done", False):
+                armed.done = True
+                barrier.wait()
+            return loaded
+
+        repo.load = load

@@ -747,8 +747,12 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     mid = cb.arg(2) or None  # pickers drawn before ids were carried: a new id
     try:
         match = usecases.create_match(svc.deps, msg.chat.id, user.id, rid, lang=lang, match_id=mid)
-    except ConflictError:  # this picker's match exists: the other tap of a double tap made it
-        raise Alert(tr("duel.exists", id=mid)) from None
+    except ConflictError:
+        # This picker's match exists: the other tap of a double tap, or this press before a
+        # failed edit (Telegram re-sent it). Show its lobby again, as the first press would.
+        match = svc.deps.repo.load(str(mid)).match
+        if match.chat_id != msg.chat.id or match.phase is not Phase.LOBBY:
+            raise Alert(tr("duel.exists", id=mid)) from None
     gtr = Tr(match.lang)
     await edit(
         context,

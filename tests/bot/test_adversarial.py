@@ -261,8 +261,8 @@ def test_a_double_tap_on_a_ruleset_creates_one_match(duel: Duel) -> None:
     finally:
         repo.active_in_chat = real  # type: ignore[method-assign]
     assert [m.id for m in repo.active_in_chat(duel.g)] == [first[0].id]
-    gm, text, _ = h.api.alerts[-1]
-    assert gm == int(duel.gm["id"]) and first[0].id in text
+    assert "lobby of match " + first[0].id in plain(picker.text)  # its lobby, shown again
+    assert repo.load(first[0].id).match.ui["lobby"] == picker.message_id
 
 
 def test_a_gm_who_never_started_the_bot_is_told_once_and_gets_the_npc_screens_by_link() -> None:

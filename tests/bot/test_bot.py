@@ -186,3 +186,35 @@ def test_long_messages_are_split_under_the_limit() -> None:
     parts = split_text(text)
     assert len(parts) > 1 and all(len(p) <= 4096 for p in parts)
     assert "".join(parts).replace("\n", "") == text.replace("\n", "")
+
+
+def test_P15_the_reveal_says_when_equal_initiative_made_the_shots_simultaneous(
+    duel: Duel,
+) -> None:
+    from dataclasses import replace
+
+    from engine.events import Event
+    from handlers.telegram.i18n import Tr
+    from handlers.telegram.ui import get_ui
+
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, -3, 3)
+    h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
+    match = duel.match()
+    record = h.deps.repo.history(match.id)[-1]
+
+    def with_totals(a: int, b: int) -> str:
+        totals = iter((a, b))
+        events = tuple(
+            Event(e.kind, e.actor, {**e.data, "total": next(totals)})
+            if e.kind == "initiative"
+            else e
+            for e in record.events
+        )
+        return plain(
+            get_ui("pistol").render_reveal(Tr("en"), match, replace(record, events=events))
+        )
+
+    assert "both shoot at once" in with_totals(5, 5)
+    assert "both shoot at once" not in with_totals(6, 5)

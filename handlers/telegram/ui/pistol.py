@@ -272,9 +272,16 @@ class PistolUI(RulesetUI):
         names = names_of(match)
         lines = self.order_lines(tr, names, record)
         lines.append("")
-        lines += [
-            t for e in record.events if (t := self.event_text(tr, names, e.kind, e.actor, e.data))
-        ]
+        events = record.events
+        # The last pair of initiative events decides who shoots first (tie rerolls, P14, add
+        # pairs): equal totals shoot at once, and both shots count (P15).
+        inits = [i for i, e in enumerate(events) if e.kind == "initiative"][-2:]
+        tie = len(inits) == 2 and len({events[i].data.get("total") for i in inits}) == 1
+        for i, e in enumerate(events):
+            if text := self.event_text(tr, names, e.kind, e.actor, e.data):
+                lines.append(text)
+            if tie and i == inits[-1]:
+                lines.append(tr("pistol.simultaneous"))
         grids = self._grids(tr, match, record.events, names)
         if grids:
             lines += ["", grids]

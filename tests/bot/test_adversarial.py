@@ -123,15 +123,7 @@ def test_a_gm_who_plays_with_gm_sees_plans_does_not_stall_the_turn(pd: PlansDuel
     plans), so nobody is ever offered "Approve": the turn used to wait silently forever once
     every plan was in."""
     h = pd.h
-    h.say(pd.alice, pd.g, "/duel")  # Alice is the GM and a duelist
-    h.press_text(pd.alice, h.last(pd.g, with_buttons=True), "Дуэль планов")
-    lobby = h.last(pd.g, with_buttons=True)
-    h.press_text(pd.alice, lobby, "Мастер видит планы")
-    h.press(pd.alice, lobby, 0)
-    h.press(pd.bob, lobby, 0)
-    h.press(pd.alice, h.last(pd.a, with_buttons=True), 0)
-    h.press_text(pd.bob, h.last(pd.b, with_buttons=True), "Pyromancer")
-    h.press_text(pd.alice, lobby, "Начать")
+    pd.start_with_alice_as_gm()
     pd.bob_types(1)
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "I juggle three swords while reciting poetry")

@@ -45,6 +45,19 @@ class PlansDuel(Duel):
         self.lobby(gm_sees=gm_sees)
         self.h.press_text(self.gm, self.lobby_msg, "Start")
 
+    def start_with_alice_as_gm(self) -> None:
+        """Alice runs the match (``/duel``) and duels in it, with ``gm_sees_plans`` on."""
+        h = self.h
+        h.say(self.alice, self.g, "/duel")
+        h.press_text(self.alice, h.last(self.g, with_buttons=True), "Дуэль планов")
+        lobby = h.last(self.g, with_buttons=True)
+        h.press_text(self.alice, lobby, "Мастер видит планы")
+        h.press(self.alice, lobby, 0)
+        h.press(self.bob, lobby, 0)
+        h.press(self.alice, h.last(self.a, with_buttons=True), 0)
+        h.press_text(self.bob, h.last(self.b, with_buttons=True), "Pyromancer")
+        h.press_text(self.alice, lobby, "Начать")
+
     def builder(self) -> FakeMessage:
         return self.h.last(self.a, with_buttons=True)
 
@@ -278,15 +291,7 @@ def test_C22_gm_veto_keeps_secrecy_and_the_turn_waits_for_approval(pd: PlansDuel
 
 def test_gm_who_plays_is_never_sent_plans(pd: PlansDuel) -> None:
     h = pd.h
-    h.say(pd.alice, pd.g, "/duel")  # Alice is GM and a duelist
-    h.press_text(pd.alice, h.last(pd.g, with_buttons=True), "Дуэль планов")
-    lobby = h.last(pd.g, with_buttons=True)
-    h.press_text(pd.alice, lobby, "Мастер видит планы")
-    h.press(pd.alice, lobby, 0)
-    h.press(pd.bob, lobby, 0)
-    h.press(pd.alice, h.last(pd.a, with_buttons=True), 0)
-    h.press_text(pd.bob, h.last(pd.b, with_buttons=True), "Pyromancer")
-    h.press_text(pd.alice, lobby, "Начать")
+    pd.start_with_alice_as_gm()
     pd.bob_types(1)  # Bob types a plan Alice (the GM) must not see
     assert pd.match().sealed == ("p2",)
     assert not any("brimstone" in t for t in h.texts(pd.a))

@@ -4,7 +4,8 @@ button of one turn acts on another."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -23,6 +24,27 @@ def _replies(h: Harness, user: dict[str, Any], chat: int, text: str) -> list[str
     before = len(h.texts(chat))
     h.say(user, chat, text)
     return [plain(t) for t in h.texts(chat)[before:]]
+
+
+@contextmanager
+def _before_second_load(repo: Any, race: Callable[[str], object]) -> Iterator[None]:
+    """Run ``race(match_id)`` just before the repository's second load: what another process
+    does between a handler's check (the first load) and its use case's own load."""
+    real_load = repo.load
+    loads = {"n": 0}
+
+    def racing_load(match_id: str) -> Loaded:
+        loads["n"] += 1
+        if loads["n"] == 2:
+            race(match_id)
+        result: Loaded = real_load(match_id)
+        return result
+
+    repo.load = racing_load
+    try:
+        yield
+    finally:
+        repo.load = real_load
 
 
 def test_edit_with_a_malformed_number_names_the_bad_value_and_changes_nothing(duel: Duel) -> None:
@@ -73,20 +95,11 @@ def test_a_seal_button_pressed_as_its_turn_resolves_is_refused_not_sealed_into_t
     h.press(duel.alice, h.last(duel.a, with_buttons=True), 6)  # aim 3:3
     confirm = h.last(duel.a, with_buttons=True)
     repo = h.deps.repo
-    real_load = repo.load
-    loads = {"n": 0}
-
-    def racing_load(match_id: str) -> Loaded:
-        loads["n"] += 1
-        if loads["n"] == 2:  # after the handler's check, before the seal's own load
-            usecases.seal_order(h.deps, match_id, duel.b, "p2", {"move": 0, "aim": [5, 5]})
-        return real_load(match_id)
-
-    repo.load = racing_load  # type: ignore[method-assign]
-    try:
+    # After the handler's check, before the seal's own load: Bob's last order lands.
+    with _before_second_load(
+        repo, lambda mid: usecases.seal_order(h.deps, mid, duel.b, "p2", {"move": 0, "aim": [5, 5]})
+    ):
         h.press_text(duel.alice, confirm, "🔒")
-    finally:
-        repo.load = real_load  # type: ignore[method-assign]
     loaded = repo.load("m00001")
     assert loaded.match.turn == 2
     assert loaded.orders == {} and loaded.match.sealed == ()
@@ -170,20 +183,9 @@ def test_a_double_tap_on_confirm_undo_undoes_one_turn_not_two(duel: Duel) -> Non
     h.press_text(duel.gm, duel.status_msg(), "Undo")
     confirm = duel.status_msg()
     repo = h.deps.repo
-    real_load = repo.load
-    loads = {"n": 0}
-
-    def racing_load(match_id: str) -> Loaded:
-        loads["n"] += 1
-        if loads["n"] == 2:  # the first tap's undo lands after this tap's check
-            usecases.undo(h.deps, match_id, int(duel.gm["id"]))
-        return real_load(match_id)
-
-    repo.load = racing_load  # type: ignore[method-assign]
-    try:
+    # The first tap's undo lands after this tap's check.
+    with _before_second_load(repo, lambda mid: usecases.undo(h.deps, mid, int(duel.gm["id"]))):
         h.press_text(duel.gm, confirm, "Confirm")
-    finally:
-        repo.load = real_load  # type: ignore[method-assign]
     assert duel.match().turn == 2  # turn 2 reopened once; turn 1 stays resolved
     assert [r.turn for r in repo.history("m00001")] == [0, 1]
     assert [a["action"] for a in duel.match().audit].count("undo") == 1

@@ -86,7 +86,8 @@ class Services:
     retry_after_max: float = RETRY_AFTER_MAX
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     errors: list[BaseException] = field(default_factory=list)  # for a webhook's status code
-    # Turns this process resolved and began to announce. The webhook asks Telegram to re-send
+    # Turns this process resolved and began to announce (on_resolved, which every resolution
+    # reaches, a seal's even when its receipt fails). The webhook asks Telegram to re-send
     # a failed update only if this did not move while handling it: past a turn boundary, a
     # redelivery would apply the update again (a typed order into the next turn).
     resolved: int = 0
@@ -890,8 +891,6 @@ async def _seal(
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
-    if res.record is not None:
-        svc.resolved += 1  # saved: from here on this update must not be re-sent (Services)
     receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
         tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )
@@ -900,7 +899,7 @@ async def _seal(
             await edit(context, message.chat.id, message.message_id, receipt)
         else:
             await send(context, user_id, receipt)
-    finally:  # a lost receipt must not cost the group its reveal
+    finally:  # a lost receipt must not cost the group its reveal (nor Services.resolved)
         if res.record is None:
             fps = {pid: res.order.fingerprint}
             if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store

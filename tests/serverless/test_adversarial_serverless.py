@@ -344,14 +344,15 @@ def test_the_sweeper_and_a_last_order_racing_for_one_turn_resolve_it_once(
 # --------------------------------------------------------------------------- known gaps
 
 
-def _fail_group_sends(api: FakeBotAPI, times: int) -> None:
-    """The next ``times`` sendMessage calls to the group answer 502 (a Telegram hiccup)."""
+def _fail_sends(api: FakeBotAPI, times: int, chat_id: int = GROUP_ID) -> None:
+    """The next ``times`` sendMessage calls to ``chat_id`` (the group) answer 502 (a Telegram
+    hiccup)."""
     real = api.do_request
     left = [times]
 
     async def flaky(url: str, method: str, request_data: Any = None, *a: Any, **k: Any) -> Any:
         params = dict(request_data.parameters) if request_data else {}
-        if left[0] and url.endswith("/sendMessage") and params.get("chat_id") == GROUP_ID:
+        if left[0] and url.endswith("/sendMessage") and params.get("chat_id") == chat_id:
             left[0] -= 1
             body = {"ok": False, "error_code": 502, "description": "Bad Gateway"}
             return 502, json.dumps(body).encode()
@@ -367,16 +368,17 @@ def test_a_reveal_survives_a_telegram_hiccup(harness: WebhookHarness) -> None:
     h = harness
     _match_id, alice, bob = open_duel(h)
     h.say(alice, int(alice["id"]), ORDER)
-    _fail_group_sends(h.api, 1)
+    _fail_sends(h.api, 1)
     h.say(bob, int(bob["id"]), ORDER)
     assert h.responses[-1]["statusCode"] == 200
     assert sum("Ход 1 — вскрытие" in t for t in h.texts(GROUP_ID)) == 1
 
 
+@pytest.mark.parametrize("down", ["group", "private"])  # the reveal, or Bob's receipt
 def test_an_update_that_resolved_a_turn_is_not_re_sent_into_the_next_one(
-    harness: WebhookHarness, caplog: pytest.LogCaptureFixture
+    harness: WebhookHarness, caplog: pytest.LogCaptureFixture, down: str
 ) -> None:
-    """Telegram is down for the group after Bob's typed order resolved turn 1 (saved). A 500
+    """Telegram is down for the group (or Bob's chat) after Bob's typed order resolved turn 1 (saved). A 500
     made Telegram re-send Bob's "/order ...", which then sealed into turn 2: an order he never
     gave for it. Past a turn boundary the webhook answers 200 (and logs), so it is not
     re-sent; a redelivery anyway is a duplicate."""
@@ -384,7 +386,7 @@ def test_an_update_that_resolved_a_turn_is_not_re_sent_into_the_next_one(
     match_id, alice, bob = open_duel(h)
     miss = "/order move 0 aim 5:5"  # no hit: the duel goes on to turn 2
     h.say(alice, int(alice["id"]), miss)
-    _fail_group_sends(h.api, 10)
+    _fail_sends(h.api, 10, GROUP_ID if down == "group" else int(bob["id"]))
     with caplog.at_level(logging.ERROR, logger="sekundant.lambda"):
         h.say(bob, int(bob["id"]), miss)
     assert h.responses[-1]["statusCode"] == 200

@@ -378,10 +378,10 @@ def test_a_reveal_survives_a_telegram_hiccup(harness: WebhookHarness) -> None:
 def test_an_update_that_resolved_a_turn_is_not_re_sent_into_the_next_one(
     harness: WebhookHarness, caplog: pytest.LogCaptureFixture, down: str
 ) -> None:
-    """Telegram is down for the group (or Bob's chat) after Bob's typed order resolved turn 1 (saved). A 500
-    made Telegram re-send Bob's "/order ...", which then sealed into turn 2: an order he never
-    gave for it. Past a turn boundary the webhook answers 200 (and logs), so it is not
-    re-sent; a redelivery anyway is a duplicate."""
+    """Telegram is down for the group (or Bob's chat) after Bob's typed order resolved turn 1
+    (saved). A 500 made Telegram re-send Bob's "/order ...", which then sealed into turn 2: an
+    order he never gave for it. Past a turn boundary the webhook answers 200 (and logs), so it
+    is not re-sent; a redelivery anyway is a duplicate."""
     h = harness
     match_id, alice, bob = open_duel(h)
     miss = "/order move 0 aim 5:5"  # no hit: the duel goes on to turn 2

@@ -584,9 +584,11 @@ async def _choose(
         # Say why when the user does play a match, only not in the phase the command is for
         # (/character once it started, /order before it starts).
         for m in _user_matches(services(context), user_id):
-            if m.seat_of_user(user_id) is not None and m.phase is Phase.RUNNING:
+            if m.seat_of_user(user_id) is None:
+                continue
+            if m.phase is Phase.RUNNING:
                 raise Rejection("match_already_running", id=m.id)
-            if m.seat_of_user(user_id) is not None and m.phase is Phase.LOBBY:
+            if m.phase is Phase.LOBBY:
                 raise Rejection("match_not_started", id=m.id)
         raise Rejection("no_active_match")
     rows = []

@@ -94,6 +94,11 @@ class DragonsConfig(BaseModel):
     terrain: Literal["blue", "ground"] = "blue"  # D24: the Blue (death) or over ground (GM)
     fall_speed_step: int = Field(5, ge=1)  # D30: +1 Altitude lost per 5 Speed
     fall_out_depth: int = 10  # D31
+    # D31 DEFAULT: with every dragon in the battle falling there is no steady dragon to
+    # measure from. "last_steady": measure from the Altitude where the last steady dragon
+    # was when it stopped flying steady (started falling or left); "none": nobody is
+    # removed (falls can then go on for ever).
+    all_falling_floor: Literal["last_steady", "none"] = "last_steady"
     fall_first_penalty: int = 0  # D32 DEFAULT / decision 29: the first roll is at -0
     force_penalty: int = 2  # D27 / decision 19
     break_tail_penalty: int = 2  # D28 / decision 19
@@ -329,6 +334,9 @@ class DragonsState:
     stats: Mapping[str, Stats]
     dragons: tuple[Dragon, ...]
     turn: int = 1
+    # D31 DEFAULT (``all_falling_floor``): while every dragon in the battle is falling, the
+    # Altitude D31 measures from (where the last steady dragon was); None while one is steady.
+    floor: int | None = None
 
     def dragon(self, pid: str) -> Dragon:
         for d in self.dragons:
@@ -900,16 +908,21 @@ _STATE_SET = tuple(getattr(DragonsState, name).__set__ for name in DragonsState.
 
 
 def _new_state(
-    config: DragonsConfig, stats: Mapping[str, Stats], dragons: tuple[Dragon, ...], turn: int
+    config: DragonsConfig,
+    stats: Mapping[str, Stats],
+    dragons: tuple[Dragon, ...],
+    turn: int,
+    floor: int | None,
 ) -> DragonsState:
     """``DragonsState(...)`` without the frozen dataclass's ``__init__`` (one Python frame
-    and four ``object.__setattr__`` calls less): the same value; one per resolution."""
+    and five ``object.__setattr__`` calls less): the same value; one per resolution."""
     state: DragonsState = object.__new__(DragonsState)
-    set_config, set_stats, set_dragons, set_turn = _STATE_SET
+    set_config, set_stats, set_dragons, set_turn, set_floor = _STATE_SET
     set_config(state, config)
     set_stats(state, stats)
     set_dragons(state, dragons)
     set_turn(state, turn)
+    set_floor(state, floor)
     return state
 
 
@@ -984,6 +997,7 @@ class _Turn:
         "cfg",
         "confirm",
         "events",
+        "floor",
         "forced",
         "live",
         "lives",
@@ -1017,6 +1031,7 @@ class _Turn:
         self.forced: dict[str, tuple[str, int]] = {}
         self.spent: set[tuple[str, int]] = set()
         self.activated: set[str] = set()
+        self.floor = state.floor  # D31 DEFAULT, see check_too_low
         live: dict[str, _Live] = {}
         ranks: dict[str, tuple[int, int, int]] = {}
         get = orders.get
@@ -1080,16 +1095,28 @@ class _Turn:
                 self.emit("tail_broken", other.pid, victim=d.pid, reason=reason)
                 other.tail_of = None
 
+    def last_steady(self, d: _Live) -> None:
+        """D31 DEFAULT (``all_falling_floor``): ``d``, steady and in the battle, is about to
+        fall or leave; if no other dragon in the battle is steady, where it is becomes the
+        Altitude D31 measures from while every dragon falls."""
+        for other in self.lives:
+            if other is not d and other.status == IN and not other.falling:
+                return
+        self.floor = d.altitude
+
     def start_fall(self, d: _Live, reason: str) -> None:
         """D29: the dragon starts Falling."""
         if d.falling or d.status != IN:
             return
+        self.last_steady(d)
         d.falling = True
         d.fall_turns = 0
         self.emit("fall", d.pid, reason=reason, speed=d.speed, altitude=d.altitude)
         self.clear_tails(d, "fall")
 
     def leave(self, d: _Live, status: str, reason: str, fate: str) -> None:
+        if not d.falling and d.status == IN:
+            self.last_steady(d)
         d.status = status
         d.falling = False
         self.emit("out", d.pid, reason=reason, status=status, fate=fate)
@@ -1097,17 +1124,28 @@ class _Turn:
 
     def check_too_low(self) -> None:
         """D31: a falling dragon 10 or more below the lowest dragon that is not falling: an
-        Extra dies, a Wild Card leaves (it recovers later and flies home)."""
+        Extra dies, a Wild Card leaves (it recovers later and flies home). DEFAULT
+        (``all_falling_floor``): when every dragon in the battle falls, measure from where the
+        last steady one was (:meth:`last_steady`), so the falls end: they only speed up."""
         lowest: int | None = None
-        falling = False
+        highest_falling: int | None = None
         for d in self.lives:
             if d.status == IN:
                 if d.falling:
-                    falling = True
+                    if highest_falling is None or d.altitude > highest_falling:
+                        highest_falling = d.altitude
                 elif lowest is None or d.altitude < lowest:
                     lowest = d.altitude
-        if not falling or lowest is None:
-            return  # nobody falling (the usual case), or nobody steady to measure from
+        if highest_falling is None:
+            return  # nobody falling: the usual case
+        if lowest is None:  # every dragon in the battle falls
+            if self.cfg.all_falling_floor == "none":
+                return
+            if self.floor is None:
+                # A state with no memory of its last steady dragon (built by hand or saved
+                # before the DEFAULT existed): the best placed of the falling ones stands in.
+                self.floor = highest_falling
+            lowest = self.floor
         floor = lowest - self.cfg.fall_out_depth
         for d in self.lives:
             if d.status == IN and d.falling and d.altitude <= floor:
@@ -1139,7 +1177,10 @@ class _Turn:
             activated.add(d.pid)
         self.check_too_low()
         dragons = []
+        steady = False
         for d in self.lives:
+            if d.status == IN and not d.falling:
+                steady = True
             dragons.append(
                 {
                     "pid": d.pid,
@@ -1156,6 +1197,8 @@ class _Turn:
                 }
             )
         events.append(_event(Event, ("status", None, {"turn": turn, "dragons": dragons})))
+        if steady:
+            self.floor = None  # D31 measures from the steady dragons again
 
     def activate(self, d: _Live) -> None:
         pid = d.pid
@@ -2059,7 +2102,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         turn.run()
         # ``turn.live`` holds the dragons in state order.
         dragons = tuple([d.freeze() for d in turn.lives])
-        return _new_state(state.config, state.stats, dragons, state.turn + 1)
+        return _new_state(state.config, state.stats, dragons, state.turn + 1, turn.floor)
 
     def outcome(self, state: DragonsState) -> Outcome:
         """D35: over when at most one side has dragons still in the battle (or at the GM's turn
@@ -2105,6 +2148,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             "config": state.config.model_dump(mode="json"),
             "characters": {pid: s.spec.model_dump(mode="json") for pid, s in state.stats.items()},
             "dragons": [_dump_dragon(d) for d in state.dragons],
+            "floor": state.floor,
         }
 
     def load_state(self, raw: Mapping[str, Any]) -> DragonsState:
@@ -2114,7 +2158,8 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             for pid, c in raw["characters"].items()
         }
         dragons = tuple(Dragon(**{**d, "broken": tuple(d["broken"])}) for d in raw["dragons"])
-        return DragonsState(config, stats, dragons, int(raw["turn"]))
+        floor = raw.get("floor")  # absent from states saved before D31's DEFAULT
+        return DragonsState(config, stats, dragons, int(raw["turn"]), floor)
 
     def turn_of(self, state: DragonsState) -> int:
         return state.turn

@@ -5,6 +5,8 @@ named by the rule it checks; the cases here are the corners ``test_dragons.py`` 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine.errors import Rejection
@@ -297,6 +299,49 @@ def test_D31_exactly_10_below_leaves_9_below_stays() -> None:
     assert new.dragon("a").status == "left"
     new, _ = play(put(base, "a", falling=True, altitude=12), {}, [2, 1])  # to 11
     assert new.dragon("a").status == "in" and new.dragon("a").falling
+
+
+def test_D31_with_every_dragon_falling_it_measures_from_the_last_steady_one() -> None:
+    # DEFAULT (all_falling_floor "last_steady"): b falls (to 1; a, steady at 10, is the
+    # reference: 9 below) and fails to regain control; then a's climb to Speed 0 makes it
+    # fall at Altitude 11. Nobody is steady now: D31 measures from 11, where a last flew
+    # steady, so b (10 below it) leaves and a's side wins. It used to find nobody to measure
+    # from: nobody left, and the falls went on for ever (the turn cap of random battles).
+    state = put(put(two(), "b", falling=True, altitude=2), "a", speed=3)
+    new, events = play(state, {"a": {"move": "climb", "n": 1}}, [2, 1])
+    assert new.floor == 11 and new.dragon("a").falling
+    (out,) = of(events, "out")
+    assert (out.actor, out.data["reason"], new.dragon("b").status) == ("b", "fell_too_far", "left")
+    assert (R.outcome(new).status, R.outcome(new).winners) == ("win", ("a",))
+    # Option "none": nobody is removed while every dragon falls (the old reading).
+    state = put(put(two(all_falling_floor="none"), "b", falling=True, altitude=2), "a", speed=3)
+    new, events = play(state, {"a": {"move": "climb", "n": 1}}, [2, 1])
+    assert not of(events, "out") and not R.outcome(new).finished
+
+
+def test_D31_every_falling_dragon_past_the_floor_leaves_nobody_a_draw() -> None:
+    # Both fall past the remembered floor (11 - 10 = 1) in the same turn, each at its own
+    # activation (D10): nobody is left (D35), a draw.
+    state = replace(put(put(two(), "a", falling=True, altitude=2), "b", falling=True,
+                        altitude=2), floor=11)  # fmt: skip
+    new, events = play(state, {}, [])
+    assert [(e.actor, e.data["reason"]) for e in of(events, "out")] == [
+        ("a", "fell_too_far"), ("b", "fell_too_far")
+    ]  # fmt: skip
+    out = R.outcome(new)
+    assert (out.status, out.reason) == ("draw", "no_one_left")
+    # The floor survives saving (a state saved without it loads as None).
+    dumped = R.dump_state(state)
+    assert R.load_state(dumped).floor == 11
+    assert R.load_state({k: v for k, v in dumped.items() if k != "floor"}).floor is None
+
+
+def test_D31_a_state_with_no_remembered_floor_measures_from_the_highest_faller() -> None:
+    # Every dragon falls and the state has no floor (saved before the DEFAULT): the best
+    # placed falling dragon stands in for the last steady one (a, at 12 - 1 = 11).
+    state = put(put(two(), "a", falling=True, altitude=12), "b", falling=True, altitude=2)
+    new, _ = play(state, {}, [2, 1])  # a fails to regain control; b falls to 1
+    assert new.dragon("b").status == "left" and new.floor == 11
 
 
 def test_D32_regain_control_adds_wound_penalties() -> None:

@@ -1,14 +1,23 @@
 """Settings from the environment (or a ``.env`` file), validated once, failing fast with a
-clear message. Every setting is documented in ``docs/configuration.md``."""
+clear message. Every setting is documented in ``docs/configuration.md``.
+
+Plain dataclass and explicit checks, not pydantic: the Lambda webhook reads its settings on
+every cold start, and importing pydantic costs about a quarter of the cold-start baseline
+(``make bench``, lambda), a price a handful of strings does not justify.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+Store = Literal["sqlite", "dynamodb", "memory"]
+Lang = Literal["ru", "en"]
+STORES: tuple[Store, ...] = ("sqlite", "dynamodb", "memory")
+LANGS: tuple[Lang, ...] = ("ru", "en")
 
 
 class SettingsError(Exception):
@@ -21,52 +30,69 @@ def default_db_path() -> Path:
     return Path(user_data_dir("sekundant", appauthor=False)) / "sekundant.sqlite3"
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(frozen=True)
+def _token(value: str) -> str:
+    head, _, tail = value.partition(":")
+    if not head.isdigit() or len(tail) < 20:
+        raise ValueError("expected the token BotFather gave, like 123456:ABC-DEF...")
+    return value
 
-    bot_token: str | None = Field(default=None, alias="TELEGRAM_BOT_TOKEN")
-    api_base_url: str = Field(default="https://api.telegram.org", alias="TELEGRAM_API_BASE_URL")
-    bot_username: str | None = Field(default=None, alias="TELEGRAM_BOT_USERNAME")
-    store: Literal["sqlite", "dynamodb", "memory"] = Field(
-        default="sqlite", alias="SEKUNDANT_STORE"
-    )
-    # None: the platform's data directory (:func:`default_db_path`), looked up only when the
-    # SQLite store is opened (platformdirs is not imported on Lambda).
-    db_path: Path | None = Field(default=None, alias="SEKUNDANT_DB")
-    table: str = Field(default="sekundant", alias="SEKUNDANT_TABLE")
-    lang: Literal["ru", "en"] = Field(default="ru", alias="SEKUNDANT_LANG")
 
-    @field_validator("bot_token")
-    @classmethod
-    def _token_shape(cls, value: str | None) -> str | None:
-        if value in (None, ""):
-            return None
-        head, _, tail = value.partition(":")
-        if not head.isdigit() or len(tail) < 20:
-            raise ValueError("expected the token BotFather gave, like 123456:ABC-DEF...")
+def _url(value: str) -> str:
+    if not value.startswith(("http://", "https://")):
+        raise ValueError("expected an http(s) URL of a Bot API server")
+    return value.rstrip("/")
+
+
+def _one_of(*allowed: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise ValueError("expected one of " + ", ".join(allowed))
         return value
 
-    @field_validator("api_base_url")
-    @classmethod
-    def _url_shape(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("expected an http(s) URL of a Bot API server")
-        return value.rstrip("/")
+    return check
+
+
+@dataclass(frozen=True)
+class Settings:
+    bot_token: str | None = None
+    api_base_url: str = "https://api.telegram.org"
+    bot_username: str | None = None
+    store: Store = "sqlite"
+    # None: the platform's data directory (:func:`default_db_path`), looked up only when the
+    # SQLite store is opened (platformdirs is not imported on Lambda).
+    db_path: Path | None = None
+    table: str = "sekundant"
+    lang: Lang = "ru"
+
+
+# Environment variable -> (field, parser raising ValueError with what was expected).
+ENV: Mapping[str, tuple[str, Callable[[str], Any]]] = {
+    "TELEGRAM_BOT_TOKEN": ("bot_token", _token),
+    "TELEGRAM_API_BASE_URL": ("api_base_url", _url),
+    "TELEGRAM_BOT_USERNAME": ("bot_username", str),
+    "SEKUNDANT_STORE": ("store", _one_of(*STORES)),
+    "SEKUNDANT_DB": ("db_path", Path),
+    "SEKUNDANT_TABLE": ("table", str),
+    "SEKUNDANT_LANG": ("lang", _one_of(*LANGS)),
+}
 
 
 def load_settings(env: Mapping[str, str] | None = None, *, dotenv: bool = True) -> Settings:
-    """Read settings from ``env`` (default: the process environment plus ``.env``)."""
+    """Read settings from ``env`` (default: the process environment plus ``.env``); an empty
+    variable counts as unset. Raises :class:`SettingsError` naming the first bad one."""
     if env is None:
         if dotenv:
             from dotenv import load_dotenv
 
             load_dotenv(override=False)
         env = os.environ
-    known = {f.alias for f in Settings.model_fields.values() if f.alias}
-    values = {k: v for k, v in env.items() if k in known and v != ""}
-    try:
-        return Settings.model_validate(values)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        name = str(err["loc"][0]) if err["loc"] else "settings"
-        raise SettingsError(f"{name}: {err['msg']}") from None
+    values: dict[str, Any] = {}
+    for name, (field, parse) in ENV.items():
+        raw = env.get(name, "")
+        if raw == "":
+            continue
+        try:
+            values[field] = parse(raw)
+        except ValueError as exc:
+            raise SettingsError(f"{name}: {exc}") from None
+    return Settings(**values)

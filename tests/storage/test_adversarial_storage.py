@@ -94,7 +94,7 @@ def test_a_throttled_save_writes_nothing_and_is_not_a_conflict(
 
 
 def _settings(path: Path) -> Settings:
-    return Settings.model_validate({"SEKUNDANT_STORE": "sqlite", "SEKUNDANT_DB": str(path)})
+    return Settings(store="sqlite", db_path=path)
 
 
 def test_a_store_file_that_is_not_sqlite_is_refused_clearly_and_left_alone(

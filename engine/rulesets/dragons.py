@@ -110,6 +110,11 @@ class DragonsConfig(BaseModel):
     # D29 DEFAULT: a critical failure on a manoeuvre's Piloting roll (tailing, forcing,
     # breaking the tail; either side of the contest) starts Falling.
     manoeuvre_crit_falls: bool = True
+    # D25-D26 DEFAULT: a new tail that would close a circle of three or more tails (a on b,
+    # b on c, c now on a) ends the tail on the new pursuer ("newest_stands", as D25 does for
+    # two dragons); "allowed" keeps the circle, which then never moves (nobody in it has a
+    # victim that sends a movement, D26).
+    tail_circles: Literal["newest_stands", "allowed"] = "newest_stands"
     extra_crit_confirm: bool = True  # decision 16
     consumed_attacks_nearest: bool = True  # D34: the dragon gives its own orders
     default_speed_delta: int = 0  # default order: level flight, Speed unchanged, no action
@@ -1620,21 +1625,37 @@ class _Turn:
         res = opposed(mine, theirs)
         contest = res.to_data()
         if res.initiator_wins:
-            self.set_tail(d, t)
             self.emit("tail", d.pid, victim=t.pid, mutual=mutual is not None, contest=contest)
+            self.set_tail(d, t)
         elif res.defender_wins and mutual is not None:
-            self.set_tail(t, d)
             self.emit("tail", t.pid, victim=d.pid, mutual=True, contest=contest)
+            self.set_tail(t, d)
         else:
             self.emit("evade", t.pid, pursuer=d.pid, contest=contest)
         if mine.crit or theirs.crit:
             self.manoeuvre_crit(d, mine, t, theirs)
 
     def set_tail(self, pursuer: _Live, victim: _Live) -> None:
-        if victim.tail_of == pursuer.pid:
-            victim.tail_of = None
+        """``pursuer`` is now on ``victim``'s tail (D25). The winner ends up right behind the
+        loser, so the loser is no longer behind the winner: a victim that was on its new
+        pursuer's tail is off it. DEFAULT (``tail_circles``): the same along a chain of tails,
+        so tails never close a circle, whose movement D26 leaves undefined (nobody in it has
+        a victim that moves by its own order)."""
         pursuer.tail_of = victim.pid
         self.tails = True
+        v = victim
+        # At most one step per dragon: a circle kept by the "allowed" option is not walked
+        # for ever.
+        for _ in self.lives:
+            ahead = v.tail_of
+            if ahead is None:
+                return
+            if ahead == pursuer.pid:
+                if v is victim or self.cfg.tail_circles == "newest_stands":
+                    v.tail_of = None
+                    self.emit("tail_broken", v.pid, victim=pursuer.pid, reason="circle")
+                return
+            v = self.live[ahead]
 
     def force(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         victim = self.live.get(d.tail_of or "")

@@ -391,6 +391,41 @@ def test_D27_a_victim_on_a_tail_of_its_own_cannot_be_forced() -> None:
     assert new.dragon("a").tail_of == "b" and new.dragon("b").tail_of == "c"
 
 
+def test_D25_a_victim_that_gets_on_its_pursuers_tail_shakes_it_off() -> None:
+    # b is on a's tail; a wins a tail attempt on b: the winner ends up right behind the loser
+    # (D25), so b is off a's tail, and the reveal says so.
+    state = put(two(), "b", tail_of="a")
+    new, events = play(state, {"a": {"actions": [TAIL]}, "b": {}}, [7, 2, 3, 2])
+    assert (new.dragon("a").tail_of, new.dragon("b").tail_of) == ("b", None)
+    assert [e.kind for e in events if e.kind in ("tail", "tail_broken")] == ["tail", "tail_broken"]
+    (broken,) = of(events, "tail_broken")
+    assert (broken.actor, broken.data) == ("b", {"victim": "a", "reason": "circle"})
+
+
+def test_D26_DEFAULT_a_tail_closing_a_circle_of_three_ends_the_tail_on_the_new_pursuer() -> None:
+    # a on b, b on c (three sides, one position); c gets on a's tail. A circle a -> b -> c -> a
+    # would never move (D26: each copies a victim that sends no movement). DEFAULT
+    # (tail_circles "newest_stands"): as D25 does for two, the newest tail stands and the tail
+    # on the new pursuer ends: b is off c's tail. b now leads: c copies a, which copies b.
+    state = make(("a", "x"), ("b", "y"), ("c", "z"))
+    state = put(put(state, "a", tail_of="b"), "b", tail_of="c")
+    orders = {"a": {}, "b": {}, "c": {"actions": [{"type": "tail", "target": "a"}]}}
+    new, events = play(state, orders, [7, 2, 3, 2])  # c 7 beats a 3
+    assert [(d.pid, d.tail_of) for d in new.dragons] == [("a", "b"), ("b", None), ("c", "a")]
+    (broken,) = of(events, "tail_broken")
+    assert (broken.actor, broken.data) == ("b", {"victim": "c", "reason": "circle"})
+    new, _ = play(new, {"a": {}, "b": {"move": "dive", "n": 1}, "c": {}}, [])
+    assert {(d.speed, d.altitude) for d in new.dragons} == {(7, 9)}
+    # Option "allowed": the circle holds and none of the three ever moves.
+    state = make(("a", "x"), ("b", "y"), ("c", "z"), tail_circles="allowed")
+    state = put(put(state, "a", tail_of="b"), "b", tail_of="c")
+    new, events = play(state, orders, [7, 2, 3, 2])
+    assert [d.tail_of for d in new.dragons] == ["b", "c", "a"] and not of(events, "tail_broken")
+    assert rejects(new, "b", {"move": "dive", "n": 1}).code == "pursuer_copies_victim"
+    new, _ = play(new, {"a": {}, "b": {}, "c": {}}, [])
+    assert {(d.speed, d.altitude) for d in new.dragons} == {(5, 10)}
+
+
 def test_D35_a_battle_of_one_side_is_refused_at_setup() -> None:
     # With every dragon on one side the battle would be won before turn 1 (D35).
     with pytest.raises(Rejection) as refused:

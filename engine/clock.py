@@ -8,47 +8,70 @@ hidden choices (the Werewolf #316 lesson in ``shared/notes/prior-art.md``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import dataclass, field, fields, replace
+from functools import cache
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from engine.errors import Rejection, parse_model
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from engine.match import Match
 
 MINUTE = 60
 DAY = 24 * 3600
 
 
-class ClockConfig(BaseModel):
-    """A match's clock. Each default is a DEFAULT of ours (the sources are silent)."""
+def _bounded(default: int | None, ge: int, le: int) -> Any:
+    """A field with its default and its bounds (read by :func:`_validator`)."""
+    return field(default=default, metadata={"ge": ge, "le": le})
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+
+@dataclass(frozen=True, slots=True)
+class ClockConfig:
+    """A match's clock. Each default is a DEFAULT of ours (the sources are silent).
+
+    A plain dataclass, so reading a stored match's clock needs no pydantic (the webhook's
+    cold start); GM input is validated by a pydantic model built from these fields on first
+    use (:func:`check_clock`)."""
 
     # DEFAULT: no deadline; the turn resolves when everyone has sealed (or the GM forces it).
-    turn_seconds: int | None = Field(default=None, ge=MINUTE, le=30 * DAY)
+    turn_seconds: int | None = _bounded(None, ge=MINUTE, le=30 * DAY)
     # DEFAULT: remind an hour before the deadline, or at half the turn if that is shorter.
-    reminder_before_seconds: int = Field(default=3600, ge=0, le=7 * DAY)
+    reminder_before_seconds: int = _bounded(3600, ge=0, le=7 * DAY)
     # DEFAULT: a single extension is at most 24 h (webDiplomacy PR #557) ...
-    max_extension_seconds: int = Field(default=DAY, ge=MINUTE, le=7 * DAY)
+    max_extension_seconds: int = _bounded(DAY, ge=MINUTE, le=7 * DAY)
     # ... at most 2 per turn and 6 per match (prior-art: bounded extensions).
-    max_extensions_per_turn: int = Field(default=2, ge=0, le=20)
-    max_extensions_total: int = Field(default=6, ge=0, le=100)
+    max_extensions_per_turn: int = _bounded(2, ge=0, le=20)
+    max_extensions_total: int = _bounded(6, ge=0, le=100)
     # DEFAULT: alert the GM after 2 consecutive missed turns by one player.
-    missed_turns_alert: int = Field(default=2, ge=1, le=20)
+    missed_turns_alert: int = _bounded(2, ge=1, le=20)
     # DEFAULT: a pause ends by itself after 7 days (an unbounded pause lets a losing GM stall).
-    max_pause_seconds: int = Field(default=7 * DAY, ge=MINUTE, le=60 * DAY)
+    max_pause_seconds: int = _bounded(7 * DAY, ge=MINUTE, le=60 * DAY)
+
+
+@cache
+def _validator() -> type[BaseModel]:
+    """The pydantic model of :class:`ClockConfig`'s fields, defaults and bounds."""
+    from pydantic import ConfigDict, Field, create_model
+
+    hints = get_type_hints(ClockConfig)
+    spec: dict[str, Any] = {
+        f.name: (hints[f.name], Field(default=f.default, **f.metadata)) for f in fields(ClockConfig)
+    }
+    return create_model("ClockConfig", __config__=ConfigDict(extra="forbid", frozen=True), **spec)
 
 
 def clock_config(match: Match) -> ClockConfig:
-    return parse_model(ClockConfig, dict(match.clock), what="clock")
+    """The match's clock: its stored overrides (validated when set) over the defaults."""
+    return ClockConfig(**match.clock)
 
 
 def check_clock(options: Mapping[str, Any]) -> ClockConfig:
     """Validate clock options (raises :class:`Rejection` naming the field)."""
-    return parse_model(ClockConfig, dict(options), what="clock")
+    checked = parse_model(_validator(), dict(options), what="clock")
+    return ClockConfig(**checked.model_dump())
 
 
 def reminder_at(match: Match) -> float | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.clock import ClockConfig
 from engine.errors import CorruptRecordError
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, Seat, TurnRecord
@@ -87,6 +88,14 @@ def seat_to_doc(seat: Seat) -> dict[str, Any]:
     }
 
 
+def _clock(raw: Any) -> dict[str, Any]:
+    """A stored clock's overrides, checked against :class:`ClockConfig`'s fields (they are
+    read without validation afterwards, :func:`engine.clock.clock_config`)."""
+    clock: dict[str, Any] = {str(k): None if v is None else int(v) for k, v in (raw or {}).items()}
+    ClockConfig(**clock)  # TypeError for a key this code never wrote
+    return clock
+
+
 def match_from_doc(raw: Mapping[str, Any]) -> Match:
     """Load a match document (migrating it first). Raises :class:`CorruptRecordError`."""
     match_id = str(raw.get("id", "?"))
@@ -127,7 +136,7 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
             audit=tuple(dict(a) for a in doc.get("audit") or ()),
-            clock=dict(doc.get("clock") or {}),
+            clock=_clock(doc.get("clock")),
             paused_at=_opt_float(doc.get("paused_at")),
             paused_left=_opt_float(doc.get("paused_left")),
             reminded=bool(doc.get("reminded", False)),

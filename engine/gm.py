@@ -49,8 +49,10 @@ def configure_clock(match: Match, user_id: int, now: float, **options: Any) -> M
     if match.phase is Phase.FINISHED:
         raise Rejection("already_finished")
     merged = {**match.clock, **options}
-    clock.check_clock(merged)
-    changed = replace(match, clock=merged)
+    checked = clock.check_clock(merged)
+    # The overrides are stored as validated (e.g. "3600" -> 3600), so reading a stored clock
+    # needs no validation (:func:`engine.clock.clock_config`).
+    changed = replace(match, clock={k: getattr(checked, k) for k in merged})
     if match.phase is Phase.RUNNING:
         changed = intervene(changed, user_id, "clock", now, **options)
     return changed

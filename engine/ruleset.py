@@ -17,14 +17,15 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from math import floor
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
-
-from pydantic import BaseModel
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
 
-C = TypeVar("C", bound=BaseModel)
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+C = TypeVar("C", bound="BaseModel")
 S = TypeVar("S")
 O = TypeVar("O")  # noqa: E741 - the order type, as in Ruleset[C, S, O]
 

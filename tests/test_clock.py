@@ -48,6 +48,27 @@ def test_bad_clock_option_is_refused_and_changes_nothing(deps: uc.Deps) -> None:
     assert deps.repo.load(match.id).match.clock == {}
 
 
+def test_unknown_or_badly_typed_clock_options_are_refused(deps: uc.Deps) -> None:
+    match = uc.create_match(deps, chat_id=-9, gm_user_id=GM, ruleset_id="coin")
+    for options, field in (
+        ({"turn_hours": 4}, "turn_hours"),
+        ({"max_extensions_total": "many"}, "max_extensions_total"),
+        ({"reminder_before_seconds": 8 * 24 * HOUR}, "reminder_before_seconds"),
+    ):
+        with pytest.raises(Rejection) as err:
+            uc.configure_clock(deps, match.id, GM, **options)
+        assert err.value.code == "invalid_field" and err.value.params["field"] == field
+    assert deps.repo.load(match.id).match.clock == {}
+
+
+def test_clock_options_are_stored_as_validated(deps: uc.Deps) -> None:
+    # Stored clocks are read without validation (engine.clock.clock_config), so a value the
+    # validator coerced must be stored coerced: "7200" would break the deadline arithmetic.
+    match = uc.create_match(deps, chat_id=-9, gm_user_id=GM, ruleset_id="coin")
+    uc.configure_clock(deps, match.id, GM, turn_seconds="7200")
+    assert deps.repo.load(match.id).match.clock == {"turn_seconds": 7200}
+
+
 def test_deadline_resolves_with_default_orders(
     deps: uc.Deps, clock: FakeClock, timed: Callable[..., str]
 ) -> None:

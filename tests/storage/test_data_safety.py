@@ -173,7 +173,14 @@ def test_a_sealed_order_is_seen_only_by_its_owner_and_the_resolution(
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("missed", [1]), ("seats", [["p1"]]), ("ui", 7), ("audit", [3])],
+    [
+        ("missed", [1]),
+        ("seats", [["p1"]]),
+        ("ui", 7),
+        ("audit", [3]),
+        ("clock", {"turn_hours": 4}),  # a key no ClockConfig field has
+        ("clock", {"turn_seconds": "soon"}),
+    ],
 )
 def test_a_field_of_the_wrong_shape_is_a_corrupt_record_not_a_crash(field: str, value: Any) -> None:
     """A list where a mapping belongs raised AttributeError (``.items()``, ``.get``), which
@@ -183,3 +190,11 @@ def test_a_field_of_the_wrong_shape_is_a_corrupt_record_not_a_crash(field: str, 
     with pytest.raises(CorruptRecordError) as err:
         codec.match_from_doc(doc)
     assert err.value.match_id == "v1match"
+
+
+def test_a_stored_clock_is_read_with_its_numbers_as_ints() -> None:
+    """Stored clocks are not validated again when read (engine.clock.clock_config), so the
+    loader hands the clock arithmetic ints, whatever JSON number form was stored."""
+    doc = v1_doc()
+    doc["clock"] = {"turn_seconds": 7200.0, "max_extensions_total": "3"}
+    assert codec.match_from_doc(doc).clock == {"turn_seconds": 7200, "max_extensions_total": 3}

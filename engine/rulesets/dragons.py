@@ -52,6 +52,12 @@ ACTION_TYPES: tuple[str, ...] = ("attack", "tail", "force", "break", "power")
 FORCE_CHOICES: tuple[str, ...] = ("up", "down")
 FORCE_RAISE_CHOICES: tuple[str, ...] = ("climb", "dive")
 IN = "in"
+# D29: the Piloting rolls of the manoeuvres (D25 tailing, D27 forcing, D28 breaking the tail),
+# the initiator's and the defender's ("_defence"); see DragonsConfig.manoeuvre_rolls.
+ManoeuvreRoll = Literal["tail", "tail_defence", "force", "force_defence", "break", "break_defence"]
+MANOEUVRE_ROLLS: tuple[ManoeuvreRoll, ...] = (
+    "tail", "tail_defence", "force", "force_defence", "break", "break_defence"
+)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- configuration
@@ -107,9 +113,14 @@ class DragonsConfig(BaseModel):
     forced_climb: int = 1  # D27 DEFAULT
     forced_dive: int = 1  # D27 DEFAULT
     dangerous_crit_altitude_loss: int = 0  # decision 32 (off)
-    # D29 DEFAULT: a critical failure on a manoeuvre's Piloting roll (tailing, forcing,
-    # breaking the tail; either side of the contest) starts Falling.
+    # D29 DEFAULT: a critical failure on a manoeuvre's Piloting roll starts Falling; off: a
+    # crit there is only a lost contest.
     manoeuvre_crit_falls: bool = True
+    # D29 DEFAULT: which rolls are "a manoeuvre": the Piloting rolls of tailing, forcing and
+    # breaking the tail, both sides of each contest (a target that also attempted the tail
+    # rolls "tail"). Not in it: attacks, Spirit, powers (no manoeuvre); the D33 dangerous
+    # roll (its failure, a crit included, already falls) and the D32 roll (already falling).
+    manoeuvre_rolls: tuple[ManoeuvreRoll, ...] = MANOEUVRE_ROLLS
     # D25-D26 DEFAULT: a new tail that would close a circle of three or more tails (a on b,
     # b on c, c now on a) ends the tail on the new pursuer ("newest_stands", as D25 does for
     # two dragons); "allowed" keeps the circle, which then never moves (nobody in it has a
@@ -1633,7 +1644,9 @@ class _Turn:
         else:
             self.emit("evade", t.pid, pursuer=d.pid, contest=contest)
         if mine.crit or theirs.crit:
-            self.manoeuvre_crit(d, mine, t, theirs)
+            # D25: a target that attempted the tail too rolled for its own attempt.
+            kind: ManoeuvreRoll = "tail" if mutual is not None else "tail_defence"
+            self.manoeuvre_crit(d, mine, "tail", t, theirs, kind)
 
     def set_tail(self, pursuer: _Live, victim: _Live) -> None:
         """``pursuer`` is now on ``victim``'s tail (D25). The winner ends up right behind the
@@ -1681,7 +1694,7 @@ class _Turn:
         if not res.initiator_wins:
             self.emit("force_failed", d.pid, victim=victim.pid, contest=res.to_data())
             if mine.crit or theirs.crit:
-                self.manoeuvre_crit(d, mine, victim, theirs)
+                self.manoeuvre_crit(d, mine, "force", victim, theirs, "force_defence")
             return
         choice = a.raise_choice if res.raises >= 1 and a.raise_choice else a.choice or "up"
         move = {
@@ -1696,7 +1709,7 @@ class _Turn:
             contest=res.to_data(),
         )  # fmt: skip
         if theirs.crit:  # the pursuer won: its roll was no crit
-            self.manoeuvre_crit(d, mine, victim, theirs)
+            self.manoeuvre_crit(d, mine, "force", victim, theirs, "force_defence")
 
     def break_tail(self, d: _Live, i: int, a: Action, mods: Sequence[tuple[str, int]]) -> None:
         pursuers = [p for p in self.lives if p.tail_of == d.pid and p.status == IN]
@@ -1717,15 +1730,25 @@ class _Turn:
         else:
             self.emit("break_failed", d.pid, pursuer=p.pid, contest=res.to_data())
         if mine.crit or theirs.crit:
-            self.manoeuvre_crit(d, mine, p, theirs)
+            self.manoeuvre_crit(d, mine, "break", p, theirs, "break_defence")
 
-    def manoeuvre_crit(self, d: _Live, mine: TraitRoll, t: _Live, theirs: TraitRoll) -> None:
-        """D29: a critical failure on a manoeuvre starts Falling, for the initiator ``d`` and
-        the defender ``t`` alike (an Extra's 1 is no crit here, decision 16)."""
-        if self.cfg.manoeuvre_crit_falls:
-            if mine.crit:
+    def manoeuvre_crit(
+        self,
+        d: _Live,
+        mine: TraitRoll,
+        my_kind: ManoeuvreRoll,
+        t: _Live,
+        theirs: TraitRoll,
+        kind: ManoeuvreRoll,
+    ) -> None:
+        """D29: a critical failure on a manoeuvre (a roll of ``manoeuvre_rolls``) starts
+        Falling, for the initiator ``d`` and the defender ``t`` alike (an Extra's 1 is no crit
+        here, decision 16)."""
+        cfg = self.cfg
+        if cfg.manoeuvre_crit_falls:
+            if mine.crit and my_kind in cfg.manoeuvre_rolls:
                 self.start_fall(d, "manoeuvre_crit")
-            if theirs.crit:
+            if theirs.crit and kind in cfg.manoeuvre_rolls:
                 self.start_fall(t, "manoeuvre_crit")
 
     # --- powers (D34a)

@@ -76,6 +76,44 @@ def test_D29_a_critical_failure_on_a_manoeuvre_starts_falling() -> None:
     assert not of(events, "fall") and not new.dragon("a").falling
 
 
+def test_D29_the_manoeuvre_rolls_are_the_six_piloting_rolls_of_the_contests() -> None:
+    # DEFAULT: "a manoeuvre" (D29) is a Piloting roll of tailing, forcing or breaking the
+    # tail, on either side of the contest. The defenders' crits (the initiators' are above):
+    assert R.config({}).manoeuvre_rolls == (
+        "tail", "tail_defence", "force", "force_defence", "break", "break_defence"
+    )  # fmt: skip
+    force = {"type": "force", "choice": "up", "raise_choice": None}
+    on_tail = put(two(), "a", tail_of="b")
+    # force_defence: a (7 - 2) beats b's crit; b falls, and its activation is the fall (the
+    # forced move is void, D32).
+    new, events = play(on_tail, {"a": {"actions": [force]}, "b": {}}, [7, 2, 1, 1, 2, 1])
+    assert of(events, "force") and [e.actor for e in of(events, "fall")] == ["b"]
+    assert not of(events, "move") and new.dragon("b").falling
+    # break_defence: b (7 - 2) breaks free; a's crit makes it fall.
+    new, events = play(on_tail, {"a": {}, "b": {"actions": [{"type": "break"}]}}, [7, 2, 1, 1])
+    assert [e.actor for e in of(events, "fall")] == ["a"] and new.dragon("a").falling
+    # Only the listed rolls: with ("tail",), a target's crit falls only if it attempted the
+    # tail too (D25: one contest, its own attempt), not when it merely evades.
+    only_tail = two(manoeuvre_rolls=["tail"])
+    new, events = play(only_tail, {"a": {"actions": [TAIL]}}, [7, 2, 1, 1])
+    assert not of(events, "fall") and new.dragon("a").tail_of == "b"
+    mutual = {"a": {"actions": [TAIL]}, "b": {"actions": [{"type": "tail", "target": "a"}]}}
+    new, events = play(only_tail, mutual, [7, 2, 1, 1, 2, 1])
+    assert [e.actor for e in of(events, "fall")] == ["b"] and new.dragon("b").falling
+
+
+def test_D29_no_other_roll_is_a_manoeuvre() -> None:
+    # An attack's crit (a miss), a Shaken dragon's Spirit crit (still Shaken): no fall.
+    new, events = play(put(two(), "a", altitude=11), {"a": {"actions": [attack("breath", "b")]}},
+                       [1, 1])  # fmt: skip
+    assert of(events, "miss") and not of(events, "fall")
+    new, events = play(put(two(), "a", shaken=True), {}, [1, 1])
+    assert new.dragon("a").shaken and not of(events, "fall")
+    # The dangerous roll's crit is a failure: the fall is for the dangerous manoeuvre (D33).
+    new, events = play(two(), {"a": {"aerobatics": "loop"}}, [1, 1])
+    assert [e.data["reason"] for e in of(events, "fall")] == ["dangerous"]
+
+
 def test_D29_decision_16_an_extra_does_not_crit_on_a_manoeuvre() -> None:
     # Decision 16: an Extra's 1 is only a failure where a crit has no effect of its own...
     state = put(two(), "a", wild_card=False)

@@ -1193,10 +1193,7 @@ class _Turn:
             activated.add(d.pid)
         self.check_too_low()
         dragons = []
-        steady = False
         for d in self.lives:
-            if d.status == IN and not d.falling:
-                steady = True
             dragons.append(
                 {
                     "pid": d.pid,
@@ -1213,8 +1210,11 @@ class _Turn:
                 }
             )
         events.append(_event(Event, ("status", None, {"turn": turn, "dragons": dragons})))
-        if steady:
-            self.floor = None  # D31 measures from the steady dragons again
+        if self.floor is not None:
+            for d in self.lives:
+                if d.status == IN and not d.falling:
+                    self.floor = None  # D31 measures from the steady dragons again
+                    break
 
     def activate(self, d: _Live) -> None:
         pid = d.pid

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given, settings
@@ -103,6 +104,41 @@ def test_view_has_no_orders(spec: dict[str, Any]) -> None:
     text = json.dumps(R.view(state))
     assert '"actions"' not in text and '"order' not in text
     assert R.view(state, "d0") == R.view(state)
+
+
+falling = st.lists(  # (Speed, Altitude, turns already falling, Wild Card)
+    st.tuples(st.integers(0, 12), st.integers(-20, 30), st.integers(0, 8), st.booleans()),
+    min_size=2,
+    max_size=4,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), falling, st.one_of(st.none(), st.integers(-20, 30)))
+def test_D31_with_every_dragon_falling_the_falls_end(
+    seed: int, dragons: list[tuple[int, int, int, bool]], floor: int | None
+) -> None:
+    # DEFAULT all_falling_floor: the floor D31 measures from stays put while every dragon
+    # falls, and falls lose 1 Altitude a turn or more (D30), so within (Altitude - floor + 10)
+    # turns each faller has regained control (D32) or left; the battle never stalls. (With
+    # no floor remembered, the highest faller stands in: at most 3 below the highest start.)
+    entrants = [Entrant(f"d{i}", f"s{i % 2}", PRESETS["young"]) for i in range(len(dragons))]
+    state = R.setup(R.config({}), entrants, TurnLog(RandomDice(0)))
+    lives = tuple(
+        replace(d, speed=s, altitude=a, falling=True, fall_turns=t, wild_card=w)
+        for d, (s, a, t, w) in zip(state.dragons, dragons, strict=True)
+    )
+    state = replace(state, dragons=lives, floor=floor)
+    top = max(a for _, a, _, _ in dragons)
+    lowest_floor = floor if floor is not None else min(a for _, a, _, _ in dragons) - 3
+    dice = RandomDice(seed)
+    for _ in range(max(top - lowest_floor + 10, 1)):
+        if R.outcome(state).finished or any(d.in_battle and not d.falling for d in state.dragons):
+            return
+        orders = {p: Sealed(R.default_order(state, p), seq=i) for i, p in
+                  enumerate(sorted(R.acting(state)))}  # fmt: skip
+        state = R.resolve(state, orders, TurnLog(dice))
+    assert R.outcome(state).finished or any(d.in_battle and not d.falling for d in state.dragons)
 
 
 def test_whole_2v2_match_through_the_use_cases(deps: usecases.Deps) -> None:

@@ -631,6 +631,7 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     if not words:
         await send(context, user.id, render.builder_screen(tr, match, pid, ()))
         return
+    refuse_if_before_turn(update, match)
     order = get_ui(match.ruleset).parse_typed(words)
     await _seal(context, tr, match, pid, user.id, order, message=None)
 
@@ -876,6 +877,22 @@ async def btn_seal(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
     order = get_ui(match.ruleset).order_for(match, pid, cb.args[1:])
     await _seal(context, tr, match, pid, user.id, order, message=msg)
     return tr("receipt.toast")
+
+
+def refuse_if_before_turn(update: Update, match: Match) -> None:
+    """Refuse a typed command for the current turn written before that turn opened: it was
+    meant for an earlier one. A redelivered update does this when its first attempt resolved
+    the turn and then died (``handlers.lambda_webhook``: the lease); so does an order typed
+    while another player's resolved the turn. Buttons need no such check: they carry their
+    turn. Telegram dates are whole seconds (rounded down), so a message of the second the
+    turn opened counts as earlier (a human cannot answer a reveal that fast); date 0 (the
+    in-process fake API) is unknown and never refused."""
+    msg, opened = update.effective_message, match.turn_opened_at
+    if msg is None or opened is None:
+        return
+    written = (msg.edit_date or msg.date).timestamp()
+    if 0 < written < opened:
+        raise Rejection("typed_before_turn", turn=match.turn)
 
 
 async def _seal(

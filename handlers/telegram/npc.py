@@ -252,6 +252,7 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
     pid = words[0]
     if match.seat(pid) not in match.controlled_by(user.id):
         raise Rejection("not_your_seat")
+    core.refuse_if_before_turn(update, match)
     order = get_ui(match.ruleset).parse_typed(words[1:])
     await core._seal(context, tr, match, pid, user.id, order, message=None)
 

@@ -68,6 +68,7 @@ async def cmd_plan(update: Update, context: bot.Ctx) -> None:
     if not rest.strip():
         await bot.send(context, user.id, render.builder_screen(tr, match, pid, ()))
         return
+    bot.refuse_if_before_turn(update, match)
     order = get_ui(match.ruleset).parse_typed([rest])
     await bot._seal(context, tr, match, pid, user.id, order, message=None)
 

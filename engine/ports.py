@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from engine.match import Match, SealedOrder, TurnRecord
 
@@ -20,6 +20,21 @@ class Loaded:
 
     match: Match
     orders: dict[str, SealedOrder] = field(default_factory=dict)
+
+
+# How long a processed update id is remembered, so a redelivery is not applied twice
+# (Telegram keeps an undelivered update about 24 h).
+UPDATE_TTL_SECONDS = 48 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateClaim:
+    """What :meth:`MatchRepository.claim_update` found: ``"claimed"`` (this caller holds the
+    lease; ``token`` names it), ``"processing"`` (another attempt's lease has not run out) or
+    ``"done"`` (processed within the dedup window)."""
+
+    status: Literal["claimed", "processing", "done"]
+    token: str = ""
 
 
 class MatchRepository(Protocol):
@@ -72,12 +87,23 @@ class MatchRepository(Protocol):
         """Remove the record of resolved ``turn`` (GM undo; called after the match is saved)."""
         ...
 
-    def claim_update(self, update_id: int, now: float) -> bool:
-        """True the first time an update id is claimed; False when already handled."""
+    def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
+        """Claim a Telegram update for processing: a lease of ``lease`` seconds from ``now``,
+        with a fresh token. Succeeds when the id is unknown, its record expired
+        (:data:`UPDATE_TTL_SECONDS`), or it holds a lease that ran out (that attempt died);
+        otherwise says whether another attempt is still within its lease or the update is
+        done. A record written before leases existed counts as done."""
         ...
 
-    def release_update(self, update_id: int) -> None:
-        """Forget a claim after a transient failure, so Telegram's retry is processed."""
+    def confirm_update(self, update_id: int, token: str, now: float) -> bool:
+        """Mark the update done for :data:`UPDATE_TTL_SECONDS` from ``now``, if the lease is
+        still the one claimed with ``token`` (expired or not). False, writing nothing, when
+        it is not (released, or claimed again after it ran out)."""
+        ...
+
+    def release_update(self, update_id: int, token: str) -> None:
+        """Drop the lease claimed with ``token`` after a transient failure, so Telegram's
+        redelivery is processed; nothing when the lease is no longer that one."""
         ...
 
     def flag(self, match_id: str, detail: str) -> None:

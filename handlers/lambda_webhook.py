@@ -5,14 +5,25 @@ later updates meanwhile, so retries must be rare and useful):
 
 - 401: the ``X-Telegram-Bot-Api-Secret-Token`` header is missing or wrong (constant-time
   compare); nothing is stored or sent.
-- 200: handled; a duplicate delivery (the ``update_id`` was already claimed); input we cannot
-  use (not JSON, no ``update_id``); permanent errors (``Forbidden``, ``BadRequest`` such as
-  "message is not modified", bugs) - logged, because retrying would fail the same way.
+- 200: handled; a duplicate delivery (the ``update_id`` is done); input we cannot use (not
+  JSON, no ``update_id``); permanent errors (``Forbidden``, ``BadRequest`` such as "message is
+  not modified", bugs) - logged, because retrying would fail the same way.
 - 500: transient errors (network, Telegram 5xx/429, DynamoDB throttling, ``TryAgainError``),
   after releasing the claim so Telegram's redelivery is processed again - unless the update
   had already resolved a turn (``Services.resolved``): then 200, since a redelivery would
   apply it once more past the turn boundary (a typed order into the next turn). The reveal
-  itself is tried again in-process (``REVEAL_RETRIES``).
+  itself is tried again in-process (``REVEAL_RETRIES``). Also when the claim cannot be made.
+- 503: another attempt at the same update holds its processing lease (it may still be
+  running, e.g. Telegram gave up waiting for it): Telegram retries later, and by then that
+  attempt has finished (a duplicate: 200) or died (its lease ran out: processed again).
+
+The claim is a lease (``MatchRepository.claim_update``): it lasts the invocation's remaining
+time plus :data:`LEASE_MARGIN_SECONDS`, then is confirmed done for 48 h when the update was
+handled (every 200 above). An invocation that dies before that (timeout, out of memory, a
+crash, or a failed release) leaves a lease that runs out, so Telegram's redelivery is processed
+again instead of being dropped as a duplicate. If that dead attempt had already resolved a
+turn, the typed commands that act on the current turn refuse a message older than the turn
+(``bot.refuse_if_before_turn``); buttons are bound to their turn anyway.
 """
 
 from __future__ import annotations
@@ -33,6 +44,13 @@ from handlers.runtime import Runtime
 log = logging.getLogger("sekundant.lambda")
 
 SECRET_HEADER = "x-telegram-bot-api-secret-token"
+
+# The processing lease: the invocation's remaining time plus this margin (clock skew between
+# containers; the lease starts a moment after the remaining time is read).
+LEASE_MARGIN_SECONDS = 5.0
+# Without a Lambda context (tests, a local run): the webhook function's ``Timeout`` in
+# ``template.yaml`` (25 s) plus the margin.
+FALLBACK_LEASE_SECONDS = 30.0
 
 # DynamoDB error codes worth a retry (AWS SDK retry guidance), and the per-item reasons of a
 # cancelled transaction that mean the same (named without "Exception" there).
@@ -56,11 +74,22 @@ TRANSIENT_AWS_CODES = frozenset(
 
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """The function's handler (``template.yaml``: ``handlers.lambda_webhook.lambda_handler``)."""
-    return handle(event, runtime.container(webhook=True))
+    return handle(event, runtime.container(webhook=True), lease=lease_for(context))
 
 
-def handle(event: dict[str, Any], rt: Runtime) -> dict[str, Any]:
-    """Answer one webhook delivery with the runtime ``rt`` (tests pass their own)."""
+def lease_for(context: Any) -> float:
+    """The processing lease for this invocation: until Lambda would stop it, plus a margin."""
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    if remaining is None:
+        return FALLBACK_LEASE_SECONDS
+    return max(0.0, float(remaining()) / 1000) + LEASE_MARGIN_SECONDS
+
+
+def handle(
+    event: dict[str, Any], rt: Runtime, *, lease: float = FALLBACK_LEASE_SECONDS
+) -> dict[str, Any]:
+    """Answer one webhook delivery with the runtime ``rt`` (tests pass their own); ``lease``:
+    how long the claim holds off other attempts at the same update."""
     headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
     given = headers.get(SECRET_HEADER, "").encode()
     expected = (rt.webhook_secret or "").encode()
@@ -74,13 +103,17 @@ def handle(event: dict[str, Any], rt: Runtime) -> dict[str, Any]:
         return _status(200)
     repo = rt.deps.repo
     try:
-        if not repo.claim_update(update_id, rt.deps.clock()):
-            log.info("duplicate delivery of update %s", update_id)
-            return _status(200)
+        claim = repo.claim_update(update_id, rt.deps.clock(), lease)
     except Exception as exc:
         # Nothing was processed, so Telegram's retry is safe whatever went wrong.
         log.error("could not claim update %s: %s", update_id, _describe(exc))
         return _status(500)
+    if claim.status == "done":
+        log.info("duplicate delivery of update %s", update_id)
+        return _status(200)
+    if claim.status == "processing":
+        log.warning("update %s is being processed by another attempt: retry later", update_id)
+        return _status(503)
     errors = rt.services.errors
     errors.clear()
     resolved = rt.services.resolved
@@ -93,18 +126,32 @@ def handle(event: dict[str, Any], rt: Runtime) -> dict[str, Any]:
         kind = "transient" if err in transient else "permanent"
         log.error("update %s failed (%s): %s", update_id, kind, _describe(err))
     errors.clear()
-    if not transient:
-        return _status(200)
-    if rt.services.resolved != resolved:
+    if transient and rt.services.resolved != resolved:
         # The update resolved a turn (saved) before failing: Telegram's redelivery would
         # apply it again after the turn boundary (a typed order sealed into the next turn).
         log.error("update %s resolved a turn before failing: not re-sent", update_id)
+        transient = []
+    if not transient:
+        _confirm(rt, update_id, claim.token)
         return _status(200)
     try:
-        repo.release_update(update_id)
+        repo.release_update(update_id, claim.token)
     except Exception as exc:
+        # The lease stays until it runs out; a redelivery after that is processed.
         log.error("could not release update %s: %s", update_id, _describe(exc))
     return _status(500)
+
+
+def _confirm(rt: Runtime, update_id: int, token: str) -> None:
+    """Mark a handled update done. Whatever happens, the answer stays 200: the update was
+    processed, and a retry must not run it again (a failed confirm leaves the lease, which
+    runs out with no redelivery to pick it up)."""
+    try:
+        if not rt.deps.repo.confirm_update(update_id, token, rt.deps.clock()):
+            # Our lease ran out and another attempt claimed the update: it ran twice.
+            log.error("update %s was claimed again while being processed", update_id)
+    except Exception as exc:
+        log.error("could not confirm update %s: %s", update_id, _describe(exc))
 
 
 def is_transient(exc: BaseException) -> bool:

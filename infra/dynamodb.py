@@ -11,7 +11,8 @@ sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
 turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
 membership          ``USER#<user id>``     ``MATCH#<id>``              -
 preferences         ``USER#<user id>``     ``PREFS``                   -
-processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl`` attribute)
+processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl``; a lease:
+                                                                       ``token``, ``lease``)
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
@@ -28,6 +29,7 @@ import logging
 import math
 import threading
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -36,12 +38,11 @@ from botocore.exceptions import ClientError
 from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import Loaded, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
 from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
 
-UPDATE_TTL_SECONDS = 48 * 3600  # Telegram keeps undelivered updates about 24 h
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
 DEADLINE_INDEX = "GSI1"
 CHAT_INDEX = "GSI2"
@@ -465,20 +466,50 @@ class DynamoRepository:
 
     # ------------------------------------------------------------------ updates
 
-    def claim_update(self, update_id: int, now: float) -> bool:
-        # TTL deletion is lazy (up to days late), so an expired claim counts as absent.
+    def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
+        # A lease is the item with ``token`` and ``lease`` (its end); a done update has neither
+        # (as every claim written before leases). TTL deletion is lazy (up to days late), so
+        # an expired item counts as absent.
+        token = uuid.uuid4().hex
+        key = self._update_key(update_id)
         try:
             self.client.put_item(
                 TableName=self.table,
-                Item={
-                    "PK": _s(f"UPDATE#{update_id}"),
-                    "SK": _s("UPDATE"),
+                Item=key
+                | {
                     "type": _s("update"),
                     "ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
+                    "token": _s(token),
+                    "lease": _n(now + lease),
                 },
-                ConditionExpression="attribute_not_exists(PK) OR #ttl <= :now",
-                ExpressionAttributeNames={"#ttl": "ttl"},
+                ConditionExpression="attribute_not_exists(PK) OR #ttl <= :now OR #lease <= :now",
+                ExpressionAttributeNames={"#ttl": "ttl", "#lease": "lease"},
                 ExpressionAttributeValues={":now": _n(now)},
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            held = exc.response.get("Item")
+            if held is None:  # not returned (an older endpoint): read it
+                got = self.client.get_item(TableName=self.table, Key=key, ConsistentRead=True)
+                held = got.get("Item")
+            # Gone meanwhile (released): "processing" makes Telegram retry, and that claims it.
+            return UpdateClaim("done" if held is not None and "token" not in held else "processing")
+        return UpdateClaim("claimed", token)
+
+    def confirm_update(self, update_id: int, token: str, now: float) -> bool:
+        try:
+            self.client.update_item(
+                TableName=self.table,
+                Key=self._update_key(update_id),
+                UpdateExpression="SET #ttl = :ttl REMOVE #token, #lease",
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#ttl": "ttl", "#token": "token", "#lease": "lease"},
+                ExpressionAttributeValues={
+                    ":ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
+                    ":token": _s(token),
+                },
             )
         except ClientError as exc:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
@@ -486,10 +517,22 @@ class DynamoRepository:
             raise
         return True
 
-    def release_update(self, update_id: int) -> None:
-        self.client.delete_item(
-            TableName=self.table, Key={"PK": _s(f"UPDATE#{update_id}"), "SK": _s("UPDATE")}
-        )
+    def release_update(self, update_id: int, token: str) -> None:
+        try:
+            self.client.delete_item(
+                TableName=self.table,
+                Key=self._update_key(update_id),
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":token": _s(token)},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+
+    @staticmethod
+    def _update_key(update_id: int) -> Item:
+        return {"PK": _s(f"UPDATE#{update_id}"), "SK": _s("UPDATE")}
 
     # ------------------------------------------------------------------ preferences
 

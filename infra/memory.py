@@ -15,17 +15,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any, NamedTuple
 
 from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import Loaded, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
 
 log = logging.getLogger("sekundant.storage")
-
-UPDATE_TTL_SECONDS = 48 * 3600
 
 
 def _frozen(doc: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +97,8 @@ class MemoryRepository:
         self.matches = _Docs()
         self.orders: dict[str, dict[str, dict[str, Any]]] = {}
         self.records: dict[str, list[dict[str, Any]]] = {}
-        self.updates: dict[int, float] = {}
+        # update id -> (record expiry, lease expiry, token); a lease has a token, "" = done.
+        self.updates: dict[int, tuple[float, float, str]] = {}
         self.prefs: dict[int, dict[str, Any]] = {}
         # The JSON text of a stored order beside the very dict it was made from (a dict
         # replaced behind our back, as tests do, is simply not found), and the _Meta of a
@@ -249,17 +249,32 @@ class MemoryRepository:
             if records and records[-1]["turn"] == turn:
                 records.pop()
 
-    def claim_update(self, update_id: int, now: float) -> bool:
+    def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
         with self._lock:
-            expires = self.updates.get(update_id)
-            if expires is not None and expires > now:
+            kept = self.updates.get(update_id)
+            if kept is not None and kept[0] > now:
+                _, lease_until, token = kept
+                if not token:
+                    return UpdateClaim("done")
+                if lease_until > now:
+                    return UpdateClaim("processing")
+            token = uuid.uuid4().hex
+            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, now + lease, token)
+            return UpdateClaim("claimed", token)
+
+    def confirm_update(self, update_id: int, token: str, now: float) -> bool:
+        with self._lock:
+            kept = self.updates.get(update_id)
+            if kept is None or not token or kept[2] != token:
                 return False
-            self.updates[update_id] = now + UPDATE_TTL_SECONDS
+            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, 0.0, "")
             return True
 
-    def release_update(self, update_id: int) -> None:
+    def release_update(self, update_id: int, token: str) -> None:
         with self._lock:
-            self.updates.pop(update_id, None)
+            kept = self.updates.get(update_id)
+            if kept is not None and token and kept[2] == token:
+                del self.updates[update_id]
 
     def flag(self, match_id: str, detail: str) -> None:
         with self._lock:

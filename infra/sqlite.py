@@ -16,6 +16,7 @@ import json
 import logging
 import sqlite3
 import threading
+import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,13 +25,14 @@ from typing import Any
 from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import Loaded, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
 from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
 
-UPDATE_TTL_SECONDS = 48 * 3600  # Telegram keeps undelivered updates about 24 h
-LAYOUT_VERSION = 1  # PRAGMA user_version: the table layout (documents carry their own schema)
+# PRAGMA user_version: the table layout (documents carry their own schema). 2: the update
+# lease (``updates.token`` and ``lease_until``, added to a layout-1 file when it is opened).
+LAYOUT_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -68,8 +70,10 @@ CREATE TABLE IF NOT EXISTS prefs (
     doc     TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS updates (
-    update_id INTEGER PRIMARY KEY,
-    expires   REAL NOT NULL
+    update_id   INTEGER PRIMARY KEY,
+    expires     REAL NOT NULL,            -- the dedup record's end (and a lease's)
+    token       TEXT,                     -- a processing lease's token; NULL once done
+    lease_until REAL                      -- when that lease runs out
 );
 """
 
@@ -112,6 +116,16 @@ def _check_store(path: Path) -> None:
         )
 
 
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a store of an older layout up to :data:`LAYOUT_VERSION` (in the caller's write
+    transaction, so two processes opening the same old file do not both alter it)."""
+    columns = {r[1] for r in db.execute("PRAGMA table_info(updates)")}
+    for name, decl in (("token", "TEXT"), ("lease_until", "REAL")):
+        if name not in columns:  # layout 1: its claims have no token, so they count as done
+            db.execute(f"ALTER TABLE updates ADD COLUMN {name} {decl}")
+    db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+
+
 class SqliteRepository:
     """The :class:`~engine.ports.MatchRepository` port on one SQLite file."""
 
@@ -126,7 +140,8 @@ class SqliteRepository:
             _check_store(self.path)
             db = self._db()
             db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
-            db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
+            with self._write(db):
+                _migrate(db)
         except sqlite3.DatabaseError as exc:  # also OperationalError (e.g. a directory)
             self.close()
             reason = "not an SQLite database" if type(exc) is sqlite3.DatabaseError else exc
@@ -362,21 +377,40 @@ class SqliteRepository:
 
     # ------------------------------------------------------------------ updates
 
-    def claim_update(self, update_id: int, now: float) -> bool:
+    def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
+        token = uuid.uuid4().hex
         with self._write() as db:
             cur = db.execute(
-                "INSERT INTO updates (update_id, expires) VALUES (?, ?)"
-                " ON CONFLICT (update_id) DO UPDATE SET expires = excluded.expires"
-                " WHERE updates.expires <= ?",
-                (update_id, now + UPDATE_TTL_SECONDS, now),
+                "INSERT INTO updates (update_id, expires, token, lease_until) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (update_id) DO UPDATE SET expires = excluded.expires,"
+                " token = excluded.token, lease_until = excluded.lease_until"
+                " WHERE updates.expires <= ? OR (updates.token IS NOT NULL"
+                " AND updates.lease_until <= ?)",
+                (update_id, now + UPDATE_TTL_SECONDS, token, now + lease, now, now),
             )
-            # Expired claims are swept here too, so the table does not grow without bound.
+            if cur.rowcount == 1:
+                claim = UpdateClaim("claimed", token)
+            else:
+                held = db.execute(
+                    "SELECT token FROM updates WHERE update_id = ?", (update_id,)
+                ).fetchone()
+                claim = UpdateClaim("processing" if held and held[0] is not None else "done")
+            # Expired records are swept here too, so the table does not grow without bound.
             db.execute("DELETE FROM updates WHERE expires <= ?", (now,))
+            return claim
+
+    def confirm_update(self, update_id: int, token: str, now: float) -> bool:
+        with self._write() as db:
+            cur = db.execute(
+                "UPDATE updates SET expires = ?, token = NULL, lease_until = NULL"
+                " WHERE update_id = ? AND token = ?",
+                (now + UPDATE_TTL_SECONDS, update_id, token),
+            )
             return cur.rowcount == 1
 
-    def release_update(self, update_id: int) -> None:
+    def release_update(self, update_id: int, token: str) -> None:
         with self._write() as db:
-            db.execute("DELETE FROM updates WHERE update_id = ?", (update_id,))
+            db.execute("DELETE FROM updates WHERE update_id = ? AND token = ?", (update_id, token))
 
     # ------------------------------------------------------------------ preferences
 

@@ -237,7 +237,9 @@ def test_the_stack_deploys_into_moto_and_creates_the_table_the_code_expects(
     from infra.dynamodb import DynamoRepository
 
     repo = DynamoRepository(boto3.client("dynamodb", region_name=REGION), outputs["TableName"])
-    assert repo.claim_update(1, 1_764_440_000.0) is True
-    assert repo.claim_update(1, 1_764_440_000.0) is False
+    claim = repo.claim_update(1, 1_764_440_000.0, 30.0)
+    assert claim.status == "claimed"
+    assert repo.claim_update(1, 1_764_440_000.0, 30.0).status == "processing"
+    assert repo.confirm_update(1, claim.token, 1_764_440_001.0)
     fns = boto3.client("lambda", region_name=REGION).list_functions()["Functions"]
     assert sorted(f["Handler"] for f in fns) == sorted(FUNCTIONS.values())

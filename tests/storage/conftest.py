@@ -152,6 +152,26 @@ class Backdoor:
                 ExpressionAttributeValues={":d": {"S": "nope"}},
             )
 
+    def put_old_claim(self, update_id: int, expires: float) -> None:
+        """A processed-update claim as written before leases existed (no token)."""
+        r = self.repo
+        if isinstance(r, MemoryRepository):
+            r.updates[update_id] = (expires, 0.0, "")
+        elif isinstance(r, SqliteRepository):
+            r._db().execute(
+                "INSERT INTO updates (update_id, expires) VALUES (?, ?)", (update_id, expires)
+            )
+        elif isinstance(r, DynamoRepository):
+            r.client.put_item(
+                TableName=r.table,
+                Item={
+                    "PK": {"S": f"UPDATE#{update_id}"},
+                    "SK": {"S": "UPDATE"},
+                    "type": {"S": "update"},
+                    "ttl": {"N": str(int(expires))},
+                },
+            )
+
     # --- reading raw storage
 
     def attention(self, match_id: str) -> str | None:

@@ -11,9 +11,10 @@ import pytest
 from engine import usecases
 from engine.errors import ConflictError, NotFoundError
 from engine.match import Match, Phase
-from engine.ports import MatchRepository, PrefsRepository
+from engine.ports import UPDATE_TTL_SECONDS, MatchRepository, PrefsRepository, UpdateClaim
 from engine.ruleset import Outcome
 from infra.store import wake_at
+from tests.storage.conftest import Backdoor
 from tests.storage.helpers import (
     CHAT,
     GM,
@@ -229,22 +230,66 @@ def test_a_resolved_turn_through_the_use_case_is_stored_whole(repo: MatchReposit
 # --------------------------------------------------------------------------- updates
 
 
-def test_an_update_is_claimed_once_until_released(repo: MatchRepository) -> None:
-    assert repo.claim_update(7, 1000.0) is True
-    assert repo.claim_update(7, 1001.0) is False
-    assert repo.claim_update(8, 1001.0) is True
-    repo.release_update(7)
-    assert repo.claim_update(7, 1002.0) is True
-    assert repo.claim_update(7, 1003.0) is False
-    repo.release_update(999)  # releasing an unknown claim is harmless
+LEASE = 60.0
+T0 = 1_700_000_000.0
 
 
-def test_a_claim_holds_at_least_24_hours_then_counts_as_absent(repo: MatchRepository) -> None:
-    now = 1_700_000_000.0
-    assert repo.claim_update(42, now)
-    assert repo.claim_update(42, now + 24 * 3600) is False
+def test_a_claim_is_a_lease_with_its_own_token(repo: MatchRepository) -> None:
+    first = repo.claim_update(7, T0, LEASE)
+    assert first.status == "claimed" and first.token
+    assert repo.claim_update(8, T0, LEASE).status == "claimed"  # ids are independent
+    # A redelivery while the first attempt may still be running: not claimed, not "done".
+    assert repo.claim_update(7, T0 + 1, LEASE) == UpdateClaim("processing")
+    assert repo.claim_update(7, T0 + LEASE - 0.5, LEASE) == UpdateClaim("processing")
+
+
+def test_a_lease_that_ran_out_is_claimed_again_with_a_new_token(repo: MatchRepository) -> None:
+    dead = repo.claim_update(7, T0, LEASE)  # the attempt dies (timeout): never confirmed
+    again = repo.claim_update(7, T0 + LEASE, LEASE)
+    assert again.status == "claimed" and again.token != dead.token
+    assert repo.claim_update(7, T0 + LEASE + 1, LEASE).status == "processing"
+    # The dead attempt finishing late cannot confirm (nor release) the new attempt's lease.
+    assert repo.confirm_update(7, dead.token, T0 + LEASE + 2) is False
+    repo.release_update(7, dead.token)
+    assert repo.claim_update(7, T0 + LEASE + 3, LEASE).status == "processing"
+    assert repo.confirm_update(7, again.token, T0 + LEASE + 4) is True
+    assert repo.claim_update(7, T0 + LEASE + 5, LEASE).status == "done"
+
+
+def test_a_confirmed_update_is_done_for_48_hours(repo: MatchRepository) -> None:
+    claim = repo.claim_update(42, T0, LEASE)
+    assert repo.confirm_update(42, claim.token, T0 + 10) is True
+    assert repo.confirm_update(42, claim.token, T0 + 11) is False  # done: no lease any more
+    for later in (T0 + 11, T0 + LEASE + 1, T0 + 24 * 3600, T0 + 10 + UPDATE_TTL_SECONDS - 1):
+        assert repo.claim_update(42, later, LEASE) == UpdateClaim("done")
     # Expired but maybe not deleted yet (TTL deletion is lazy): treated as absent.
-    assert repo.claim_update(42, now + 30 * 24 * 3600) is True
+    assert repo.claim_update(42, T0 + 10 + UPDATE_TTL_SECONDS, LEASE).status == "claimed"
+
+
+def test_a_lease_past_its_end_is_still_confirmed_by_its_own_token(repo: MatchRepository) -> None:
+    claim = repo.claim_update(5, T0, LEASE)  # slow, but nobody claimed it again meanwhile
+    assert repo.confirm_update(5, claim.token, T0 + 10 * LEASE) is True
+    assert repo.claim_update(5, T0 + 10 * LEASE + 1, LEASE).status == "done"
+
+
+def test_a_released_lease_is_claimed_again(repo: MatchRepository) -> None:
+    claim = repo.claim_update(7, T0, LEASE)
+    repo.release_update(7, "someone-else")  # another token: nothing happens
+    assert repo.claim_update(7, T0 + 1, LEASE).status == "processing"
+    repo.release_update(7, claim.token)
+    again = repo.claim_update(7, T0 + 2, LEASE)
+    assert again.status == "claimed"
+    assert repo.confirm_update(7, claim.token, T0 + 3) is False  # the released token is void
+    repo.release_update(999, "x")  # releasing an unknown claim is harmless
+    assert repo.confirm_update(999, "x", T0) is False
+
+
+def test_a_claim_written_before_leases_counts_as_done(
+    repo: MatchRepository, backdoor: Backdoor
+) -> None:
+    backdoor.put_old_claim(11, T0 + UPDATE_TTL_SECONDS)
+    assert repo.claim_update(11, T0 + 3600, LEASE) == UpdateClaim("done")
+    assert repo.claim_update(11, T0 + UPDATE_TTL_SECONDS, LEASE).status == "claimed"
 
 
 # --------------------------------------------------------------------------- flag

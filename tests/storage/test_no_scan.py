@@ -32,8 +32,11 @@ def test_no_repository_method_calls_scan(
     dynamo_repo.due(m.created_at + 10**9)
     dynamo_repo.history(m.id)
     dynamo_repo.drop_last_record(m.id, 1)
-    dynamo_repo.claim_update(1, 0.0)
-    dynamo_repo.release_update(1)
+    claim = dynamo_repo.claim_update(1, 0.0, 60.0)
+    dynamo_repo.claim_update(1, 1.0, 60.0)  # processing: the old item comes with the refusal
+    dynamo_repo.release_update(1, claim.token)
+    claim = dynamo_repo.claim_update(1, 2.0, 60.0)
+    dynamo_repo.confirm_update(1, claim.token, 3.0)
     dynamo_repo.flag(m.id, "x")
     usecases.end_match(deps, m.id, GM, Outcome("draw"))
     assert dynamo_spy.calls  # the spy did see the traffic

@@ -19,7 +19,8 @@ from copy import deepcopy
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from math import floor
-from typing import Any, ClassVar, Final, Literal, NamedTuple
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -255,9 +256,9 @@ class PistolState(NamedTuple):
     rules: Rules
     duelists: tuple[Duelist, ...]
     turn: int
-    # Derived (see ``_state``): kept so that ``outcome`` and ``acting`` cost nothing per call.
+    # Derived (see ``_state``): kept so that ``outcome`` and ``acting`` are plain field reads.
     result: Outcome
-    pids: frozenset[str]
+    acting: frozenset[str]  # every duelist while the duel runs, nobody once it is over
 
 
 _NOBODY: frozenset[str] = frozenset()
@@ -280,7 +281,11 @@ def _state(
         result = _MUTUAL
     else:
         result = Outcome("win", tuple(d.pid for d in duelists if d.status == "standing"), "hit")
-    return PistolState(rules, duelists, turn, result, pids or frozenset(d.pid for d in duelists))
+    if result.status != "running":
+        pids = _NOBODY
+    elif not pids:
+        pids = frozenset(d.pid for d in duelists)
+    return PistolState(rules, duelists, turn, result, pids)
 
 
 def _updated(duelists: tuple[Duelist, ...], changed: Mapping[str, _Live]) -> tuple[Duelist, ...]:
@@ -474,10 +479,17 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         )
         return _state(Rules.build(config), duelists, 1)
 
-    def acting(self, state: PistolState) -> frozenset[str]:
-        # Called every simulated turn: ``status`` rather than the ``finished`` property, and
-        # fields by index (state[3] is ``result``, state[4] ``pids``; see _RESULT).
-        return state[4] if state[_RESULT].status == "running" else _NOBODY
+    # ``acting`` and ``outcome`` are called every simulated turn: the state holds both (see
+    # ``_state``), so each is a field read done in C (an itemgetter), not a Python call.
+    if TYPE_CHECKING:
+
+        def acting(self, state: PistolState) -> frozenset[str]: ...
+
+        def outcome(self, state: PistolState) -> Outcome: ...
+
+    else:
+        acting = staticmethod(itemgetter(4))  # state.acting
+        outcome = staticmethod(itemgetter(_RESULT))  # state.result
 
     def parse_order(self, state: PistolState, pid: str, raw: Mapping[str, Any]) -> PistolOrder:
         if not isinstance(raw, Mapping):
@@ -540,7 +552,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
         Written for speed (the simulator's hot path): locals instead of attribute chains and
         events built with ``_new`` (the named tuple's value without its Python ``__new__``)."""
-        rules, duelists, turn, result, pids = state  # one unpack, no attribute lookups
+        rules, duelists, turn, result, pids = state  # one unpack; pids: state.acting
         if result.status != "running":  # = result.finished, minus a property call
             raise Rejection("not_running")
         d0, d1 = duelists  # P1: exactly two duelists
@@ -549,10 +561,14 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         for pid in orders:
             if pid != p0 and pid != p1:  # noqa: PLR1714 - two compares beat a tuple here
                 raise Rejection("no_such_participant", pid=pid)
-        s = orders.get(p0)
-        o0 = s[0] if s is not None else self.default_order(state, p0)  # s[0]: s.order
-        s = orders.get(p1)
-        o1 = s[0] if s is not None else self.default_order(state, p1)
+        try:
+            o0 = orders[p0][0]  # [0]: Sealed.order
+        except KeyError:
+            o0 = self.default_order(state, p0)
+        try:
+            o1 = orders[p1][0]
+        except KeyError:
+            o1 = self.default_order(state, p1)
         events = log.events
         append = events.append
         die = log.die
@@ -675,9 +691,6 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         log.emit("death" if lethal else "wound", target.pid, part=part, by=shooter)
         return True
 
-    def outcome(self, state: PistolState) -> Outcome:
-        return state[_RESULT]
-
     # --- views and serialization ---
 
     def view(self, state: PistolState, pid: str | None = None) -> dict[str, Any]:
@@ -785,7 +798,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         else:
             raise Rejection("edit_unknown_field", field=field, allowed="status, shrugs_left")
         duelists = tuple(changed if x.pid == pid else x for x in state.duelists)
-        edited = _state(state.rules, duelists, state.turn, state.pids)
+        edited = _state(state.rules, duelists, state.turn, state.acting)
         if edited.result.finished:
             raise Rejection("edit_ends_duel")
         return edited

@@ -280,12 +280,18 @@ def _state(
     elif len(hit) == len(duelists):
         result = _MUTUAL
     else:
-        result = Outcome("win", tuple(d.pid for d in duelists if d.status == "standing"), "hit")
+        result = _win(tuple(d.pid for d in duelists if d.status == "standing"))
     if result.status != "running":
         pids = _NOBODY
     elif not pids:
         pids = frozenset(d.pid for d in duelists)
-    return PistolState(rules, duelists, turn, result, pids)
+    return _new(PistolState, (rules, duelists, turn, result, pids))
+
+
+@lru_cache(maxsize=256)
+def _win(winners: tuple[str, ...]) -> Outcome:
+    """A win (P16), shared: an outcome is immutable and few duelists play many matches."""
+    return Outcome("win", winners, "hit")
 
 
 def _updated(duelists: tuple[Duelist, ...], changed: Mapping[str, _Live]) -> tuple[Duelist, ...]:
@@ -653,14 +659,19 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             after = _state(rules, _updated(duelists, changed), turn, pids)
         result = after[_RESULT]
         if result.status != "running":  # P20: the outcome with the turn counter (turn k of N)
-            data = {
-                "status": result.status,
-                "winners": list(result.winners),
-                "reason": result.reason,
-                "turn": played,
-                "turn_limit": rules.turn_limit,
-            }
-            append(_new(Event, ("outcome", None, data)))
+            status, winners, reason = result.status, result.winners, result.reason
+            end = ("outcome", status, winners, reason, played, rules.turn_limit)
+            event = memo.get(end)
+            if event is None:  # shared like initiative events: few values recur
+                data = {
+                    "status": status,
+                    "winners": list(winners),
+                    "reason": reason,
+                    "turn": played,
+                    "turn_limit": rules.turn_limit,
+                }
+                event = log.shared(end, _new(Event, ("outcome", None, data)))
+            append(event)
         return after
 
     @staticmethod
@@ -688,7 +699,12 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         if live.status != "dead":  # P18: both take their wounds; death is not undone
             live.status = "dead" if lethal else "wounded"
             live.part = part
-        log.emit("death" if lethal else "wound", target.pid, part=part, by=shooter)
+        kind = "death" if lethal else "wound"
+        event = log.memo.get(key := (kind, target.pid, part, shooter))  # shared, as initiative
+        if event is None:
+            data = {"part": part, "by": shooter}
+            event = log.shared(key, _new(Event, (kind, target.pid, data)))
+        log.events.append(event)
         return True
 
     # --- views and serialization ---

@@ -81,7 +81,12 @@ def dynamodb_requests() -> None:
         measure("deadline sweep query", None, lambda: repo.due(time.time()))
         measure("matches of a chat", None, lambda: repo.active_in_chat(CHAT))
         measure("matches of a user", None, lambda: repo.active_for_user(P1))
-        measure("claim an update id", None, lambda: repo.claim_update(1, time.time()))
+
+        def claim_and_confirm() -> None:  # what the webhook does for each update it handles
+            claim = repo.claim_update(1, time.time(), 30.0)
+            repo.confirm_update(1, claim.token, time.time())
+
+        measure("claim + confirm an update id", None, claim_and_confirm)
 
 
 def _ready(deps: Deps) -> str:

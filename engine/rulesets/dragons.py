@@ -1881,7 +1881,9 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
     """The dragon dogfight (D1-D36)."""
 
     id = "dragons"
-    version = "1"
+    # Replays (engine/verify.py) run the recorded version: "2" added the D31 floor to the
+    # state and the D25-D26, D29, D31 DEFAULTs to the config, so "1" turns no longer replay.
+    version = "2"
     config_model = DragonsConfig
     character_model = CharacterSpec
     min_participants = 2

@@ -291,6 +291,20 @@ def veto_order(
     return _retry(step)
 
 
+def orders_for_review(deps: Deps, match_id: str, user_id: int) -> list[SealedOrder]:
+    """This turn's sealed orders, in sealing order, for the GM who reviews them (plans C22
+    with ``gm_sees_plans``; :func:`engine.match.gm_reviews`): what a GM who takes the role
+    mid-turn is sent, since the plans sealed before went to the previous GM. Anyone else, or
+    a match whose GM does not review, is refused."""
+    loaded = deps.repo.load(match_id)
+    m = loaded.match
+    lifecycle.require_gm(m, user_id)
+    if m.phase is not Phase.RUNNING or not lifecycle.gm_reviews(m):
+        raise Rejection("veto_not_allowed")
+    sealed = [o for o in loaded.orders.values() if o.pid in m.sealed and o.turn == m.turn]
+    return sorted(sealed, key=lambda o: o.seq)
+
+
 def my_orders(deps: Deps, match_id: str, user_id: int) -> list[SealedOrder]:
     """The caller's own sealed orders this turn (and no one else's)."""
     loaded = deps.repo.load(match_id)

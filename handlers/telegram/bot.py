@@ -672,6 +672,7 @@ async def cmd_takegm(update: Update, context: Ctx) -> None:
         raise Rejection("admins_only")
     match = usecases.hand_gm(svc.deps, match.id, user.id, user.id, as_admin=True)
     await send(context, chat.id, Screen(tr("gm.taken", name=user.full_name)))
+    await gm_changed(context, match)
 
 
 # --------------------------------------------------------------------------- buttons
@@ -714,6 +715,19 @@ async def on_button(update: Update, context: Ctx) -> None:
 Button_ = Callable[[Ctx, Message, User, Tr, Callback], Awaitable[str | None]]
 # Run after every seal with (context, match before, result): plans' GM review (plan_flow).
 SEAL_HOOKS: list[Callable[[Ctx, Match, usecases.SealResult], Awaitable[None]]] = []
+# Run when the GM role changed hands mid-turn, with the match after: plans' review (plan_flow).
+GM_HOOKS: list[Callable[[Ctx, Match], Awaitable[None]]] = []
+
+
+async def gm_changed(context: Ctx, match: Match) -> None:
+    """The GM role changed hands (``/gm``, ``/takegm``): during a turn, the new GM gets what
+    the previous one was sent for it - the order builders of the GM-run participants not
+    sealed yet, and whatever the :data:`GM_HOOKS` add (the plans to review)."""
+    if match.phase is not Phase.RUNNING:
+        return
+    await npc.open_turn_gm(context, match, unsealed_only=True)
+    for hook in GM_HOOKS:
+        await hook(context, match)
 
 
 def _load(svc: Services, cb: Callback) -> Match:

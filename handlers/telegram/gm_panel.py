@@ -429,6 +429,7 @@ async def cmd_gm(update: Update, context: Ctx) -> None:
         raise Rejection("name_a_user")
     after = usecases.hand_gm(svc.deps, match.id, user.id, target[0])
     await _announce(context, after, "gm.handed", name=target[1])
+    await bot.gm_changed(context, after)
 
 
 @command

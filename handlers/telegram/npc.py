@@ -77,10 +77,11 @@ def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
     return [row]
 
 
-async def open_turn_gm(context: core.Ctx, match: Match) -> None:
-    """A turn opened: one order builder per GM-run participant in the GM's private chat."""
+async def open_turn_gm(context: core.Ctx, match: Match, *, unsealed_only: bool = False) -> None:
+    """A turn opened: one order builder per GM-run participant in the GM's private chat
+    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn)."""
     svc = core.services(context)
-    pids = gm_run(match)
+    pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
     if not pids:
         return
     tr = Tr(svc.lang_for(match.gm_user_id, match.lang))

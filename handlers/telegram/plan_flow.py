@@ -22,7 +22,7 @@ from telegram.ext import Application, CommandHandler, filters
 
 from engine import match as lifecycle
 from engine import usecases
-from engine.match import Match, Phase
+from engine.match import Match, Phase, SealedOrder
 from engine.usecases import SealResult
 from handlers.telegram import bot, render
 from handlers.telegram.callbacks import Callback
@@ -39,6 +39,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     bot.BUTTONS.update({"pv": btn_veto, "pa": btn_approve})
     if after_seal not in bot.SEAL_HOOKS:
         bot.SEAL_HOOKS.append(after_seal)
+    if review_for_new_gm not in bot.GM_HOOKS:
+        bot.GM_HOOKS.append(review_for_new_gm)
 
 
 @bot.command
@@ -89,14 +91,32 @@ async def after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
     gm = _reviewer(res.match)
     if gm is None or res.record is not None:
         return
-    svc = bot.services(context)
     m = res.match
-    tr = Tr(svc.lang_for(gm, m.lang))
-    names = names_of(m)
-    order = res.order
+    await _send_plan(context, m, gm, res.order)
+    if not lifecycle.missing(m):
+        await _send_approve(context, m, gm)
+        await bot.send(context, m.chat_id, Screen(Tr(m.lang)("plans.group.review")))
+
+
+async def review_for_new_gm(context: bot.Ctx, match: Match) -> None:
+    """The GM role changed hands mid-turn: the new GM, if he reviews, gets the plans sealed
+    so far (each with its Veto button) and, when all are in, the Approve button - the previous
+    GM was sent them, and without them the turn would wait for the deadline."""
+    gm = _reviewer(match)
+    if gm is None:
+        return
+    for order in usecases.orders_for_review(bot.services(context).deps, match.id, gm):
+        await _send_plan(context, match, gm, order)
+    if not lifecycle.missing(match):
+        await _send_approve(context, match, gm)
+
+
+async def _send_plan(context: bot.Ctx, m: Match, gm: int, order: SealedOrder) -> None:
+    """One sealed plan to the reviewing GM, with a Veto button bound to its fingerprint."""
+    tr = Tr(bot.services(context).lang_for(gm, m.lang))
     text = tr(
         "plans.gm.plan",
-        name=Raw(names.get(order.pid, order.pid)),
+        name=Raw(names_of(m).get(order.pid, order.pid)),
         turn=m.turn,
         id=m.id,
         plan=Raw(get_ui(m.ruleset).order_text(tr, order.order)),
@@ -104,10 +124,12 @@ async def after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
     )
     cb = Callback("pv", m.id, m.turn, (order.pid, order.fingerprint[:FP_VETO]))
     await bot.send(context, gm, Screen(text, [[Button(tr("plans.btn.veto"), cb)]]))
-    if not lifecycle.missing(m):
-        approve = [[Button(tr("plans.btn.approve"), Callback("pa", m.id, m.turn))]]
-        await bot.send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
-        await bot.send(context, m.chat_id, Screen(Tr(m.lang)("plans.group.review")))
+
+
+async def _send_approve(context: bot.Ctx, m: Match, gm: int) -> None:
+    tr = Tr(bot.services(context).lang_for(gm, m.lang))
+    approve = [[Button(tr("plans.btn.approve"), Callback("pa", m.id, m.turn))]]
+    await bot.send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
 
 
 async def btn_veto(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:

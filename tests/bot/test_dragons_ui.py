@@ -442,3 +442,18 @@ def test_D34a_power_text_reply_is_refused_for_another_seat_and_a_stale_turn(
     _reply(h, 222, confirm, "too late: turn 1 is over")
     assert "p2" not in battle.match().sealed
     assert "turn 1" in plain(h.last(222).text).lower()
+
+
+def test_a_gm_handed_the_role_mid_turn_gets_the_unsealed_npc_builders(battle: Battle) -> None:
+    h = battle.h
+    dave = h.user(444, "Dave", lang="en")
+    h.say(dave, 444, "/start")
+    battle.start()
+    h.say(battle.gm, 333, "/npcorder n1 level 0")  # Carol seals one NPC, then hands over
+    h.say(dave, battle.g, "I'll run it")
+    h.say(battle.gm, battle.g, "/gm", reply_to=h.api.chat(battle.g).messages[-1])
+    assert battle.match().gm_user_id == 444
+    assert battle.builder(444, "n2")  # the NPC still to seal
+    assert not any("(n1)" in plain(t) for t in h.texts(444))  # n1 is sealed already
+    h.say(dave, 444, "/npcorder n2 level 0")  # and seals it
+    assert set(battle.match().sealed) == {"n1", "n2"}

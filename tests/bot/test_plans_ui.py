@@ -327,3 +327,40 @@ def test_C22_veto_of_a_replaced_plan_is_stale(pd: PlansDuel) -> None:
         usecases.veto_order(deps, "m00001", pd.b, "p2", old[:8])
     assert not_gm.value.code == "gm_only"
     assert pd.match().sealed == ("p2",)
+
+
+def test_C22_a_gm_handed_the_role_mid_turn_gets_the_plans_sealed_so_far(pd: PlansDuel) -> None:
+    """The plans sealed before the handover went to the previous GM; without them the new one
+    could neither veto nor approve, and the turn would wait for its deadline."""
+    h = pd.h
+    dave = h.user(444444444, "Dave", lang="en")
+    h.say(dave, 444444444, "/start")
+    pd.start(gm_sees=True)
+    pd.bob_types(1)
+    h.say(dave, pd.g, "I'll take it from here")
+    h.say(pd.gm, pd.g, "/gm", reply_to=h.api.chat(pd.g).messages[-1])
+    assert pd.match().gm_user_id == 444444444
+    to_dave = h.last(444444444, with_buttons=True)
+    assert "brimstone" in plain(to_dave.text) and "Veto" in to_dave.buttons[0]["text"]
+    assert not any("Approve" in b["text"] for b in to_dave.buttons)  # Alice's plan is missing
+    confirm = pd.build_first_choices()
+    pd.reply(pd.alice, confirm, "a plain low lunge, as the sheet says")
+    approve = h.last(444444444, with_buttons=True)
+    assert "Approve" in approve.buttons[0]["text"]
+    h.press_text(dave, approve, "Approve")
+    assert pd.match().turn == 2
+
+
+def test_C22_plans_for_review_only_for_the_reviewing_gm(pd: PlansDuel) -> None:
+    from engine import usecases
+    from engine.errors import Rejection
+
+    deps = pd.h.deps
+    pd.start()  # DEFAULT: gm_sees_plans off, so nobody reviews
+    pd.bob_types(1)
+    with pytest.raises(Rejection) as off:
+        usecases.orders_for_review(deps, "m00001", int(pd.gm["id"]))
+    assert off.value.code == "veto_not_allowed"
+    with pytest.raises(Rejection) as not_gm:
+        usecases.orders_for_review(deps, "m00001", pd.b)
+    assert not_gm.value.code == "gm_only"

@@ -575,8 +575,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             o1 = orders[p1][0]
         except KeyError:
             o1 = self.default_order(state, p1)
-        events = log.events
-        append = events.append
+        append = log.events.append
         die = log.die
 
         # P14: initiative = d6 + weapon speed - |own move|; higher shoots first.
@@ -585,16 +584,18 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         r0 = die(rules.initiative_die, "initiative", p0)
         s0 = d0.speed
         t0 = r0 + s0 - abs(m0) * rules.move_penalty
-        event = memo.get(key := ("initiative", p0, m0, r0, s0, t0))
-        if event is None:
+        try:  # a subscript (no method call): the key is nearly always there
+            event = memo[key := ("initiative", p0, m0, r0, s0, t0)]
+        except KeyError:
             data: dict[str, Any] = {"move": m0, "roll": r0, "speed": s0, "total": t0}
             event = log.shared(key, _new(Event, ("initiative", p0, data)))
         append(event)
         r1 = die(rules.initiative_die, "initiative", p1)
         s1 = d1.speed
         t1 = r1 + s1 - abs(m1) * rules.move_penalty
-        event = memo.get(key := ("initiative", p1, m1, r1, s1, t1))
-        if event is None:
+        try:
+            event = memo[key := ("initiative", p1, m1, r1, s1, t1)]
+        except KeyError:
             data = {"move": m1, "roll": r1, "speed": s1, "total": t1}
             event = log.shared(key, _new(Event, ("initiative", p1, data)))
         append(event)
@@ -605,20 +606,27 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
                 if t0 != t1:
                     break
         simultaneous = t0 == t1  # P14: equal values shoot simultaneously
+        # The higher total shoots first (seat order when equal). Set up as the second shot:
+        # each pass of the loop below swaps shooter and target first (no tuples built).
         if t0 >= t1:
-            shots = ((d0, o0, d1, -m1), (d1, o1, d0, -m0))
+            shooter, target = d1, d0
+            so, to = o1, o0
         else:
-            shots = ((d1, o1, d0, -m0), (d0, o0, d1, -m1))
+            shooter, target = d0, d1
+            so, to = o0, o1
 
         cells = rules.cells
         changed: dict[str, _Live] | None = None  # only duelists hit this turn
         over = False
-        for shooter, so, target, shift in shots:  # shift: P10, E = -(target's move)
+        for _ in (1, 2):  # two shots, one each
+            shooter, target = target, shooter
+            so, to = to, so
+            shift = -to.move  # P10: E = -(target's move)
             if over:  # P15/P19: the hit that ended the duel stops the later shot
                 append(_new(Event, ("no_shot", shooter.pid, {"reason": "duel_over"})))
                 continue
             n = shooter.zone
-            if so.pick is not None and shooter.player_rolls:  # P13 extension, off by default
+            if shooter.player_rolls and so.pick is not None:  # P13 extension, off by default
                 f, h = so.pick
             else:
                 f = die(n, "hit_x", shooter.pid)
@@ -661,8 +669,9 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         if result.status != "running":  # P20: the outcome with the turn counter (turn k of N)
             status, winners, reason = result.status, result.winners, result.reason
             end = ("outcome", status, winners, reason, played, rules.turn_limit)
-            event = memo.get(end)
-            if event is None:  # shared like initiative events: few values recur
+            try:  # shared like initiative events: few values recur
+                event = memo[end]
+            except KeyError:
                 data = {
                     "status": status,
                     "winners": list(winners),

@@ -87,7 +87,7 @@ def test_command_menus_for_both_scopes_and_languages() -> None:
     assert bot_commands("ru")["group"][0].description != bot_commands("en")["group"][0].description
 
 
-def test_every_reason_a_dragon_falls_for_has_words_in_both_languages() -> None:
+def test_every_reason_a_dragon_falls_or_loses_a_tail_for_has_words_in_both_languages() -> None:
     """The reveal shows a fall's reason as ``dr.reason.<code>``; a code added to the ruleset
     without words would show raw (D29's manoeuvre_crit did)."""
     import re
@@ -98,6 +98,11 @@ def test_every_reason_a_dragon_falls_for_has_words_in_both_languages() -> None:
     source = (Path(__file__).resolve().parents[2] / "engine/rulesets/dragons.py").read_text()
     reasons = set(re.findall(r'start_fall\(\w+, "(\w+)"\)', source))
     assert {"speed_zero", "dangerous", "manoeuvre_crit"} <= reasons
+    # ... and why a tail ended (``tail_broken``: clear_tails' reasons and the literal ones)
+    tails = set(re.findall(r'clear_tails\(\w+, "(\w+)"\)', source))
+    tails |= set(re.findall(r'"tail_broken",[^)]*reason="(\w+)"', source))
+    assert {"fall", "out", "takeover", "contest", "circle"} <= tails
+    reasons |= tails
     for lang in ("en", "ru"):
         tr = Tr(lang)
         assert [r for r in sorted(reasons) if not tr.has(f"dr.reason.{r}")] == [], lang

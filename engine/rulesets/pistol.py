@@ -189,9 +189,11 @@ class Rules:
     turn_limit: int
     # Every legal order, for a uniform ``random_order`` with one draw; shared between matches.
     legal: tuple[PistolOrder, ...] = field(compare=False, repr=False)
+    legal_count: int = field(default=0, compare=False, repr=False)  # len(legal), no call
 
     @classmethod
     def build(cls, config: PistolConfig) -> Rules:
+        legal = _legal_orders(config.move_max, config.aim_min, config.aim_max)
         return cls(
             config=config,
             cells={cell: part for part, cs in config.silhouette.items() for cell in cs},
@@ -200,7 +202,8 @@ class Rules:
             move_penalty=config.initiative_move_penalty,
             tie_rerolls=config.initiative_tie_rerolls,
             turn_limit=config.turn_limit,
-            legal=_legal_orders(config.move_max, config.aim_min, config.aim_max),
+            legal=legal,
+            legal_count=len(legal),
         )
 
 
@@ -546,8 +549,8 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
 
     def random_order(self, state: PistolState, pid: str, rng: random.Random) -> PistolOrder:
         """Uniform over legal (move, A, B); never a P13 pick."""
-        legal = state[0].legal  # state.rules, by index (see _RESULT)
-        return legal[floor(rng.random() * len(legal))]
+        rules = state[0]  # state.rules, by index (see _RESULT)
+        return rules.legal[floor(rng.random() * rules.legal_count)]
 
     def resolve(
         self, state: PistolState, orders: Mapping[str, Sealed[PistolOrder]], log: TurnLog
@@ -564,17 +567,13 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         d0, d1 = duelists  # P1: exactly two duelists
         p0 = d0.pid
         p1 = d1.pid
-        for pid in orders:
-            if pid != p0 and pid != p1:  # noqa: PLR1714 - two compares beat a tuple here
-                raise Rejection("no_such_participant", pid=pid)
-        try:
+        try:  # the usual case: both orders sealed, and nobody else's
+            if len(orders) != 2:
+                raise KeyError
             o0 = orders[p0][0]  # [0]: Sealed.order
-        except KeyError:
-            o0 = self.default_order(state, p0)
-        try:
             o1 = orders[p1][0]
-        except KeyError:
-            o1 = self.default_order(state, p1)
+        except KeyError:  # a missing order (the deadline default) or a stranger's
+            o0, o1 = self._orders(state, orders, p0, p1)
         append = log.events.append
         die = log.die
 
@@ -682,6 +681,19 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
                 event = log.shared(end, _new(Event, ("outcome", None, data)))
             append(event)
         return after
+
+    def _orders(
+        self, state: PistolState, orders: Mapping[str, Sealed[PistolOrder]], p0: str, p1: str
+    ) -> tuple[PistolOrder, PistolOrder]:
+        """Both duelists' orders, the default for a missing one; refuses a stranger's."""
+        for pid in orders:
+            if pid not in (p0, p1):
+                raise Rejection("no_such_participant", pid=pid)
+        s0, s1 = orders.get(p0), orders.get(p1)
+        return (
+            s0.order if s0 is not None else self.default_order(state, p0),
+            s1.order if s1 is not None else self.default_order(state, p1),
+        )
 
     @staticmethod
     def _apply_hit(

@@ -603,6 +603,20 @@ def test_default_order_for_a_missing_duelist_stays_and_aims_at_the_torso() -> No
     assert (hit.actor, hit.data["aim"], hit.data["part"]) == ("b", [0, 0], "torso")
 
 
+def test_resolve_refuses_a_strangers_order_and_defaults_a_missing_one() -> None:
+    state = start()
+    mine = Sealed(PistolOrder(0, 5, 5))
+    for orders in ({"a": mine, "zed": mine}, {"a": mine, "b": mine, "zed": mine}):
+        with pytest.raises(Rejection) as exc:
+            R.resolve(state, orders, TurnLog(ScriptedDice([])))
+        assert (exc.value.code, exc.value.params) == ("no_such_participant", {"pid": "zed"})
+    # Only a's order reaches resolve: b's is the default (stay, aim 0:0), as at a deadline.
+    log = TurnLog(ScriptedDice([6, 1, 1, 1, 1, 1, 100]))
+    R.resolve(state, {"a": mine}, log)
+    hit = kinds(log.events, "hit")[0]
+    assert (hit.actor, hit.data["aim"], hit.data["part"]) == ("b", [0, 0], "torso")
+
+
 def test_default_order_is_config() -> None:
     state = start(default_order={"move": 1, "aim": [2, 2]})
     assert R.default_order(state, "a") == PistolOrder(1, 2, 2)

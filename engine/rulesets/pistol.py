@@ -277,13 +277,13 @@ def _state(
 ) -> PistolState:
     """A state with its outcome judged: a hit ends the duel (P16), both hit is a mutual hit
     (P18), no hit after the last turn is a draw (P2)."""
-    hit = [d.pid for d in duelists if d.status != "standing"]
-    if not hit:
+    standing = tuple([d.pid for d in duelists if d.status == "standing"])
+    if len(standing) == len(duelists):
         result = _DRAW if turn > rules.turn_limit else RUNNING
-    elif len(hit) == len(duelists):
+    elif not standing:
         result = _MUTUAL
     else:
-        result = _win(tuple(d.pid for d in duelists if d.status == "standing"))
+        result = _win(standing)
     if result.status != "running":
         pids = _NOBODY
     elif not pids:
@@ -343,6 +343,11 @@ class PistolOrder:
     aim_x: int
     aim_y: int
     pick: tuple[int, int] | None = None
+    # [A, B] as shot events record it, built once per order: events share it (read-only).
+    aim: list[int] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "aim", [self.aim_x, self.aim_y])
 
 
 def _initiative(rules: Rules, log: TurnLog, pid: str, move: int, speed: int) -> int:
@@ -582,7 +587,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         memo = log.memo  # equal events are shared (TurnLog.shared): the key holds every value
         r0 = die(rules.initiative_die, "initiative", p0)
         s0 = d0.speed
-        t0 = r0 + s0 - abs(m0) * rules.move_penalty
+        t0 = r0 + s0 - (m0 if m0 >= 0 else -m0) * rules.move_penalty  # abs(m0), without a call
         try:  # a subscript (no method call): the key is nearly always there
             event = memo[key := ("initiative", p0, m0, r0, s0, t0)]
         except KeyError:
@@ -591,7 +596,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         append(event)
         r1 = die(rules.initiative_die, "initiative", p1)
         s1 = d1.speed
-        t1 = r1 + s1 - abs(m1) * rules.move_penalty
+        t1 = r1 + s1 - (m1 if m1 >= 0 else -m1) * rules.move_penalty
         try:
             event = memo[key := ("initiative", p1, m1, r1, s1, t1)]
         except KeyError:
@@ -637,7 +642,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             part = cells.get((c, r))  # P11: the hit location is the cell's part (P5)
             data = {
                 "target": target.pid,
-                "aim": [ax, ay],
+                "aim": so.aim,
                 "shift": shift,
                 "zone": n,
                 "dice": [f, h],

@@ -564,8 +564,10 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         order (P14), then each shot's hit_x and hit_y dice in shot order, each followed by a
         lethality roll when it hits a torso (P11).
 
-        Written for speed (the simulator's hot path): locals instead of attribute chains and
-        events built with ``_new`` (the named tuple's value without its Python ``__new__``)."""
+        Written for speed (the simulator's hot path): locals instead of attribute chains,
+        events built with ``_new`` (the named tuple's value without its Python ``__new__``),
+        and methods called as ``obj.method(...)``, which Python 3.11 specialises
+        (``events.append`` is done inline), never through a bound method kept in a local."""
         rules, duelists, turn, result, pids = state  # one unpack; pids: state.acting
         if result.status != "running":  # = result.finished, minus a property call
             raise Rejection("not_running")
@@ -579,13 +581,12 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             o1 = orders[p1][0]
         except KeyError:  # a missing order (the deadline default) or a stranger's
             o0, o1 = self._orders(state, orders, p0, p1)
-        append = log.events.append
-        die = log.die
+        events = log.events
 
         # P14: initiative = d6 + weapon speed - |own move|; higher shoots first.
         m0, m1 = o0.move, o1.move
         memo = log.memo  # equal events are shared (TurnLog.shared): the key holds every value
-        r0 = die(rules.initiative_die, "initiative", p0)
+        r0 = log.die(rules.initiative_die, "initiative", p0)
         s0 = d0.speed
         t0 = r0 + s0 - (m0 if m0 >= 0 else -m0) * rules.move_penalty  # abs(m0), without a call
         try:  # a subscript (no method call): the key is nearly always there
@@ -593,8 +594,8 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         except KeyError:
             data: dict[str, Any] = {"move": m0, "roll": r0, "speed": s0, "total": t0}
             event = log.shared(key, _new(Event, ("initiative", p0, data)))
-        append(event)
-        r1 = die(rules.initiative_die, "initiative", p1)
+        events.append(event)
+        r1 = log.die(rules.initiative_die, "initiative", p1)
         s1 = d1.speed
         t1 = r1 + s1 - (m1 if m1 >= 0 else -m1) * rules.move_penalty
         try:
@@ -602,7 +603,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         except KeyError:
             data = {"move": m1, "roll": r1, "speed": s1, "total": t1}
             event = log.shared(key, _new(Event, ("initiative", p1, data)))
-        append(event)
+        events.append(event)
         if t0 == t1 and rules.tie_rerolls:  # P14 (config): equal totals may be rolled again
             for _ in range(rules.tie_rerolls):
                 t0 = _initiative(rules, log, p0, m0, s0)
@@ -627,14 +628,14 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             so, to = to, so
             shift = -to.move  # P10: E = -(target's move)
             if over:  # P15/P19: the hit that ended the duel stops the later shot
-                append(_new(Event, ("no_shot", shooter.pid, {"reason": "duel_over"})))
+                events.append(_new(Event, ("no_shot", shooter.pid, {"reason": "duel_over"})))
                 continue
             n = shooter.zone
             if shooter.player_rolls and so.pick is not None:  # P13 extension, off by default
                 f, h = so.pick
             else:
-                f = die(n, "hit_x", shooter.pid)
-                h = die(n, "hit_y", shooter.pid)
+                f = log.die(n, "hit_x", shooter.pid)
+                h = log.die(n, "hit_y", shooter.pid)
             ax = so.aim_x
             ay = so.aim_y
             c = ax + shift + f - 1  # P9: C = A + E + (F - 1)
@@ -649,10 +650,10 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
                 "cell": [c, r],
             }
             if part is None:
-                append(_new(Event, ("miss", shooter.pid, data)))
+                events.append(_new(Event, ("miss", shooter.pid, data)))
                 continue
             data["part"] = part
-            append(_new(Event, ("hit", shooter.pid, data)))
+            events.append(_new(Event, ("hit", shooter.pid, data)))
             if changed is None:
                 changed = {}
             live = changed.get(target.pid)
@@ -684,7 +685,7 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
                     "turn_limit": rules.turn_limit,
                 }
                 event = log.shared(end, _new(Event, ("outcome", None, data)))
-            append(event)
+            events.append(event)
         return after
 
     def _orders(

@@ -167,8 +167,9 @@ class TurnLog:
         rand = self._random
         face = floor(rand() * sides) + 1 if rand is not None else self._face(sides)
         key = (sides, face, purpose, actor)
-        event = self.memo.get(key)
-        if event is None:
+        try:  # a subscript, not memo.get(): no method call, and the key is nearly always there
+            event = self.memo[key]
+        except KeyError:
             data = {"sides": sides, "faces": [face], "purpose": purpose, "mode": "plain"}
             # Event(...) minus the named tuple's Python-level __new__: twice as fast, same value.
             event = self.shared(key, _new_event(Event, ("roll", actor, data)))
@@ -201,8 +202,9 @@ class TurnLog:
         first = floor(rand() * sides) + 1 if rand is not None else face(sides)
         if first != sides:  # no ace, the usual case: a shared event, as in :meth:`die`
             key = (sides, first, purpose, actor, "ace")
-            event = self.memo.get(key)
-            if event is None:
+            try:
+                event = self.memo[key]
+            except KeyError:
                 data = {"sides": sides, "faces": [first], "purpose": purpose, "mode": "ace"}
                 event = self.shared(key, _new_event(Event, ("roll", actor, data)))
             self.events.append(event)

@@ -70,3 +70,21 @@ def test_a_typed_plan_written_before_the_turn_opened_is_refused() -> None:
         assert h.deps.repo.load(match.id).match.sealed == ("p2",)
     finally:
         h.close()
+
+
+def test_a_typed_npc_order_written_before_the_turn_opened_is_refused() -> None:
+    from tests.bot.test_dragons_ui import Battle
+
+    h = Harness()
+    try:
+        battle = Battle(h)
+        battle.start()
+        opened = battle.match().turn_opened_at
+        assert opened is not None
+        say_dated(h, battle.gm, "/npcorder n1 level 0", opened - 3)
+        assert "before turn 1 began" in plain(h.last(333).text)
+        assert battle.match().sealed == ()
+        say_dated(h, battle.gm, "/npcorder n1 level 0", opened + 3)
+        assert battle.match().sealed == ("n1",)
+    finally:
+        h.close()

@@ -253,7 +253,8 @@ def roll_trait_data(
     if wild_card:
         wild_purpose = _WILD_PURPOSE.get(trait) or f"{trait}:wild"
         wild_faces = log.ace_faces(wild_die, wild_purpose, actor)
-        kept = max(kept, sum(wild_faces))
+        wild_kept = sum(wild_faces)
+        kept = wild_kept if wild_kept > kept else kept  # the higher (no max call: hot path)
         crit = trait_faces[0] == 1 and wild_faces[0] == 1
         wild_tuple = tuple(wild_faces)
     else:
@@ -398,7 +399,9 @@ def parry(fighting: Die | None, base: int = 2) -> int:
 def gang_up(extra_attackers: int, defender_allies: int, cap: int = 4) -> int:
     """6.2 / decision 23: +1 per other adjacent foe of the defender, minus its adjacent
     allies, between 0 and ``cap``."""
-    return max(0, min(cap, extra_attackers - defender_allies))
+    bonus = extra_attackers - defender_allies
+    bonus = cap if bonus > cap else bonus  # comparisons, not min/max calls: per melee attack
+    return bonus if bonus > 0 else 0
 
 
 RangeBand = tuple[str, int]

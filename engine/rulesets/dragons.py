@@ -40,7 +40,6 @@ from engine.savage import (
     parry,
     parse_damage,
     parse_die,
-    range_band,
     roll_trait_data,
     shaken_recovery,
     wound_penalty,
@@ -194,6 +193,11 @@ class Stats:
     strength: Die
     weapons: tuple[Weapon, ...]
     parry: int
+    # The sheet's numbers resolution reads every turn, as plain slots: a pydantic model's
+    # attributes go through its __getattr__ hook, several times slower.
+    top_speed: int
+    toughness: int
+    armor: int
 
     def weapon(self, name: str) -> Weapon | None:
         for w in self.weapons:
@@ -242,6 +246,9 @@ def build_stats(spec: CharacterSpec) -> Stats:
         strength=parse_die(spec.strength, field="strength"),
         weapons=tuple(weapons),
         parry=parry(fighting),  # D21 / decision 25
+        top_speed=spec.top_speed,
+        toughness=spec.toughness,
+        armor=spec.armor,
     )
 
 
@@ -631,18 +638,21 @@ def attack_check(
     rng = distance(cfg, attacker, victim)
     if w is None:
         return AttackCheck(False, "no_such_weapon", rng, None, 0, cfg.target_number)
-    reason, rng, band, penalty, tn = _attack_geometry(cfg, state.stats, attacker, victim, w)
+    reason, rng, band, penalty, tn = _attack_geometry(
+        _params(cfg), state.stats, attacker, victim, w
+    )
     return AttackCheck(reason is None, reason, rng, band, penalty, tn)
 
 
 def _attack_geometry(
-    cfg: DragonsConfig,
+    cfg: _Params,
     stats: Mapping[str, Stats],
     attacker: _Attacker,
     victim: _Attacker,
     weapon: Weapon,
 ) -> tuple[str | None, int, str | None, int, int]:
-    """(reason it is impossible or None, range, band, band penalty, TN) — D18-D21, D26."""
+    """(reason it is impossible or None, range, band, band penalty, TN) — D18-D21, D26.
+    ``cfg`` is the config's :class:`_Params` (plain slots: read on every attack)."""
     if attacker.speed == victim.speed and attacker.altitude == victim.altitude:  # distance()
         rng = cfg.range_same_position
     else:
@@ -666,15 +676,18 @@ def _attack_geometry(
     elif attacker.altitude <= victim.altitude:
         return "not_above_or_on_tail", rng, None, 0, cfg.target_number  # D18
     assert weapon.bands is not None
-    band = range_band(
-        rng,
-        weapon.bands,
-        penalties=cfg.band_penalties,
-        extreme=cfg.extreme_range and edition_rules(cfg.edition).extreme_range,
-    )
-    if band is None:
-        return "out_of_range", rng, None, 0, cfg.target_number  # D20
-    return None, rng, band[0], band[1], cfg.target_number
+    # range_band (6.3 / decision 21), inlined: a call with keywords per attack costs more.
+    short, medium, long_ = weapon.bands
+    penalties = cfg.band_penalties
+    if rng <= short:
+        return None, rng, "short", penalties[0], cfg.target_number
+    if rng <= medium:
+        return None, rng, "medium", penalties[1], cfg.target_number
+    if rng <= long_:
+        return None, rng, "long", penalties[2], cfg.target_number
+    if cfg.reach_factor > 1 and rng <= long_ * cfg.reach_factor:
+        return None, rng, "extreme", EXTREME_PENALTY, cfg.target_number
+    return "out_of_range", rng, None, 0, cfg.target_number  # D20
 
 
 def nearest_target(state: DragonsState, pid: str) -> str | None:
@@ -943,11 +956,19 @@ def _new_state(
 
 
 class _Params:
-    """What a resolution derives from a config, built once per config (see :func:`_params`)."""
+    """What a resolution derives from a config, built once per config (see :func:`_params`).
+    Hot config fields are copied as plain slots: a pydantic model's attributes are several
+    times slower to read."""
 
     __slots__ = (
         "action_mods",
+        "band_penalties",
+        "climb_speed_cost",
         "config",
+        "dive_speed_gain",
+        "gang_up",
+        "gang_up_cap",
+        "level_capped_by_top_speed",
         "max_actions",
         "melee_requires_range_5",
         "moves",
@@ -955,21 +976,30 @@ class _Params:
         "range_on_tail",
         "range_per_altitude",
         "range_per_speed",
+        "range_same_position",
         "reach_factor",
+        "target_number",
     )
 
     def __init__(self, cfg: DragonsConfig) -> None:
         self.config = cfg
-        # Config fields read in the loops of random orders (a pydantic model's attributes are
-        # slower to read than plain slots).
+        # Config fields read in the loops of random orders and on every attack or movement.
         self.max_actions = cfg.max_actions
         self.melee_requires_range_5 = cfg.melee_requires_range_5
         self.range_on_tail = cfg.range_on_tail
         self.range_per_speed = cfg.range_per_speed
         self.range_per_altitude = cfg.range_per_altitude
+        self.range_same_position = cfg.range_same_position
+        self.target_number = cfg.target_number
+        self.band_penalties = cfg.band_penalties
+        self.gang_up = cfg.gang_up
+        self.gang_up_cap = cfg.gang_up_cap
+        self.level_capped_by_top_speed = cfg.level_capped_by_top_speed
+        self.climb_speed_cost = cfg.climb_speed_cost
+        self.dive_speed_gain = cfg.dive_speed_gain
         # Ranged reach: x4 Long with the Extreme band (decision 21, SWADE only).
         extreme = cfg.extreme_range and edition_rules(cfg.edition).extreme_range
-        self.reach_factor = 4 if extreme else 1
+        self.reach_factor = EXTREME_FACTOR if extreme else 1
         # Legal movements of random orders by (Speed, Top Speed): asked for again and again.
         self.moves: dict[tuple[int, int], list[_MoveRow]] = {}
         # Decision 11 wound penalties by Wounds (rolls ask for them often).
@@ -991,6 +1021,10 @@ class _Params:
             rows = self.moves[(speed, top)] = _legal_moves(self.config, speed, top)
         return rows
 
+
+# The Extreme band (decision 21): up to 4x Long, at -8 (range_band's defaults).
+EXTREME_FACTOR = 4
+EXTREME_PENALTY = -8
 
 # The derived values of the last config seen: a config change (or another thread) only costs
 # a recomputation.
@@ -1020,6 +1054,7 @@ class _Turn:
         "log",
         "memo",
         "orders",
+        "params",
         "penalties",
         "ranks",
         "spent",
@@ -1068,7 +1103,7 @@ class _Turn:
         # loop (D26). Set again by every new tail.
         self.tails = tails
         self.ranks = ranks
-        params = _params(cfg)
+        params = self.params = _params(cfg)
         self.penalties = params.penalties
         self.action_mods = params.action_mods
         self.tn = cfg.target_number
@@ -1329,7 +1364,7 @@ class _Turn:
             if len(leaders) > 1:
                 moved = leaders[1:]
         # after_move, inlined for the usual case: Speed left and no dangerous manoeuvre.
-        if d.speed <= 0 or aero or (move == "dive" and d.speed > self.stats[pid].spec.top_speed):
+        if d.speed <= 0 or aero or (move == "dive" and d.speed > self.stats[pid].top_speed):
             self.after_move(d, move, aero)
         if moved is not None:
             for p in moved:
@@ -1337,17 +1372,21 @@ class _Turn:
                     self.after_move(p, move, aero)
 
     def apply_move(self, d: _Live, move: str, n: int) -> None:
+        # Comparisons rather than min/max calls: one movement per activation.
         if move == "level":
             speed = d.speed + n
-            if n > 0 and self.cfg.level_capped_by_top_speed:
-                top = self.stats[d.pid].spec.top_speed
-                speed = min(speed, max(top, d.speed))  # a forced "speed up" stops at Top Speed
+            if n > 0 and self.params.level_capped_by_top_speed:
+                # A forced "speed up" stops at Top Speed (or the Speed it had above it).
+                top = self.stats[d.pid].top_speed
+                if speed > top:
+                    speed = top if top > d.speed else d.speed
             d.speed = speed if speed > 0 else 0
         elif move == "climb":
-            d.speed = max(d.speed - self.cfg.climb_speed_cost * n, 0)  # D12, D14
+            speed = d.speed - self.params.climb_speed_cost * n  # D12
+            d.speed = speed if speed > 0 else 0  # D14
             d.altitude += n
         else:
-            d.speed += self.cfg.dive_speed_gain * n  # D13
+            d.speed += self.params.dive_speed_gain * n  # D13
             d.altitude -= n
 
     def copy_move(self, p: _Live, victim: _Live, move: str, n: int) -> bool:
@@ -1383,7 +1422,7 @@ class _Turn:
         if d.speed <= 0:
             self.start_fall(d, "speed_zero")  # D14
             return
-        over_top = move == "dive" and d.speed > self.stats[d.pid].spec.top_speed
+        over_top = move == "dive" and d.speed > self.stats[d.pid].top_speed
         if not aero and not over_top:
             return
         reasons = [r for r, on in (("aerobatics", aero), ("over_top_speed", over_top)) if on]
@@ -1436,12 +1475,12 @@ class _Turn:
         if t is None or t.status != IN or weapon is None:
             self.impossible(d, i, a, "target_gone" if weapon else "no_such_weapon")
             return
-        reason, rng, band, penalty, tn = _attack_geometry(self.cfg, self.stats, d, t, weapon)
+        reason, rng, band, penalty, tn = _attack_geometry(self.params, self.stats, d, t, weapon)
         if reason is not None:
             self.impossible(d, i, a, reason, target=t.pid, weapon=weapon.name, range=rng)
             return
         if weapon.melee:
-            if self.cfg.gang_up:
+            if self.params.gang_up:
                 mods = (*mods, ("gang_up", self.gang_up(d, t)))
             trait, die = "fighting", stats.fighting
         else:
@@ -1483,7 +1522,7 @@ class _Turn:
         the target's allies there."""
         foes = allies = 0
         skip = (d.pid, t.pid)
-        team = t.team
+        team = f"dragon:{t.pid}" if t.consumed else t.side  # t.team
         for o in self.lives:
             if o.pid in skip or o.status != IN or o.falling:
                 continue
@@ -1493,7 +1532,7 @@ class _Turn:
                 allies += 1
             else:
                 foes += 1
-        return gang_up(foes, allies, self.cfg.gang_up_cap)
+        return gang_up(foes, allies, self.params.gang_up_cap)
 
     def damage(self, d: _Live, t: _Live, weapon: Weapon, raised: bool) -> None:
         """D22 / decision 26: Strength die + weapon dice (melee) or fixed dice, all acing,
@@ -1506,7 +1545,7 @@ class _Turn:
             dice = (strength.sides, *dice)
             flat += strength.bonus
         dmg = damage_roll(self.log, d.pid, dice, flat=flat, raise_bonus=raised)
-        tstats = self.stats[t.pid].spec
+        tstats = self.stats[t.pid]
         toughness, armor, ap = tstats.toughness, tstats.armor, weapon.ap
         eff = damage_effect(dmg.total, toughness, armor=armor, ap=ap, already_shaken=t.shaken)
         data = {
@@ -1599,7 +1638,7 @@ class _Turn:
         if target is not None:
             t = self.live[target]
             for w in self.stats[d.pid].weapons:
-                if _attack_geometry(self.cfg, self.stats, d, t, w)[0] is None:
+                if _attack_geometry(self.params, self.stats, d, t, w)[0] is None:
                     actions = (Action("attack", weapon=w.name, target=target),)
                     break
         self.emit("consumed_orders", d.pid, target=target, actions=len(actions))
@@ -2052,7 +2091,7 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
         if tail_of is not None:
             moves = [("level", 0, me.speed, 0)]  # D26
         else:
-            top = stats.spec.top_speed
+            top = stats.top_speed
             found = params.moves.get((me.speed, top))
             moves = found if found is not None else params.legal_moves(me.speed, top)
         random_ = rng.random

@@ -26,7 +26,6 @@ from engine.errors import Rejection, parse_model
 from engine.events import Event
 from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
 from engine.savage import (
-    RAISE_STEP,
     DamageSpec,
     Die,
     Edition,
@@ -927,6 +926,9 @@ class _Live(Dragon):
         return self
 
 
+# What a failed trait roll's data says (TraitRoll.result: not a success).
+_FAILED = ("fail", "crit_fail")
+
 # Event(kind, actor, data) minus the named tuple's Python-level __new__ (same value), for the
 # events every activation emits: the simulator builds millions.
 _event = tuple.__new__
@@ -966,6 +968,9 @@ class _Params:
         "climb_speed_cost",
         "config",
         "dive_speed_gain",
+        "extra_crit_confirm",
+        "fall_first_penalty",
+        "fall_speed_step",
         "gang_up",
         "gang_up_cap",
         "level_capped_by_top_speed",
@@ -979,6 +984,7 @@ class _Params:
         "range_same_position",
         "reach_factor",
         "target_number",
+        "wild_die",
     )
 
     def __init__(self, cfg: DragonsConfig) -> None:
@@ -997,6 +1003,10 @@ class _Params:
         self.level_capped_by_top_speed = cfg.level_capped_by_top_speed
         self.climb_speed_cost = cfg.climb_speed_cost
         self.dive_speed_gain = cfg.dive_speed_gain
+        self.fall_speed_step = cfg.fall_speed_step
+        self.fall_first_penalty = cfg.fall_first_penalty
+        self.wild_die = cfg.wild_die
+        self.extra_crit_confirm = cfg.extra_crit_confirm
         # Ranged reach: x4 Long with the Extreme band (decision 21, SWADE only).
         extreme = cfg.extreme_range and edition_rules(cfg.edition).extreme_range
         self.reach_factor = EXTREME_FACTOR if extreme else 1
@@ -1106,9 +1116,9 @@ class _Turn:
         params = self.params = _params(cfg)
         self.penalties = params.penalties
         self.action_mods = params.action_mods
-        self.tn = cfg.target_number
-        self.wild_die = cfg.wild_die
-        self.confirm = cfg.extra_crit_confirm
+        self.tn = params.target_number
+        self.wild_die = params.wild_die
+        self.confirm = params.extra_crit_confirm
 
     # --- helpers
 
@@ -1267,7 +1277,8 @@ class _Turn:
             order = self.consumed_order(d)
         else:
             sealed = self.orders.get(pid)
-            order = sealed.order if sealed is not None else self.order_of(pid)
+            # sealed[0] is sealed.order: a named tuple's field by index is a plain subscript
+            order = sealed[0] if sealed is not None else self.order_of(pid)
         may_act = True
         if d.shaken:
             # Decision 8: Spirit at the start of the activation, before movement.
@@ -1443,20 +1454,22 @@ class _Turn:
     # --- falling (D29-D32)
 
     def fall_turn(self, d: _Live) -> None:
-        loss = fall_loss(self.cfg, d.speed)  # D30
+        params = self.params
+        loss = -(-d.speed // params.fall_speed_step)  # fall_loss (D30), inlined: no max call
+        loss = loss if loss > 1 else 1
         d.altitude -= loss
-        d.speed += self.cfg.dive_speed_gain * loss
+        d.speed += params.dive_speed_gain * loss
         data = {"lost": loss, "speed": d.speed, "altitude": d.altitude}
         self.events.append(_event(Event, ("falling", d.pid, data)))
         self.check_too_low()
         if d.status != IN:
             return
-        penalty = -(d.fall_turns + self.cfg.fall_first_penalty)  # D32 / decision 29
-        roll, rolled = roll_trait_data(
+        penalty = -(d.fall_turns + params.fall_first_penalty)  # D32 / decision 29
+        rolled = roll_trait_data(
             self.log, d.pid, "piloting", self.stats[d.pid].piloting, d.wild_card,
             (*self.penalty(d), ("falling", penalty)), self.tn, self.wild_die, False, self.confirm,
-        )  # fmt: skip
-        success = not roll.crit and roll.total >= roll.tn
+        )[1]  # fmt: skip
+        success = rolled["result"] not in _FAILED  # roll.success
         info = {"roll": rolled, "success": success}
         self.events.append(_event(Event, ("regain", d.pid, info)))
         if success:
@@ -1486,9 +1499,9 @@ class _Turn:
         else:
             mods = (*mods, ("range", penalty))
             trait, die = "shooting", stats.shooting
-        roll, rolled = roll_trait_data(
+        rolled = roll_trait_data(
             self.log, pid, trait, die, d.wild_card, mods, tn, self.wild_die, False, self.confirm
-        )
+        )[1]
         data = {
             "target": t.pid,
             "weapon": weapon.name,
@@ -1499,8 +1512,9 @@ class _Turn:
         }
         events = self.events
         events.append(_event(Event, ("attack", pid, data)))
-        total = roll.total
-        if roll.crit or total < tn:  # not roll.success
+        # The result from the roll's data: a named tuple's field by name (roll.total) is a
+        # generic attribute lookup, a dict's by key a plain subscript.
+        if rolled["result"] in _FAILED:  # not roll.success
             key: tuple[Any, ...] = ("miss", pid, t.pid, weapon.name)
             event = self.memo.get(key)
             if event is None:
@@ -1508,7 +1522,7 @@ class _Turn:
                 event = self.log.shared(key, _event(Event, ("miss", pid, data)))
             events.append(event)
             return
-        raises = (total - tn) // RAISE_STEP  # roll.raises of a success
+        raises: int = rolled["raises"]  # roll.raises
         key = ("hit", pid, t.pid, weapon.name, raises)
         event = self.memo.get(key)
         if event is None:

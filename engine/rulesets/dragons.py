@@ -197,6 +197,10 @@ class Stats:
     top_speed: int
     toughness: int
     armor: int
+    # Random orders ask every turn what the weapons reach (all of them working): whether one
+    # is melee, and the longest Long band of a ranged one (-1: none).
+    melee: bool
+    long_band: int
 
     def weapon(self, name: str) -> Weapon | None:
         for w in self.weapons:
@@ -248,6 +252,8 @@ def build_stats(spec: CharacterSpec) -> Stats:
         top_speed=spec.top_speed,
         toughness=spec.toughness,
         armor=spec.armor,
+        melee=any(w.melee for w in weapons),
+        long_band=max((w.bands[2] for w in weapons if w.bands is not None), default=-1),
     )
 
 
@@ -874,9 +880,9 @@ def sky_chart(state: DragonsState) -> str:
 
 
 class _Live(Dragon):
-    """A mutable copy of a :class:`Dragon` for one resolution. Same slots as its base (it
-    adds none), so :meth:`freeze` turns the copy itself into the frozen record by swapping
-    its class: no second copy per dragon per turn."""
+    """A mutable copy of a :class:`Dragon` for one resolution (made by :func:`_live`). Same
+    slots as its base (it adds none), so :meth:`freeze` turns the copy itself into the frozen
+    record by swapping its class: no second copy per dragon per turn."""
 
     __slots__ = ()
     # The frozen dataclass's __setattr__ raises; plain slot stores for the copy.
@@ -901,29 +907,37 @@ class _Live(Dragon):
         broken: tuple[str, ...]
         consumed: bool
 
-    def __init__(self, d: Dragon) -> None:
-        self.pid = d.pid
-        self.side = d.side
-        self.name = d.name
-        self.npc = d.npc
-        self.index = d.index
-        self.wild_card = d.wild_card
-        self.speed = d.speed
-        self.altitude = d.altitude
-        self.wounds = d.wounds
-        self.shaken = d.shaken
-        self.falling = d.falling
-        self.fall_turns = d.fall_turns
-        self.status = d.status
-        self.tail_of = d.tail_of
-        self.broken = d.broken
-        self.consumed = d.consumed
-
     def freeze(self) -> Dragon:
         """This copy as a frozen :class:`Dragon` (equal to one built field by field); the copy
         must not be used as a live one afterwards."""
         self.__class__ = Dragon  # type: ignore[assignment]
         return self
+
+
+_new_object = object.__new__
+
+
+def _live(d: Dragon) -> _Live:
+    """A live copy of ``d``. A function rather than ``_Live(d)``: calling a class runs
+    ``__new__`` and ``__init__`` by the generic (slower) call path; four per turn."""
+    live: _Live = _new_object(_Live)
+    live.pid = d.pid
+    live.side = d.side
+    live.name = d.name
+    live.npc = d.npc
+    live.index = d.index
+    live.wild_card = d.wild_card
+    live.speed = d.speed
+    live.altitude = d.altitude
+    live.wounds = d.wounds
+    live.shaken = d.shaken
+    live.falling = d.falling
+    live.fall_turns = d.fall_turns
+    live.status = d.status
+    live.tail_of = d.tail_of
+    live.broken = d.broken
+    live.consumed = d.consumed
+    return live
 
 
 # What a failed trait roll's data says (TraitRoll.result: not a success).
@@ -1098,7 +1112,7 @@ class _Turn:
         get = orders.get
         tails = False
         for d in state.dragons:
-            live[d.pid] = _Live(d)
+            live[d.pid] = _live(d)
             if d.tail_of is not None:
                 tails = True
             # seal_rank (D8), inlined: one per dragon per turn.
@@ -1106,7 +1120,8 @@ class _Turn:
                 ranks[d.pid] = (1, d.index, 0)
             else:
                 sealed = get(d.pid)
-                ranks[d.pid] = (0, sealed.seq if sealed is not None else 1 << 30, d.index)
+                # sealed[1] is sealed.seq (a named tuple's field by index: a plain subscript)
+                ranks[d.pid] = (0, sealed[1] if sealed is not None else 1 << 30, d.index)
         self.live = live
         self.lives = list(live.values())  # in state order; iterated often
         # False while no dragon is on a tail (the usual case): movement skips the pursuers'
@@ -1866,12 +1881,15 @@ def _actions_from(
         same_speed = speed == foe.speed
         on_tail = same_alt and tail_of == foe.pid
         above = altitude > foe.altitude
+        # The Range only matters to a ranged weapon, from above or on the tail (D18-D19).
         if on_tail:
             rng = params.range_on_tail
-        else:
+        elif above:
             rng = params.range_per_speed * abs(speed - foe.speed) + params.range_per_altitude * (
                 altitude - foe.altitude
             )
+        else:
+            rng = 0  # not read
         for w in weapons:
             if w.melee:
                 if same_alt and (same_speed or not adjacent_only):
@@ -2123,13 +2141,17 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
             # The test is _actions_from's (a dragon with more than one movement is on no
             # tail), without building lists: only the chosen movement's actions are built.
             factor = params.reach_factor
-            melee = False
-            reach = -1  # the longest Long band of a working ranged weapon; -1: none
-            for w in weapons:
-                if w.bands is None:
-                    melee = melee or w.melee
-                elif w.bands[2] * factor > reach:
-                    reach = w.bands[2] * factor
+            if broken:
+                melee = False
+                reach = -1  # the longest Long band of a working ranged weapon; -1: none
+                for w in weapons:
+                    if w.bands is None:
+                        melee = melee or w.melee
+                    elif w.bands[2] * factor > reach:
+                        reach = w.bands[2] * factor
+            else:  # every weapon works: the sheet's figures
+                melee = stats.melee
+                reach = stats.long_band * factor if stats.long_band >= 0 else -1
             melee_anywhere = melee and not params.melee_requires_range_5
             per_speed, per_altitude = params.range_per_speed, params.range_per_altitude
             candidates = []

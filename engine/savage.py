@@ -239,25 +239,29 @@ def roll_trait_data(
     ruleset records nearly every roll in an event)."""
     if die is None:
         used = UNSKILLED
-        mods = [("unskilled", UNSKILLED_PENALTY), *filter(_value, modifiers)]
+        mods = (("unskilled", UNSKILLED_PENALTY), *filter(_value, modifiers))
     elif die.bonus:
         used = die
-        mods = [("die_bonus", die.bonus), *filter(_value, modifiers)]
+        mods = (("die_bonus", die.bonus), *filter(_value, modifiers))
     else:
         used = die
-        mods = [*filter(_value, modifiers)]  # modifiers of 0 are not shown
+        mods = tuple(filter(_value, modifiers))  # modifiers of 0 are not shown
     trait_faces = log.ace_faces(used.sides, trait, actor)
     kept = sum(trait_faces)
     crit = False
     confirm: int | None = None
     if wild_card:
-        wild_purpose = _WILD_PURPOSE.get(trait) or f"{trait}:wild"
+        try:
+            wild_purpose = _WILD_PURPOSE[trait]
+        except KeyError:
+            wild_purpose = f"{trait}:wild"
         wild_faces = log.ace_faces(wild_die, wild_purpose, actor)
         wild_kept = sum(wild_faces)
         kept = wild_kept if wild_kept > kept else kept  # the higher (no max call: hot path)
         crit = trait_faces[0] == 1 and wild_faces[0] == 1
         wild_tuple = tuple(wild_faces)
     else:
+        wild_faces = []
         wild_tuple = ()
         if crit_matters and trait_faces[0] == 1:
             if confirm_extra_crit:
@@ -269,7 +273,7 @@ def roll_trait_data(
     for _, v in mods:
         total += v
     # TraitRoll(...) minus the named tuple's Python-level __new__ (same value; hot path).
-    fields = (trait, used, die is None, tuple(trait_faces), wild_tuple, tuple(mods), tn, kept,
+    fields = (trait, used, die is None, tuple(trait_faces), wild_tuple, mods, tn, kept,
               total, crit, confirm)  # fmt: skip
     # to_data(), from the values at hand.
     if crit:
@@ -283,8 +287,10 @@ def roll_trait_data(
         "trait": trait,
         "die": _DIE_TEXT[used.sides] if not used.bonus else str(used),
         "unskilled": die is None,
-        "trait_faces": [*trait_faces],
-        "wild_faces": [*wild_tuple],
+        # The faces' lists as ace_faces returned them (the roll events' own: event data is
+        # immutable, so events may share them; no copy per roll).
+        "trait_faces": trait_faces,
+        "wild_faces": wild_faces,
         "modifiers": list(map(list, mods)),
         "tn": tn,
         "kept": kept,

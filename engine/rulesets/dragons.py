@@ -1307,7 +1307,7 @@ class _Turn:
             info = {"roll": rolled, "recovered": recovered, "may_act": may_act}
             events.append(_event(Event, ("recover", pid, info)))
         if d.tail_of is None:
-            forced = self.forced.get(pid)
+            forced = self.forced.get(pid) if self.forced else None  # rarely any (D27)
             if forced is None:
                 self.move(d, order.move, order.n, order.aerobatics, False)
             else:
@@ -2228,19 +2228,20 @@ class DragonsRuleset(Ruleset[DragonsConfig, DragonsState, DragonOrder]):
     def outcome(self, state: DragonsState) -> Outcome:
         """D35: over when at most one side has dragons still in the battle (or at the GM's turn
         limit, a draw)."""
-        teams = {
-            (f"dragon:{d.pid}" if d.consumed else d.side)  # d.team
-            for d in state.dragons
-            if d.status == IN
-        }
-        if len(teams) > 1:
-            limit = state.config.turn_limit
-            if limit is not None and state.turn > limit:
-                return Outcome("draw", reason="turn_limit")
-            return RUNNING
-        if not teams:
+        # The teams in the battle, up to the second one (no set built: asked every turn).
+        team: str | None = None
+        for d in state.dragons:
+            if d.status == IN:
+                theirs = f"dragon:{d.pid}" if d.consumed else d.side  # d.team
+                if team is None:
+                    team = theirs
+                elif theirs != team:
+                    limit = state.config.turn_limit
+                    if limit is not None and state.turn > limit:
+                        return Outcome("draw", reason="turn_limit")
+                    return RUNNING
+        if team is None:
             return Outcome("draw", reason="no_one_left")
-        (team,) = teams
         winners = tuple(d.pid for d in state.dragons if d.side == team and not d.consumed)
         if not winners:
             return Outcome("draw", reason="dragon_remains")

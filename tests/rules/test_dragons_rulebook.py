@@ -12,6 +12,7 @@ import pytest
 from engine.errors import Rejection
 from engine.ruleset import Sealed
 from engine.rulesets.dragons import attack_check, initiative
+from engine.savage import range_band
 from tests.rules.test_dragons import R, attack, make, of, play, put, rejects, restat, two
 
 TAIL = {"type": "tail", "target": "b"}
@@ -470,3 +471,23 @@ def test_D35_a_battle_of_one_side_is_refused_at_setup() -> None:
         make(("a", "x"), ("b", "x"))
     assert (refused.value.code, refused.value.params) == ("one_side", {"side": "x"})
     assert R.outcome(make(("a", "x"), ("b", "y"))).status == "running"
+
+
+@pytest.mark.parametrize("extreme", [False, True])
+def test_decision_21_resolution_bands_equal_savage_range_band(extreme: bool) -> None:
+    """The attack geometry inlines ``savage.range_band`` for speed; every range from point
+    blank to past 4 x Long must get the band and penalty the core function gives."""
+    base = two(extreme_range=extreme)
+    bands = base.stats["a"].weapon("breath").bands
+    assert bands is not None
+    seen = set()
+    states = [put(base, "a", tail_of="b")]  # D19: Range 5 on a tail (the short band)
+    for altitude in range(11, 30):
+        states += [put(put(base, "a", altitude=altitude), "b", speed=s) for s in range(25)]
+    for state in states:
+        check = attack_check(state, "a", "breath", "b")
+        want = range_band(check.range, bands, penalties=base.config.band_penalties, extreme=extreme)
+        got = None if check.band is None else (check.band, check.penalty)
+        assert got == want, check.range
+        seen.add(got[0] if got else None)
+    assert seen == {"short", "medium", "long", None} | ({"extreme"} if extreme else set())

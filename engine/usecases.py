@@ -264,6 +264,14 @@ def withdraw_order(
     return _retry(step)
 
 
+def _require_reviewer(m: Match, user_id: int) -> None:
+    """``user_id`` is the GM who reads this turn's sealed orders (plans C22 with
+    ``gm_sees_plans``, :func:`engine.match.gm_reviews`); else a :class:`Rejection`."""
+    lifecycle.require_gm(m, user_id)
+    if m.phase is not Phase.RUNNING or not lifecycle.gm_reviews(m):
+        raise Rejection("veto_not_allowed")
+
+
 def veto_order(
     deps: Deps, match_id: str, user_id: int, pid: str, fingerprint: str, reason: str = ""
 ) -> Match:
@@ -276,9 +284,7 @@ def veto_order(
     def step() -> Match:
         loaded = deps.repo.load(match_id)
         m = loaded.match
-        lifecycle.require_gm(m, user_id)
-        if m.phase is not Phase.RUNNING or not lifecycle.gm_reviews(m):
-            raise Rejection("veto_not_allowed")
+        _require_reviewer(m, user_id)
         order = loaded.orders.get(pid)
         if pid not in m.sealed or order is None or order.turn != m.turn:
             raise Rejection("nothing_sealed")
@@ -298,9 +304,7 @@ def orders_for_review(deps: Deps, match_id: str, user_id: int) -> list[SealedOrd
     a match whose GM does not review, is refused."""
     loaded = deps.repo.load(match_id)
     m = loaded.match
-    lifecycle.require_gm(m, user_id)
-    if m.phase is not Phase.RUNNING or not lifecycle.gm_reviews(m):
-        raise Rejection("veto_not_allowed")
+    _require_reviewer(m, user_id)
     sealed = [o for o in loaded.orders.values() if o.pid in m.sealed and o.turn == m.turn]
     return sorted(sealed, key=lambda o: o.seq)
 

@@ -79,10 +79,9 @@ async def cmd_plan(update: Update, context: bot.Ctx) -> None:
 
 
 def _reviewer(match: Match) -> int | None:
-    """The GM who reads sealed plans, or None (option off, or the GM plays in this match)."""
-    if not lifecycle.gm_reviews(match) or match.seat_of_user(match.gm_user_id) is not None:
-        return None
-    return match.gm_user_id
+    """The GM who reads sealed plans, or None (option off, or the GM plays in this match:
+    :func:`engine.match.gm_reviews` says no then)."""
+    return match.gm_user_id if lifecycle.gm_reviews(match) else None
 
 
 async def after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:

@@ -1,5 +1,5 @@
 """Ruleset ``pistol``: the silhouette duel ("battleship"), rules P1-P20 of
-``shared/rules/pistol-duel.md``.
+``docs/rules/pistol.md``.
 
 Two duelists seal a move and an aim corner each turn; the bot rolls initiative (P14), then each
 shot's two hit dice (P9), finds the landing cell on the target's silhouette (P5) and applies the

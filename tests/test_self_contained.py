@@ -56,7 +56,7 @@ def test_the_pattern_catches_what_it_is_for() -> None:
     """The check itself can fail: each kind of outside path is caught, ordinary text is not."""
     caught = [
         "/" + "work/shared/fixtures/x.json",
-        "../" + "shared/rules/pistol-duel.md",
+        "../" + "shared/" + "rules/pistol-duel.md",
         "``" + "shared/" + "notes/prior-art.md``",
         "/" + "home/alice/project",
         "/" + "root/.cache/x",

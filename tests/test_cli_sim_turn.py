@@ -80,9 +80,7 @@ def test_simulate_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert "outcome" in out and "hit:head" in out and "turns per match" in out
 
 
-@pytest.mark.parametrize(
-    "name", sorted(p.name for p in EXAMPLES.glob("pistol-*.json") if "turn" not in p.name)
-)
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("pistol-*.json")))
 def test_example_setups_run(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["simulate", "--setup", str(EXAMPLES / name), "--n", "50", "--seed", "1", "--json"])
@@ -153,7 +151,7 @@ def test_simulate_bad_n_and_missing_file(
 
 
 def test_turn_worked_example_with_scripted_dice(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["turn", "--input", str(EXAMPLES / "pistol-turn-worked-example.json")]) == 0
+    assert main(["turn", "--input", str(EXAMPLES / "turns" / "pistol-worked-example.json")]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {"events", "state", "outcome"} <= set(out)
     first = next(e for e in out["events"] if e["kind"] in ("hit", "miss"))

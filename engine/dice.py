@@ -232,15 +232,18 @@ class TurnLog:
         """:meth:`pool` recording the same event but returning only the faces (no
         :class:`Roll` record): the hot path of d10 pools. The list is the recorded event's
         own: read it, never change it."""
-        rand = self._random
-        if rand is not None:
-            faces = [floor(rand() * sides) + 1 for _ in range(count)]
-        else:
-            face = self._face
-            faces = [face(sides) for _ in range(count)]
+        faces = self._faces(count, sides)
         data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "pool"}
         self.events.append(_new_event(Event, ("roll", actor, data)))
         return faces
+
+    def _faces(self, count: int, sides: int) -> list[int]:
+        """``count`` faces of a d``sides``, in order (the pools of both logs)."""
+        rand = self._random
+        if rand is not None:
+            return [floor(rand() * sides) + 1 for _ in range(count)]
+        face = self._face
+        return [face(sides) for _ in range(count)]
 
     @property
     def rolls(self) -> list[Event]:
@@ -281,12 +284,7 @@ class CountingLog(TurnLog):
     def pool_faces(
         self, count: int, sides: int, purpose: str, actor: str | None = None
     ) -> list[int]:
-        rand = self._random
-        if rand is not None:
-            faces = [floor(rand() * sides) + 1 for _ in range(count)]
-        else:
-            face = self._face
-            faces = [face(sides) for _ in range(count)]
+        faces = self._faces(count, sides)
         self.events.append(ROLL_MARK)
         return faces
 

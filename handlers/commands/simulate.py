@@ -90,13 +90,17 @@ def play(
     """Play ``batch`` (built from the setup document ``raw``) on ``jobs`` processes; the
     result's ``seconds`` is the wall clock of the whole run."""
     started = time.perf_counter()
+    result = None
     if jobs > 1:
         args = (raw, batch.n, batch.seed, mirror)
-        with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=args) as pool:
-            result = sim_batch.run(
-                batch, map_chunks=lambda b, chunks: _pooled(pool, chunks), progress=progress
-            )
-    else:
+        try:
+            with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=args) as pool:
+                result = sim_batch.run(
+                    batch, map_chunks=lambda b, chunks: _pooled(pool, chunks), progress=progress
+                )
+        except (OSError, NotImplementedError) as exc:  # no processes here (a sandbox, no shm)
+            print(f"--jobs {jobs}: cannot start processes ({exc}); one job", file=sys.stderr)
+    if result is None:
         result = sim_batch.run(batch, progress=progress)
     result.seconds = time.perf_counter() - started
     return result

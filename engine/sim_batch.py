@@ -19,7 +19,7 @@ from typing import Any
 from engine.errors import Rejection
 from engine.simulate import Participant, Prepared, Result, Setup, SetupError, prepare, simulate
 
-CHUNK = 200
+CHUNK = 100
 """Seeds per chunk: small enough to spread over cores and move a progress bar, large enough
 that a chunk's fixed cost (a setup, a fresh log) is noise."""
 

@@ -17,21 +17,23 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram import Message, User
 from telegram.constants import ParseMode
 from telegram.error import Forbidden
 
-from engine import sim_batch
 from engine.match import Match, Phase
-from engine.simulate import Result, SetupError, parse_setup, prepare
-from handlers.sim_render import odds_text
 from handlers.telegram import bot
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.odds_chart import chart_png
 from handlers.telegram.ui import Button, Screen
+
+if TYPE_CHECKING:
+    from engine.simulate import Result
+
+# The simulator (pydantic, the rulesets) is imported on the first press, not when the webhook
+# is wired: a cold start pays only for what its update needs (tests/serverless).
 
 KIND = "odds"
 MIN_MATCHES = 2000
@@ -88,7 +90,11 @@ def size(rate: float) -> int:
 
 
 def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
-    """Simulate the matchup (cached by configuration); raises :class:`SetupError`."""
+    """Simulate the matchup (cached by configuration); raises
+    :class:`~engine.simulate.SetupError`."""
+    from engine import sim_batch
+    from engine.simulate import parse_setup, prepare
+
     key = config_hash(doc, version)
     hit = _CACHE.get(key)
     if hit is not None:
@@ -109,6 +115,9 @@ def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
 
 def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | None]:
     """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``."""
+    from handlers.sim_render import odds_text
+    from handlers.telegram.odds_chart import chart_png
+
     result, rep = run(doc, version)
     tr = Tr(lang)
     bars = [(s["label"], s["share"], *s["interval"]) for s in rep["sides"]]
@@ -120,6 +129,8 @@ def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | N
 
 
 async def btn_odds(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    from engine.simulate import SetupError
+
     svc = bot.services(context)
     match = bot._load(svc, cb)
     if match.phase is not Phase.LOBBY:

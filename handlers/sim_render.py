@@ -68,30 +68,35 @@ def table(result: Result, rep: dict[str, Any], lang: str = "en", jobs: int = 1) 
     ]
     if rep["orders_mode"] != "fixed":
         lines.append(_plain(lang, "sim.report.random_note"))
-    head = (
-        f"{_plain(lang, 'sim.col.result'):<40}{_plain(lang, 'sim.col.count'):>9}"
-        f"{_plain(lang, 'sim.col.share'):>8}  {_plain(lang, 'sim.col.interval')}"
-    )
-    lines += ["", head]
     rows = [(_plain(lang, "sim.outcome.wins", side=s["label"]), s) for s in rep["sides"]]
-    rows += [(_plain(lang, f"sim.outcome.{k}"), rep[k]) for k in ("draw", "mutual")]
+    rows += [
+        (_plain(lang, f"sim.outcome.{k}"), rep[k])
+        for k in ("draw", "mutual")
+        if k == "draw" or rep[k]["count"]  # mutual: only in rulesets that have it
+    ]
+    reasons = sorted(result.reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    events = sorted(result.events.items())
+    names = [name for name, _ in rows]
+    names += [reason_name(lang, k) for k, _ in reasons] + [event_name(lang, k) for k, _ in events]
+    w = max(40, *(len(name) + 2 for name in names))  # the first column fits every name
+    count, share = _plain(lang, "sim.col.count"), _plain(lang, "sim.col.share")
+    lines += [
+        "",
+        f"{_plain(lang, 'sim.col.result'):<{w}}{count:>9}{share:>8}  "
+        f"{_plain(lang, 'sim.col.interval')}",
+    ]
     for name, s in rows:
         lo, hi = s["interval"]
-        lines.append(f"{name:<40}{s['count']:>9}{_pct(s['share']):>8}  {_pct(lo)}–{_pct(hi)}")
+        lines.append(f"{name:<{w}}{s['count']:>9}{_pct(s['share']):>8}  {_pct(lo)}–{_pct(hi)}")
+    lines += ["", f"{_plain(lang, 'sim.col.reason'):<{w}}{count:>9}{share:>8}"]
+    for key, c in reasons:
+        lines.append(f"{reason_name(lang, key):<{w}}{c:>9}{_pct(c / n):>8}")
     lines += [
         "",
-        f"{_plain(lang, 'sim.col.reason'):<40}{_plain(lang, 'sim.col.count'):>9}"
-        f"{_plain(lang, 'sim.col.share'):>8}",
+        f"{_plain(lang, 'sim.col.event'):<{w}}{count:>9}{_plain(lang, 'sim.col.per_match'):>11}",
     ]
-    for key, count in sorted(result.reasons.items(), key=lambda kv: (-kv[1], kv[0])):
-        lines.append(f"{reason_name(lang, key):<40}{count:>9}{_pct(count / n):>8}")
-    lines += [
-        "",
-        f"{_plain(lang, 'sim.col.event'):<48}{_plain(lang, 'sim.col.count'):>10}"
-        f"{_plain(lang, 'sim.col.per_match'):>11}",
-    ]
-    for key, count in sorted(result.events.items()):
-        lines.append(f"{event_name(lang, key):<48}{count:>10}{count / n:>11.3f}")
+    for key, c in events:
+        lines.append(f"{event_name(lang, key):<{w}}{c:>9}{c / n:>11.3f}")
     return lines
 
 

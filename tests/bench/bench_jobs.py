@@ -25,8 +25,8 @@ def main() -> None:
     raw = setup_doc()
     batch = sim_batch.plan(prepare(parse_setup(raw)), DUELS, 1, None)
     walls: dict[int, float] = {}
+    cpus: dict[int, float] = {}  # CPU seconds of the whole run: this process and its workers
     results = {}
-    cores_got = 0.0
     for jobs in (1, 2):
         best = float("inf")
         for _ in range(RUNS):
@@ -35,9 +35,7 @@ def main() -> None:
             after = os.times()
             if result.seconds < best:
                 best = result.seconds
-                cpu = after.children_user - before.children_user
-                cpu += after.children_system - before.children_system
-                cores_got = cpu / result.seconds  # jobs 2: how many cores the workers had
+                cpus[jobs] = sum(after[:4]) - sum(before[:4])  # user, system, children's
         walls[jobs] = best
         out = result.to_json()
         del out["seconds"], out["matches_per_second"]
@@ -49,9 +47,16 @@ def main() -> None:
     print(f"   one job:  {walls[1]:6.2f} s wall  ({batch.n / walls[1]:7.0f} duels/s)")
     print(f"   two jobs: {walls[2]:6.2f} s wall  ({batch.n / walls[2]:7.0f} duels/s)")
     print(f"   speed-up: {ratio:5.2f}x  (target >= {TARGET}x: {flag}); figures {same}")
+    got = cpus[2] / walls[2]
     print(
-        f"   the two workers had {cores_got:4.2f} cores on average (2.00 = a quiet machine;"
-        " less: other work took the rest, and the speed-up with it)"
+        f"   cores the two-job run had: {got:4.2f} of 2 (less: other work on the machine took"
+        " the rest, and the speed-up with it)"
+    )
+    # What parallel play costs in CPU (processes, setup per worker, moving results), apart
+    # from how busy the machine is: the speed-up two free cores would give.
+    print(
+        f"   CPU: one job {cpus[1]:5.2f} s, two jobs {cpus[2]:5.2f} s in all: with two free"
+        f" cores the speed-up would be {2 * cpus[1] / cpus[2]:4.2f}x"
     )
     print(machine.reference())
 

@@ -142,7 +142,8 @@ async def btn_odds(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callb
     if doc is None:
         raise bot.Alert(tr("odds.not_ready"))
     try:  # CPU work off the event loop (long polling keeps answering meanwhile)
-        text, png = await asyncio.to_thread(answer, doc, match.rules.version, tr.lang)
+        lang = match.lang if gm else tr.lang  # the group reads the match's language
+        text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang)
     except SetupError:
         raise bot.Alert(tr("odds.not_ready")) from None
     chat_id = msg.chat.id if gm else user.id

@@ -54,10 +54,10 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render
+from handlers.telegram import npc, render, reveal
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
-from handlers.telegram.fairness import receipt_screen, reveal_proof
+from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
 from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
 
@@ -958,11 +958,7 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
             int(status_id),
             render.closed_status(gtr, after, record.turn, fps),
         )
-    ui = get_ui(after.ruleset)
-    text = ui.render_reveal(gtr, after, record)
-    text += "\n\n" + render.turn_label(gtr, after, record.turn)
-    text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
-    await send(context, after.chat_id, Screen(text), retries=REVEAL_RETRIES)
+    await send_reveal(context, after, record)
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return
@@ -970,6 +966,13 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     from handlers.telegram import gm_panel
 
     await gm_panel.absentee_alert(context, after)  # K missed turns in a row: tell the GM
+
+
+async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
+    """Post a turn's reveal in the group: the story with every die collapsed and the proof
+    (``handlers.telegram.reveal``), tried again on a network hiccup (nothing else sends it)."""
+    text = reveal.reveal_text(Tr(match.lang), match, record)
+    await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:

@@ -24,7 +24,9 @@ def test_whole_duel_from_duel_command_to_final_summary(duel: Duel) -> None:
     group = h.texts(duel.g)
     reveals = [t for t in group if "reveal" in t]
     assert reveals, "a reveal per turn"
-    assert "<pre>" in reveals[0] and "initiative" in reveals[0] and "d6" in reveals[0]
+    # P20: the story in plain words, every die one tap away (a collapsed block)
+    details = reveals[0].split("<blockquote expandable>", 1)[1]
+    assert "initiative" in details and "d6" in details and "<code>" in details
     assert "turn 1 of 6" in group[group.index(reveals[0])]
     assert any("Final" in t for t in group)  # P20 final summary
 

@@ -144,13 +144,21 @@ class RulesetUI:
 
     # --- results ---
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
-        """The group's reveal of a resolved turn: orders, every die with its purpose, result."""
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """A resolved turn as (story, details): the story is what a player reads on a phone
+        (orders, who was hit, who is out, the result, no dice); the details every die and
+        modifier, shown collapsed (``handlers.telegram.reveal``). By default every event is
+        a detail."""
         names = names_of(match)
-        lines = self.order_lines(tr, names, record)
-        for e in record.events:
-            lines.append(self.event_text(tr, names, e.kind, e.actor, e.data))
-        return "\n".join(line for line in lines if line)
+        details = [self.event_text(tr, names, e.kind, e.actor, e.data) for e in record.events]
+        return self.order_lines(tr, names, record), [d for d in details if d]
+
+    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+        """The reveal of a resolved turn: the story, then the details collapsed."""
+        from handlers.telegram.reveal import expandable
+
+        story, details = self.reveal_parts(tr, match, record)
+        return "\n".join(story).strip() + "\n\n" + expandable(details)
 
     def order_lines(self, tr: Tr, names: Mapping[str, str], record: TurnRecord) -> list[str]:
         """A reveal's title and one line per revealed order (a default order says so)."""

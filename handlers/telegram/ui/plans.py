@@ -644,11 +644,15 @@ class PlansUI(RulesetUI):
             )
         return super().event_text(tr, names, kind, actor, data)
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """Story: roles, both plans, each duelist's guesses, who won the exchange, wounds,
+        reserves and the end (C19). Details: every die, pool and modifier, damage checks,
+        rerolls and soaks."""
         names = names_of(match)
         cfg = PlansConfig.model_validate((record.state_before or {}).get("config") or {})
         target = cfg.success_target
-        lines = [tr("reveal.title", turn=record.turn)]
+        lines = [tr("reveal.title", turn=record.turn)]  # the story
+        details: list[str] = []
 
         def name(pid: Any) -> Raw:
             return Raw(names.get(str(pid), esc(pid)))
@@ -670,7 +674,7 @@ class PlansUI(RulesetUI):
                 lines.append("")
             elif k == "roll":
                 purpose = str(d.get("purpose"))
-                lines.append(
+                details.append(
                     tr(
                         "plans.rv.roll",
                         who=name(e.actor),
@@ -686,7 +690,9 @@ class PlansUI(RulesetUI):
                     tr("plans.rv.group_empty", who=name(e.actor), group=group_name(tr, d["group"]))
                 )
             elif k == "action":
-                lines.append(self._action_line(tr, name(e.actor), d))
+                guesses, action = self._action_line(tr, name(e.actor), d)
+                lines.append(guesses)
+                details.append(action)
             elif k == "contest":
                 pids = list(d["successes"])
                 score = " : ".join(f"{names.get(p, p)} {d['successes'][p]}" for p in pids)
@@ -705,7 +711,7 @@ class PlansUI(RulesetUI):
                     precise=parts.get("precise", 0),
                 )
                 for r in d.get("rerolls", []):
-                    lines.append(
+                    details.append(
                         tr(
                             "plans.rv.reroll",
                             who=name(e.actor),
@@ -717,7 +723,7 @@ class PlansUI(RulesetUI):
                 key = (
                     "plans.rv.heal_check" if d.get("effect") == "heal" else "plans.rv.damage_check"
                 )
-                lines.append(
+                details.append(
                     tr(
                         key,
                         who=name(e.actor),
@@ -735,7 +741,7 @@ class PlansUI(RulesetUI):
                     tr("plans.rv.healed", who=name(e.actor), n=d["amount"], wounds=d["wounds"])
                 )
             elif k == "soaked":  # C15
-                lines.append(
+                details.append(
                     tr(
                         "plans.rv.soaked",
                         who=name(e.actor),
@@ -763,10 +769,11 @@ class PlansUI(RulesetUI):
                 lines.append("")
                 lines.append(self._end_line(tr, names, d))
             else:
-                lines.append(super().event_text(tr, names, k, e.actor, d))
-        return "\n".join(lines).strip()
+                details.append(super().event_text(tr, names, k, e.actor, d))
+        return lines, details
 
-    def _action_line(self, tr: Tr, who: Raw, d: Mapping[str, Any]) -> str:
+    def _action_line(self, tr: Tr, who: Raw, d: Mapping[str, Any]) -> tuple[str, str]:
+        """An action event as (its guesses, for the story; its pool and modifiers, a detail)."""
         g = d.get("guessed", {})
         marks = []
         for part in ("group", "skill", "action"):
@@ -787,24 +794,22 @@ class PlansUI(RulesetUI):
             op = f"+{st['add']}" if "add" in st else f"×{st['mul']}"
             label = tr(f"plans.rv.step.{st['step']}", diff=st.get("diff", 0))
             steps.append(f"{label} {op} → {st['total']}")
-        return "\n".join(
-            [
-                tr(
-                    "plans.rv.guesses",
-                    who=who,
-                    marks=", ".join(marks),
-                    right=d.get("right", 0),
-                    diff=f"{int(d.get('diff', 0)):+d}",
-                ),
-                tr(
-                    "plans.rv.action",
-                    who=who,
-                    pool=d.get("pool", 0),
-                    parts=" + ".join(parts),
-                    steps=Raw(", ".join(steps)),
-                    n=d.get("successes", 0),
-                ),
-            ]
+        return (
+            tr(
+                "plans.rv.guesses",
+                who=who,
+                marks=", ".join(marks),
+                right=d.get("right", 0),
+                diff=f"{int(d.get('diff', 0)):+d}",
+            ),
+            tr(
+                "plans.rv.action",
+                who=who,
+                pool=d.get("pool", 0),
+                parts=" + ".join(parts),
+                steps=Raw(", ".join(steps)),
+                n=d.get("successes", 0),
+            ),
         )
 
     def _status_line(

@@ -1,0 +1,128 @@
+"""What players see (issue 16): short reveals with every die one tap away, short receipts with
+the proof collapsed, no rule ids in what players read, through the real Application."""
+
+from __future__ import annotations
+
+import re
+
+from engine import match as lifecycle
+from engine import usecases
+from engine.match import Phase
+from engine.rulesets.dragons import RULESET as DRAGONS
+from handlers.telegram.harness import Harness
+from handlers.telegram.reveal import expandable, visible
+from tests.bot.conftest import Duel
+from tests.bot.test_dragons_ui import Battle, _seal_alice_by_buttons
+from tests.bot.test_plans_ui import PlansDuel
+
+PISTOL_MAX = 700
+DRAGONS_MAX = 1500
+RECEIPT_MAX = 300
+RULE_ID = re.compile(r"\b[CDP]\d{1,2}[a-z]?\b")  # C8, D24, P14, D34a
+
+
+def _reveals(texts: list[str]) -> list[str]:
+    return [t for t in texts if "<blockquote expandable>" in t and ("reveal" in t or "вскрыт" in t)]
+
+
+def test_expandable_keeps_blocks_short_and_visible_hides_them() -> None:
+    lines = [f"line {i} " + "x" * 90 for i in range(100)]
+    text = "story\n\n" + expandable(lines, limit=1000)
+    assert text.count("<blockquote expandable>") == 10
+    blocks = re.findall(r"<blockquote expandable>(.*?)</blockquote>", text, re.S)
+    assert len(blocks) == 10 and all(len(b) <= 1000 for b in blocks)
+    assert visible(text) == "story"
+
+
+def test_pistol_reveals_are_short_stories_with_the_dice_collapsed() -> None:
+    """Seeded duels with every move and a spread of aims: each reveal's visible text stays
+    under 700 characters and names no rule; the dice are in the collapsed block."""
+    seen = 0
+    for seed in range(6):
+        h = Harness()
+        duel = Duel(h)
+        duel.start()
+        for turn in range(6):
+            if h.deps.repo.load("m00001").match.phase is not Phase.RUNNING:
+                break
+            duel.alice_seals((seed + turn) % 5 - 2, (turn % 3) - 1, 1 - seed % 3)
+            h.say(duel.bob, duel.b, f"/order move {(seed * 2 + turn) % 5 - 2} aim {seed % 3 - 1}:0")
+        for text in _reveals(h.texts(duel.g)):
+            seen += 1
+            shown = visible(text)
+            assert len(shown) <= PISTOL_MAX, shown
+            assert not RULE_ID.search(shown), shown
+            assert "🔫" in shown  # who shot at whom, in words
+            details = text.split("<blockquote expandable>", 1)[1]
+            assert "d6" in details and "d3" in details  # every die, one tap away
+        h.close()
+    assert seen >= 6
+
+
+def test_dragons_four_dragon_reveals_stay_under_1500_characters() -> None:
+    h = Harness()
+    battle = Battle(h)
+    battle.start()
+    for turn in range(1, 5):
+        m = battle.match()
+        if m.phase is not Phase.RUNNING:
+            break
+        acting = lifecycle.acting(m)
+        st = DRAGONS.load_state(m.state or {})
+        if "p1" in acting:
+            me = st.dragon("p1")
+            move = "Continue" if me.tail_of or me.falling else "level ▸"
+            _seal_alice_by_buttons(battle, move, ("Attack", "claws@"))
+        if "p2" in acting:
+            foe = next(d.pid for d in st.dragons if d.in_battle and d.side == "A")
+            h.say(battle.bob, 222, f"/order level 0; attack bite {foe}")
+        if "n1" in acting:
+            h.press_text(battle.gm, battle.builder(333, "n1"), "Attack nearest")
+            if battle.match().turn == turn and "n1" not in battle.match().sealed:
+                h.say(battle.gm, 333, "/npcorder n1 level 0")
+        if "n2" in acting:
+            st = DRAGONS.load_state(battle.match().state or {})
+            foe = next((d.pid for d in st.dragons if d.in_battle and d.side == "A"), "")
+            h.say(battle.gm, 333, f"/npcorder n2 level -1; attack claws {foe}")
+    reveals = _reveals(h.texts(battle.g))
+    assert len(reveals) >= 2
+    for text in reveals:
+        shown = visible(text)
+        assert len(shown) <= DRAGONS_MAX, (len(shown), shown)
+        assert not RULE_ID.search(shown), shown
+        assert "Alice" in shown and "Raider 1" in shown  # the table names every dragon
+    first = visible(reveals[0])
+    assert "⚔ Alice → Bob (claws):" in first  # the attack and its result in words
+    assert "Fighting d" not in first and "Fighting d" in reveals[0]  # the roll, collapsed
+    h.close()
+
+
+def test_receipts_are_short_with_salt_and_fingerprint_collapsed(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, 0, 1)
+    receipt = h.last(duel.a)
+    shown = visible(receipt.text)
+    assert len(shown) <= RECEIPT_MAX, shown
+    (sealed,) = usecases.my_orders(h.deps, "m00001", duel.a)
+    assert sealed.salt not in shown and sealed.fingerprint not in shown
+    assert sealed.salt in receipt.text and sealed.fingerprint in receipt.text
+    assert receipt.buttons  # still changeable
+    h.say(duel.bob, duel.b, "/order move 0 aim 0:0")  # completes the turn
+    final = h.last(duel.b)
+    assert not final.buttons and "reveal" in visible(final.text)
+
+
+def test_plans_reveal_names_no_rules_and_keeps_the_texts_visible() -> None:
+    h = Harness()
+    pd = PlansDuel(h)
+    pd.start()
+    confirm = pd.build_first_choices()
+    pd.reply(pd.alice, confirm, "a low lunge")
+    pd.bob_types(1)
+    (reveal,) = _reveals(h.texts(pd.g))
+    shown = visible(reveal)
+    assert "a low lunge" in shown and "🔮" in shown  # plans, texts and guesses: the story
+    assert not RULE_ID.search(shown), shown
+    assert "🎲" in reveal.split("<blockquote expandable>", 1)[1]  # the dice, collapsed
+    h.close()

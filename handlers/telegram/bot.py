@@ -59,7 +59,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
-from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
+from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, label, names_of
 
 log = logging.getLogger("sekundant.bot")
 
@@ -158,9 +158,9 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
     return _Keyboard(
         [
             [
-                {"text": b.label, "url": b.url}
+                {"text": label(b.label), "url": b.url}
                 if b.url
-                else {"text": b.label, "callback_data": svc.cb(b.cb or Callback("x"))}
+                else {"text": label(b.label), "callback_data": svc.cb(b.cb or Callback("x"))}
                 for b in row
             ]
             for row in rows
@@ -595,14 +595,7 @@ async def _choose(
     for m in candidates:
         pid = _own_seat(m, user_id) or ""
         kind = "b" if m.phase is Phase.RUNNING else "pick"
-        rows.append(
-            [
-                Button(
-                    render.match_title(tr, m).replace("<b>", "").replace("</b>", ""),
-                    Callback(kind, m.id, m.turn, (pid,)),
-                )
-            ]
-        )
+        rows.append([Button(render.match_title(tr, m), Callback(kind, m.id, m.turn, (pid,)))])
     await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
 
 

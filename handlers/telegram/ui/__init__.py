@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import importlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,18 @@ class Option:
     name: str  # short id, travels in callback data
     label: str  # translated, shown on the button with the current value
     patch: Mapping[str, Any]  # the config change the press applies (the next value)
+
+
+_TAG = re.compile(r"</?[a-z]+(?: [^>]*)?>")
+
+
+def label(text: str) -> str:
+    """A button label as plain text. Telegram shows button text verbatim, so catalog markup
+    (``<b>``, ``<code>``) is dropped and escaped parameters (names) read as typed. Every
+    keyboard the bot sends goes through this (``bot.markup``)."""
+    if "<" not in text and "&" not in text:
+        return text
+    return html.unescape(_TAG.sub("", text))
 
 
 def esc(text: Any) -> str:

@@ -126,3 +126,50 @@ def test_plans_reveal_names_no_rules_and_keeps_the_texts_visible() -> None:
     assert not RULE_ID.search(shown), shown
     assert "🎲" in reveal.split("<blockquote expandable>", 1)[1]  # the dice, collapsed
     h.close()
+
+
+def _gm_result(h: Harness, gm: dict, group: int, pick: str) -> str:
+    """The GM ends the running match from the panel with ``pick``; the final message."""
+    status = h.api.message(group, int(h.deps.repo.load("m00001").match.ui["status"]))
+    assert status is not None
+    h.press_text(gm, status, "GM")
+    h.press_text(gm, status, "End with a result")
+    labels = [b["text"] for b in status.buttons]
+    h.press_text(gm, status, pick)
+    assert h.deps.repo.load("m00001").match.phase is Phase.FINISHED, labels
+    return visible(h.texts(group)[-1])
+
+
+def test_gm_chosen_winner_is_named_in_every_rulesets_final_message() -> None:
+    h = Harness()
+    pd = PlansDuel(h)
+    pd.start()
+    final = _gm_result(h, pd.gm, pd.g, "Bob")
+    assert "Winner: Bob <b>Smith</b> (the GM's ruling)" in final  # plans: not just "ended"
+    h.close()
+    h = Harness()
+    duel = Duel(h)
+    duel.start()
+    final = _gm_result(h, duel.gm, duel.g, "Draw")
+    assert "Draw. (the GM's ruling)" in final
+    h.close()
+
+
+def test_dragons_gm_result_offers_sides_and_names_the_side() -> None:
+    h = Harness()
+    battle = Battle(h)
+    battle.start()
+    status = h.api.message(battle.g, int(battle.match().ui["status"]))
+    assert status is not None
+    h.press_text(battle.gm, status, "GM")
+    h.press_text(battle.gm, status, "End with a result")
+    labels = [b["text"] for b in status.buttons]
+    assert "🏆 Side A wins (Alice, Wingman)" in labels
+    assert not any(label.startswith("🏆 Alice") for label in labels)  # sides, not dragons
+    h.press_text(battle.gm, status, "Side B")
+    m = battle.match()
+    assert m.outcome is not None and set(m.outcome["winners"]) == {"p2", "n2"}
+    final = visible(h.texts(battle.g)[-1])
+    assert "🏆 Side B wins: Bob, Raider 1 (the GM's ruling)" in final
+    assert "decides" not in final
+    h.close()

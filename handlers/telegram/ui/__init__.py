@@ -207,18 +207,38 @@ class RulesetUI:
         return tr("reveal.event", who=who, kind=kind, detail=detail)
 
     def outcome_text(self, tr: Tr, match: Match) -> str:
-        """The final result line."""
+        """The final result line; a result the GM declared says so."""
         out = match.outcome or {}
         names = names_of(match)
         winners = [names.get(p, p) for p in out.get("winners", [])]
         status = str(out.get("status", ""))
         if status == "win" and winners:
-            return tr("outcome.win", names=_raw(", ".join(winners)))
-        if status == "mutual":
-            return tr("outcome.mutual")
-        if out.get("by_gm"):
-            return tr("outcome.ended_by_gm")
-        return tr("outcome.draw")
+            text = tr("outcome.win", names=_raw(", ".join(winners)))
+        elif status == "mutual":
+            text = tr("outcome.mutual")
+        else:
+            text = tr("outcome.draw")
+        return self.by_gm(tr, match, text)
+
+    @staticmethod
+    def by_gm(tr: Tr, match: Match, text: str) -> str:
+        """``text`` marked as the GM's ruling when the GM ended the match with it."""
+        return (
+            tr("outcome.gm_ruling", result=_raw(text))
+            if (match.outcome or {}).get("by_gm")
+            else text
+        )
+
+    def result_choices(self, tr: Tr, match: Match) -> list[tuple[str, str]]:
+        """The winners the GM can declare (button label, callback argument): by default each
+        participant still in the match."""
+        return [
+            (tr("gm.btn_winner", name=s.name), s.pid) for s in match.seats if s.status == "active"
+        ]
+
+    def result_winners(self, match: Match, choice: str) -> tuple[str, ...]:
+        """The participants a :meth:`result_choices` argument declares winners."""
+        return (match.seat(choice).pid,)
 
 
 def _raw(text: str) -> Any:

@@ -817,11 +817,45 @@ class DragonsUI(RulesetUI):
         return story, details
 
     def outcome_text(self, tr: Tr, match: Match) -> str:
-        text = super().outcome_text(tr, match)
-        reason = str((match.outcome or {}).get("reason", ""))
-        if reason and tr.has(f"dr.reason.{reason}"):
+        """The result by side (D35): the winning side and its dragons, or a draw, with why;
+        a result the GM declared says so."""
+        out = match.outcome or {}
+        names = names_of(match)
+        winners = [str(p) for p in out.get("winners", [])]
+        sides = {s.pid: s.side for s in match.seats}
+        won = {sides.get(p) for p in winners}
+        if out.get("status") == "win" and winners:
+            who = Raw(", ".join(names.get(p, esc(p)) for p in winners))
+            if len(won) == 1 and None not in won:
+                text = tr("dr.outcome.side", side=str(won.pop()), names=who)
+            else:
+                text = tr("outcome.win", names=who)
+        else:
+            text = tr("outcome.draw")
+        reason = str(out.get("reason", ""))
+        if reason and reason != "gm" and tr.has(f"dr.reason.{reason}"):
             text += " " + tr(f"dr.reason.{reason}")
-        return text
+        return self.by_gm(tr, match, text)
+
+    def result_choices(self, tr: Tr, match: Match) -> list[tuple[str, str]]:
+        """The GM declares a side the winner (D35), never a single dragon."""
+        active = [s for s in match.seats if s.status == "active" and s.side]
+        choices = []
+        for side in dict.fromkeys(s.side for s in active):
+            who = ", ".join(s.name for s in active if s.side == side)
+            choices.append((tr("dr.btn_side_wins", side=side, names=who), f"~{side}"))
+        return choices
+
+    def result_winners(self, match: Match, choice: str) -> tuple[str, ...]:
+        side = choice.removeprefix("~")
+        winners = tuple(
+            s.pid
+            for s in match.seats
+            if s.side == side and s.status == "active" and choice[:1] == "~"
+        )
+        if not winners:
+            raise Rejection("no_such_participant", pid=choice)
+        return winners
 
 
 class _Cb:

@@ -846,8 +846,10 @@ class PlansUI(RulesetUI):
         """The final summary: result, why, and each duelist's wounds and reserves (C19)."""
         out = match.outcome or {}
         names = names_of(match)
-        by_gm = out.get("by_gm")
-        lines = [tr("outcome.ended_by_gm") if by_gm else self._end_line(tr, names, out)]
+        if out.get("by_gm"):  # the GM's ruling: who won (or a draw), not "the GM ended it"
+            lines = [super().outcome_text(tr, match)]
+        else:
+            lines = [self._end_line(tr, names, out)]
         for f in (match.state or {}).get("fighters", []):
             attrs = f["sheet"]["attributes"]
             reserves = " · ".join(

@@ -484,8 +484,7 @@ async def cmd_help(update: Update, context: Ctx) -> None:
     parts = [tr("help.private" if chat.type == "private" else "help.group")]
     for rid in dict.fromkeys(m.ruleset for m in matches):
         parts.append(tr(get_ui(rid).help_key))
-    if not matches:
-        parts.append(tr("help.rulesets"))
+    parts.append(tr("help.rulesets"))  # all of them, and /rules
     await send(context, chat.id, Screen("\n\n".join(parts)))
 
 
@@ -1128,9 +1127,9 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
     private = ["start", "order", "plan", "npcorder", "character", "side", "status", "history"]
-    private += ["dossier", "leave", "forfeit", "lang", "help"]
+    private += ["dossier", "leave", "forfeit", "lang", "help", "rules"]
     group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
-    group += ["gm", "lang", "takegm", "help"]
+    group += ["gm", "lang", "takegm", "help", "rules"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
@@ -1207,6 +1206,9 @@ def build_application(
     from handlers.telegram import plan_flow, text_reply
 
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
+    from handlers.telegram import rules_help
+
+    rules_help.register(app)  # /rules: the ruleset in play, in short
     plan_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
     from handlers.telegram import clock, gm_panel  # they use this module's helpers

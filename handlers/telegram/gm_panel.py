@@ -347,7 +347,7 @@ async def absentee_alert(context: Ctx, match: Match) -> None:
     if not due:
         return
     gtr = Tr(match.lang)
-    lines = [gtr("gm.absent", name=Raw(_name(match, p)), n=match.missed.get(p, 0)) for p in due]
+    lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
     rows = [
         [
             Button(

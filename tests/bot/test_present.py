@@ -173,3 +173,30 @@ def test_dragons_gm_result_offers_sides_and_names_the_side() -> None:
     assert "🏆 Side B wins: Bob, Raider 1 (the GM's ruling)" in final
     assert "decides" not in final
     h.close()
+
+
+def test_help_lists_all_three_rulesets_and_rules_explains_the_one_in_play(duel: Duel) -> None:
+    h = duel.h
+    h.say(duel.bob, duel.b, "/help")
+    text = visible(h.texts(duel.b)[-1])
+    assert all(name in text for name in ("Pistol duel", "Plan duel", "Dragon dogfight"))
+    duel.start()
+    h.say(duel.gm, duel.g, "/rules")
+    rules = visible(h.texts(duel.g)[-1])
+    assert "Pistol duel — the rules in short" in rules and "Dragon" not in rules
+    h.say(duel.alice, duel.a, "/rules")  # in private: her match's, in her language
+    assert "Дуэль на пистолетах — правила коротко" in visible(h.texts(duel.a)[-1])
+
+
+def test_every_rulesets_rules_fit_in_15_lines_in_both_languages() -> None:
+    from engine import rulesets as registry
+    from handlers.telegram.i18n import Tr
+    from handlers.telegram.rules_help import MAX_LINES
+    from handlers.telegram.ui import has_ui
+
+    for lang in ("en", "ru"):
+        tr = Tr(lang)
+        for rid in (r for r in registry.available() if has_ui(r)):
+            text = tr(f"rules.{rid}")
+            assert text != f"rules.{rid}" and len(text.splitlines()) <= MAX_LINES, (lang, rid)
+            assert not RULE_ID.search(text), text

@@ -214,7 +214,7 @@ class DragonsUI(RulesetUI):
         except ValueError:
             return super().character_label(tr, character)
         weapons = ", ".join(
-            f"{esc(w.name)} {esc(w.damage)}"
+            f"{weapon_name(tr, w.name)} {esc(w.damage)}"
             + (f" AP{w.ap}" if w.ap else "")
             + (f" {w.range[0]}/{w.range[1]}/{w.range[2]}" if w.range else "")
             for w in spec.weapons
@@ -689,7 +689,6 @@ class DragonsUI(RulesetUI):
             "miss": {"target": who(data.get("target"))},
             "hit": {"target": who(data.get("target")), "raises": data.get("raises", 0)},
             "shaken": {},
-            "wound": {"wounds": data.get("wounds"), "total": data.get("total")},
             "out": {"fate": Raw(reason_text(tr, str(data.get("fate", ""))))},
             "speed_loss": {"lost": data.get("lost"), "speed": data.get("speed")},
             "weapon_broken": {"weapon": str(data.get("weapon")), "face": data.get("face")},
@@ -707,8 +706,11 @@ class DragonsUI(RulesetUI):
             "break_failed": {"pursuer": who(data.get("pursuer"))},
             "power": {"text": str(data.get("text") or "—")},
             "impossible": {"action": tr(f"dr.act.{data.get('type')}")},
-            "actions_void": {"count": data.get("count")},
         }
+        if kind == "wound":
+            return tr.n("dr.st.wounds", int(data.get("wounds", 0)), who=me, total=data["total"])
+        if kind == "actions_void":
+            return tr.n("dr.st.actions_void", int(data.get("count", 0)), who=me, reason=reason)
         if kind == "attack":
             band = " " + tr(f"dr.band.{data['band']}") if data.get("band") else ""
             return tr(

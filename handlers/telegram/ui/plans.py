@@ -106,6 +106,19 @@ def _opt(ch: str, size: int) -> int | None:
     return None if ch == NONE else _index(ch, size)
 
 
+def skill_name(tr: Tr, skill: Any) -> str:
+    """A skill in words (HTML): the catalog's name for the presets' skills, else the sheet's
+    own id. The typed syntax keeps the ids (the builder's buttons show them)."""
+    key = f"plans.skill.{skill}"
+    return tr(key) if tr.has(key) else esc(skill)
+
+
+def weapon_name(tr: Tr, weapon: Any) -> str:
+    """A weapon's name in words (HTML): the catalog's for the presets' weapons, else its own."""
+    key = f"plans.weapon.{weapon}"
+    return tr(key) if tr.has(key) else esc(weapon)
+
+
 def group_name(tr: Tr, group: str) -> str:
     return tr(f"plans.group.{group}") if tr.has(f"plans.group.{group}") else esc(group)
 
@@ -166,7 +179,7 @@ class PlansUI(RulesetUI):
             values = "/".join(str(attrs.get(a, "?")) for a in GROUP_ATTRIBUTES[g])
             blocks.append(f"{ICON[g]}{values}")
         skills = ", ".join(
-            f"{esc(sid)} {esc((s or {}).get('level', '?'))}"
+            f"{skill_name(tr, sid)} {esc((s or {}).get('level', '?'))}"
             for sid, s in (character.get("skills") or {}).items()
         )
         weapon = character.get("weapon") or {}
@@ -176,14 +189,17 @@ class PlansUI(RulesetUI):
             name=Raw(f"<b>{name}</b> " if name else ""),
             groups=" ".join(blocks),
             skills=Raw(skills or "—"),
-            weapon=str(weapon.get("name") or tr("plans.unarmed")),
+            weapon=Raw(weapon_name(tr, weapon.get("name")) if weapon.get("name") else "")
+            or tr("plans.unarmed"),
             lethality=int(weapon.get("lethality", 0) or 0),
         )
 
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         # Button labels are plain text: no HTML here.
         name = tr(f"plans.preset.{preset_id}") if tr.has(f"plans.preset.{preset_id}") else preset_id
-        skills = ", ".join(f"{sid} {s['level']}" for sid, s in character["skills"].items())
+        skills = ", ".join(
+            f"{skill_name(tr, sid)} {s['level']}" for sid, s in character["skills"].items()
+        )
         return f"{name}: {skills}"
 
     def character_example(self) -> str:
@@ -593,10 +609,12 @@ class PlansUI(RulesetUI):
             return "—"
         parts = [f"{ICON.get(str(order['group']), '')}{group_name(tr, str(order['group']))}"]
         if order.get("skill"):
-            skill = esc(order["skill"])
+            skill = skill_name(tr, order["skill"])
             second = order.get("second")
             if second:
-                skill += f" + {esc(second['skill'])} ({group_name(tr, str(second['group']))})"
+                skill += (
+                    f" + {skill_name(tr, second['skill'])} ({group_name(tr, str(second['group']))})"
+                )
             parts.append(skill)
         if order.get("action"):
             a = str(order["action"])
@@ -723,6 +741,7 @@ class PlansUI(RulesetUI):
                 key = (
                     "plans.rv.heal_check" if d.get("effect") == "heal" else "plans.rv.damage_check"
                 )
+                hits = int(d.get("hits", 0))
                 details.append(
                     tr(
                         key,
@@ -731,7 +750,14 @@ class PlansUI(RulesetUI):
                         pool=d.get("pool", 0),
                         detail=detail,
                         faces=Raw(faces(d.get("faces", []))),
-                        hits=d.get("hits", 0),
+                        hits=Raw(
+                            tr.n(
+                                "plans.rv.heal_hits"
+                                if d.get("effect") == "heal"
+                                else "plans.rv.damage_hits",
+                                hits,
+                            )
+                        ),
                     )
                 )
             elif k == "no_damage":
@@ -754,10 +780,10 @@ class PlansUI(RulesetUI):
                 )
             elif k == "damage":
                 lines.append(
-                    tr(
+                    tr.n(
                         "plans.rv.damage",
+                        int(d["wounds"]),
                         who=name(e.actor),
-                        n=d["wounds"],
                         wounds=d["wounds_after"],
                     )
                 )

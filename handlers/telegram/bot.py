@@ -54,7 +54,7 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render, reveal
+from handlers.telegram import npc, render, reveal, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen
@@ -404,7 +404,7 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     pid = _own_seat(match, user_id)
     if pid is None and user_id == match.gm_user_id:  # the GM's deep link: the NPCs' screens
         if match.phase is Phase.RUNNING and npc.gm_run(match):
-            await npc.open_turn_gm(context, match)
+            await stale.remember(context, match, await npc.open_turn_gm(context, match))
         else:
             await send(context, user_id, Screen(render.match_list(tr, [match])))
         return
@@ -413,7 +413,8 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     if match.phase is Phase.LOBBY:
         await send(context, user_id, character_screen(tr, match, pid))
     elif match.phase is Phase.RUNNING and pid in lifecycle.acting(match):
-        await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])
     else:
         await send(context, user_id, Screen(render.match_list(tr, [match])))
 
@@ -621,7 +622,8 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
-        await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])
         return
     refuse_if_before_turn(update, match)
     order = get_ui(match.ruleset).parse_typed(words)
@@ -717,7 +719,8 @@ async def gm_changed(context: Ctx, match: Match) -> None:
     sealed yet, and whatever the :data:`GM_HOOKS` add (the plans to review)."""
     if match.phase is not Phase.RUNNING:
         return
-    await npc.open_turn_gm(context, match, unsealed_only=True)
+    sent = await npc.open_turn_gm(context, match, unsealed_only=True)
+    await stale.remember(context, match, sent)
     for hook in GM_HOOKS:
         await hook(context, match)
 
@@ -824,14 +827,16 @@ async def open_turn(context: Ctx, match: Match) -> None:
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
+    builders: list[Message | None] = []
     for seat in match.seats:
         if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
         screen = with_deadline(ptr, match, screen, now)
-        await dm(context, match, seat.user_id, screen)
-    await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders in the GM's chat
+        builders.append(await dm(context, match, seat.user_id, screen))
+    builders += await npc.open_turn_gm(context, match)  # NPC builders in the GM's chat
+    await stale.remember(context, match, builders)  # their keyboards go when the turn resolves
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -871,7 +876,7 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
     if msg.chat.type == "private":
         await edit(context, msg.chat.id, msg.message_id, screen)
     else:
-        await dm(context, match, user.id, screen)
+        await stale.remember(context, match, [await dm(context, match, user.id, screen)])
     return None
 
 
@@ -919,26 +924,33 @@ async def _seal(
     receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
         tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )
+    sent: Message | None = None
     try:
         if message is not None:
             await edit(context, message.chat.id, message.message_id, receipt)
         else:
-            await send(context, user_id, receipt)
+            sent = await send(context, user_id, receipt)
     finally:  # a lost receipt must not cost the group its reveal (nor Services.resolved)
         if res.record is None:
             fps = {pid: res.order.fingerprint}
             if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
                 fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
             await refresh_status(context, res.match, fps)
+            await stale.remember(context, res.match, [sent])  # a typed order's receipt
         else:
-            await on_resolved(context, match, res.match, res.record)
+            edited = message.message_id if message is not None else None
+            await on_resolved(context, match, res.match, res.record, edited=edited)
     for hook in SEAL_HOOKS:
         await hook(context, match, res)
 
 
-async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
-    """A turn resolved: close its status message, post the reveal, then the next turn (or the
-    final summary). The reveal is tried again on a network hiccup: nothing else sends it."""
+async def on_resolved(
+    context: Ctx, before: Match, after: Match, record: TurnRecord, *, edited: int | None = None
+) -> None:
+    """A turn resolved: close its status message, remove the keyboards of its builders and
+    receipts (``edited``: the receipt the resolving seal just drew without one), post the
+    reveal, then the next turn (or the final summary). The reveal is tried again on a network
+    hiccup: nothing else sends it."""
     services(context).resolved += 1  # see Services.resolved
     gtr = Tr(after.lang)
     status_id = before.ui.get("status")
@@ -950,6 +962,7 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
             int(status_id),
             render.closed_status(gtr, after, record.turn, fps),
         )
+    await stale.clear(context, after, record.turn, skip=edited)
     await send_reveal(context, after, record)
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
@@ -1090,6 +1103,7 @@ BUTTONS: dict[str, Button_] = {
     "gec": btn_end,
     "gx": btn_back,
     "ul": btn_user_lang,
+    stale.KIND: stale.btn_done,
 }
 
 

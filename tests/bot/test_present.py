@@ -200,3 +200,30 @@ def test_every_rulesets_rules_fit_in_15_lines_in_both_languages() -> None:
             text = tr(f"rules.{rid}")
             assert text != f"rules.{rid}" and len(text.splitlines()) <= MAX_LINES, (lang, rid)
             assert not RULE_ID.search(text), text
+
+
+def test_a_resolved_turns_builders_and_receipts_keep_no_live_buttons(duel: Duel) -> None:
+    """Alice seals by buttons (her builder became the receipt), Bob by typing (a new receipt)
+    after asking for his builder: once the turn resolves, none of them offers Change,
+    Withdraw or a move; each shows one inert "turn 1 resolved" line. Within the budget of
+    docs/bot.md: one editMessageReplyMarkup per remembered message, none for the message the
+    resolving seal just drew."""
+    h = duel.h
+    duel.lobby()
+    lobby_msgs = {uid: len(h.api.chat(uid).messages) for uid in (duel.a, duel.b)}
+    h.press_text(duel.gm, duel.lobby_msg, "Start")
+    h.say(duel.bob, duel.b, "/order")  # a second builder for Bob
+    h.say(duel.bob, duel.b, "/order move 0 aim 5:5")  # a typed receipt with Change/Withdraw
+    assert any("Withdraw" in b["text"] for b in h.last(duel.b).buttons)
+    before = len(h.api.calls)
+    duel.alice_seals(0, 3, 3)  # completes turn 1: nobody is hit
+    assert duel.match().turn == 2
+    cleanup = [c for c in h.api.calls[before:] if c.method == "editMessageReplyMarkup"]
+    assert len(cleanup) == 3  # Bob's two builders and his receipt; Alice's receipt was drawn
+    for uid in (duel.a, duel.b):
+        sent = h.api.chat(uid).messages[lobby_msgs[uid] :]
+        turn_one = [m for m in sent if m.from_bot and m.buttons][:-1]
+        assert len(turn_one) == (3 if uid == duel.b else 0)  # Alice's receipt has none
+        for m in turn_one:  # everything but the turn-2 builder
+            labels = [b["text"] for b in m.buttons]
+            assert labels in (["✔️ Turn 1 resolved"], ["✔️ Ход 1 разрешён"]), labels

@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench deploy clean venv
+.PHONY: run test lint bench deploy clean venv pictures
 
 venv: $(STAMP)
 
@@ -33,6 +33,10 @@ lint: $(STAMP)
 ## bench: performance figures (targets are printed beside each figure)
 bench: $(STAMP)
 	$(BIN)/python -m tests.bench
+
+## pictures: the example reveal pictures of docs/bot.md and the README (docs/img/)
+pictures: $(STAMP)
+	$(BIN)/python -m handlers.telegram.picture_demo docs/img
 
 ## deploy: build and deploy to AWS with SAM (see docs/deploy.md)
 deploy: $(STAMP)

@@ -26,6 +26,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     InlineKeyboardMarkup,
+    InputFile,
     Message,
     Update,
     User,
@@ -974,10 +975,32 @@ async def on_resolved(
 
 
 async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
-    """Post a turn's reveal in the group: the story with every die collapsed and the proof
-    (``handlers.telegram.reveal``), tried again on a network hiccup (nothing else sends it)."""
+    """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
+    story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
+    on a network hiccup (nothing else sends it)."""
+    await send_reveal_picture(context, match, record)
     text = reveal.reveal_text(Tr(match.lang), match, record)
     await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+
+
+async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
+    """The reveal's picture with a short caption (``handlers.telegram.pictures``, which
+    imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
+    text reveal still goes out: the picture is a convenience, the text is the record."""
+    tr = Tr(match.lang)
+    try:
+        from handlers.telegram import pictures
+
+        png = pictures.reveal_picture(tr, match, record)
+        if png is None:
+            return False
+        caption = tr("reveal.caption", turn=record.turn)
+        photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
+        await _api(services(context), lambda: context.bot.send_photo(match.chat_id, photo, caption))
+    except Exception:
+        log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
+        return False
+    return True
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:

@@ -631,7 +631,7 @@ class PlansUI(RulesetUI):
         guess = order.get("guess") or {}
         if any(guess.get(k) for k in ("group", "skill", "action")):
             g = group_name(tr, str(guess["group"])) if guess.get("group") else "?"
-            sk = esc(guess["skill"]) if guess.get("skill") else "?"
+            sk = skill_name(tr, guess["skill"]) if guess.get("skill") else "?"
             a = action_name(tr, str(guess["action"])) if guess.get("action") else "?"
             parts.append(tr("plans.w.guess", guess=Raw(f"{g}/{sk}/{a}")))
         text = " · ".join(parts)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from engine import match as lifecycle
 from engine import usecases
 from engine.match import Phase
@@ -227,3 +229,20 @@ def test_a_resolved_turns_builders_and_receipts_keep_no_live_buttons(duel: Duel)
         for m in turn_one:  # everything but the turn-2 builder
             labels = [b["text"] for b in m.buttons]
             assert labels in (["✔️ Turn 1 resolved"], ["✔️ Ход 1 разрешён"]), labels
+
+
+@pytest.mark.parametrize("ruleset", ["pistol", "dragons", "plans"])
+def test_no_rule_ids_in_anything_players_read(ruleset: str) -> None:
+    """Lobby, builders, receipts, statuses, reveals and final messages of a played turn, in
+    every chat: rule ids (P14, D24, C8) stay in the docs, the dossier and the GM's details."""
+    from handlers.telegram.picture_demo import play
+
+    h = play(ruleset, "ru")
+    for chat in h.api.chats.values():
+        for m in chat.messages:
+            if m.from_bot:
+                shown = visible(m.text)
+                assert not RULE_ID.search(shown), shown
+                labels = " ".join(b["text"] for b in m.buttons)
+                assert not RULE_ID.search(labels), labels
+    h.close()

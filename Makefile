@@ -10,7 +10,7 @@ DEV    := $(VENV)/.installed-dev
 # Test workers: one per core (pytest-xdist); `make test JOBS=0` runs in one process.
 JOBS   ?= auto
 
-.PHONY: run test lint bench deploy clean venv
+.PHONY: run test lint bench deploy clean venv pictures
 
 venv: $(DEV)
 
@@ -43,6 +43,10 @@ lint: $(DEV)
 ## bench: performance figures (targets are printed beside each figure)
 bench: $(DEV)
 	$(BIN)/python -m tests.bench
+
+## pictures: the example reveal pictures of docs/bot.md and the README (docs/img/)
+pictures: $(STAMP)
+	$(BIN)/python -m handlers.telegram.picture_demo docs/img
 
 ## deploy: build and deploy to AWS with SAM (see docs/deploy.md)
 deploy: $(DEV)

@@ -197,6 +197,26 @@ def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
     return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))
 
 
+def add_turn_ui(deps: Deps, match_id: str, key: str, turn: int, items: list[Any]) -> Match:
+    """Add ``items`` (edge data of ``turn``, e.g. message ids) to ``ui[key]``, which holds the
+    items of one turn: those of an earlier turn are dropped; nothing changes once ``turn`` is
+    over."""
+
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        match = loaded.match
+        if match.turn != turn or match.phase is not Phase.RUNNING:
+            return match
+        kept = match.ui.get(key)
+        old = list(kept["items"]) if isinstance(kept, dict) and kept.get("turn") == turn else []
+        value = {"turn": turn, "items": old + [i for i in items if i not in old]}
+        return deps.repo.save(
+            replace(match, ui={**match.ui, key: value}), expected_version=match.version
+        )
+
+    return _retry(step)
+
+
 def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:
     """Start the match; the setup (turn 0, e.g. initiative rolls) is stored as a turn record and
     its events returned for the announcement."""

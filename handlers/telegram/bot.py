@@ -26,6 +26,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     InlineKeyboardMarkup,
+    InputFile,
     Message,
     Update,
     User,
@@ -54,12 +55,12 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render
+from handlers.telegram import npc, render, reveal, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
-from handlers.telegram.fairness import receipt_screen, reveal_proof
+from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
-from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
+from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, label, names_of
 
 log = logging.getLogger("sekundant.bot")
 
@@ -158,9 +159,9 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
     return _Keyboard(
         [
             [
-                {"text": b.label, "url": b.url}
+                {"text": label(b.label), "url": b.url}
                 if b.url
-                else {"text": b.label, "callback_data": svc.cb(b.cb or Callback("x"))}
+                else {"text": label(b.label), "callback_data": svc.cb(b.cb or Callback("x"))}
                 for b in row
             ]
             for row in rows
@@ -404,7 +405,7 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     pid = _own_seat(match, user_id)
     if pid is None and user_id == match.gm_user_id:  # the GM's deep link: the NPCs' screens
         if match.phase is Phase.RUNNING and npc.gm_run(match):
-            await npc.open_turn_gm(context, match)
+            await stale.remember(context, match, await npc.open_turn_gm(context, match))
         else:
             await send(context, user_id, Screen(render.match_list(tr, [match])))
         return
@@ -413,7 +414,8 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     if match.phase is Phase.LOBBY:
         await send(context, user_id, character_screen(tr, match, pid))
     elif match.phase is Phase.RUNNING and pid in lifecycle.acting(match):
-        await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])
     else:
         await send(context, user_id, Screen(render.match_list(tr, [match])))
 
@@ -484,8 +486,7 @@ async def cmd_help(update: Update, context: Ctx) -> None:
     parts = [tr("help.private" if chat.type == "private" else "help.group")]
     for rid in dict.fromkeys(m.ruleset for m in matches):
         parts.append(tr(get_ui(rid).help_key))
-    if not matches:
-        parts.append(tr("help.rulesets"))
+    parts.append(tr("help.rulesets"))  # all of them, and /rules
     await send(context, chat.id, Screen("\n\n".join(parts)))
 
 
@@ -595,14 +596,7 @@ async def _choose(
     for m in candidates:
         pid = _own_seat(m, user_id) or ""
         kind = "b" if m.phase is Phase.RUNNING else "pick"
-        rows.append(
-            [
-                Button(
-                    render.match_title(tr, m).replace("<b>", "").replace("</b>", ""),
-                    Callback(kind, m.id, m.turn, (pid,)),
-                )
-            ]
-        )
+        rows.append([Button(render.match_title(tr, m), Callback(kind, m.id, m.turn, (pid,)))])
     await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
 
 
@@ -629,7 +623,8 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
-        await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])
         return
     refuse_if_before_turn(update, match)
     order = get_ui(match.ruleset).parse_typed(words)
@@ -725,7 +720,8 @@ async def gm_changed(context: Ctx, match: Match) -> None:
     sealed yet, and whatever the :data:`GM_HOOKS` add (the plans to review)."""
     if match.phase is not Phase.RUNNING:
         return
-    await npc.open_turn_gm(context, match, unsealed_only=True)
+    sent = await npc.open_turn_gm(context, match, unsealed_only=True)
+    await stale.remember(context, match, sent)
     for hook in GM_HOOKS:
         await hook(context, match)
 
@@ -832,14 +828,16 @@ async def open_turn(context: Ctx, match: Match) -> None:
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
+    builders: list[Message | None] = []
     for seat in match.seats:
         if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
         screen = with_deadline(ptr, match, screen, now)
-        await dm(context, match, seat.user_id, screen)
-    await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders in the GM's chat
+        builders.append(await dm(context, match, seat.user_id, screen))
+    builders += await npc.open_turn_gm(context, match)  # NPC builders in the GM's chat
+    await stale.remember(context, match, builders)  # their keyboards go when the turn resolves
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -879,7 +877,7 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
     if msg.chat.type == "private":
         await edit(context, msg.chat.id, msg.message_id, screen)
     else:
-        await dm(context, match, user.id, screen)
+        await stale.remember(context, match, [await dm(context, match, user.id, screen)])
     return None
 
 
@@ -927,26 +925,33 @@ async def _seal(
     receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
         tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )
+    sent: Message | None = None
     try:
         if message is not None:
             await edit(context, message.chat.id, message.message_id, receipt)
         else:
-            await send(context, user_id, receipt)
+            sent = await send(context, user_id, receipt)
     finally:  # a lost receipt must not cost the group its reveal (nor Services.resolved)
         if res.record is None:
             fps = {pid: res.order.fingerprint}
             if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
                 fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
             await refresh_status(context, res.match, fps)
+            await stale.remember(context, res.match, [sent])  # a typed order's receipt
         else:
-            await on_resolved(context, match, res.match, res.record)
+            edited = message.message_id if message is not None else None
+            await on_resolved(context, match, res.match, res.record, edited=edited)
     for hook in SEAL_HOOKS:
         await hook(context, match, res)
 
 
-async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
-    """A turn resolved: close its status message, post the reveal, then the next turn (or the
-    final summary). The reveal is tried again on a network hiccup: nothing else sends it."""
+async def on_resolved(
+    context: Ctx, before: Match, after: Match, record: TurnRecord, *, edited: int | None = None
+) -> None:
+    """A turn resolved: close its status message, remove the keyboards of its builders and
+    receipts (``edited``: the receipt the resolving seal just drew without one), post the
+    reveal, then the next turn (or the final summary). The reveal is tried again on a network
+    hiccup: nothing else sends it."""
     services(context).resolved += 1  # see Services.resolved
     gtr = Tr(after.lang)
     status_id = before.ui.get("status")
@@ -958,11 +963,8 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
             int(status_id),
             render.closed_status(gtr, after, record.turn, fps),
         )
-    ui = get_ui(after.ruleset)
-    text = ui.render_reveal(gtr, after, record)
-    text += "\n\n" + render.turn_label(gtr, after, record.turn)
-    text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
-    await send(context, after.chat_id, Screen(text), retries=REVEAL_RETRIES)
+    await stale.clear(context, after, record.turn, skip=edited)
+    await send_reveal(context, after, record)
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return
@@ -970,6 +972,35 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     from handlers.telegram import gm_panel
 
     await gm_panel.absentee_alert(context, after)  # K missed turns in a row: tell the GM
+
+
+async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
+    """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
+    story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
+    on a network hiccup (nothing else sends it)."""
+    await send_reveal_picture(context, match, record)
+    text = reveal.reveal_text(Tr(match.lang), match, record)
+    await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+
+
+async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
+    """The reveal's picture with a short caption (``handlers.telegram.pictures``, which
+    imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
+    text reveal still goes out: the picture is a convenience, the text is the record."""
+    tr = Tr(match.lang)
+    try:
+        from handlers.telegram import pictures
+
+        png = pictures.reveal_picture(tr, match, record)
+        if png is None:
+            return False
+        caption = tr("reveal.caption", turn=record.turn)
+        photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
+        await _api(services(context), lambda: context.bot.send_photo(match.chat_id, photo, caption))
+    except Exception:
+        log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
+        return False
+    return True
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:
@@ -1095,6 +1126,7 @@ BUTTONS: dict[str, Button_] = {
     "gec": btn_end,
     "gx": btn_back,
     "ul": btn_user_lang,
+    stale.KIND: stale.btn_done,
 }
 
 
@@ -1132,9 +1164,9 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
     private = ["start", "order", "plan", "npcorder", "character", "side", "status", "history"]
-    private += ["dossier", "leave", "forfeit", "lang", "help"]
+    private += ["dossier", "leave", "forfeit", "lang", "help", "rules"]
     group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
-    group += ["gm", "lang", "takegm", "help"]
+    group += ["gm", "lang", "takegm", "help", "rules"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
@@ -1211,6 +1243,9 @@ def build_application(
     from handlers.telegram import plan_flow, text_reply
 
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
+    from handlers.telegram import rules_help
+
+    rules_help.register(app)  # /rules: the ruleset in play, in short
     plan_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
     from handlers.telegram import clock, gm_panel, odds  # they use this module's helpers

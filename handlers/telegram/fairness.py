@@ -42,13 +42,20 @@ def receipt_screen(
             order=Raw(ui.order_text(tr, order.order)),
             fp=short_fp(order.fingerprint),
         ),
-        tr("fair.receipt_proof", salt=order.salt, fingerprint=order.fingerprint),
     ]
+    if final:  # this seal completed the turn: nothing is left to change
+        lines.append(tr("receipt.resolved_now", turn=order.turn))
+    else:
+        lines.append(tr("receipt.changeable"))
+        deadline = clock_text.deadline_line(tr, match, now)
+        if deadline:
+            lines.append(deadline)
+    # The proof for the reveal and the dossier, one tap away (collapsed): the receipt reads
+    # short on a phone.
+    proof = tr("fair.receipt_proof", salt=order.salt, fingerprint=order.fingerprint)
+    lines.append(f"<blockquote expandable>{proof}</blockquote>")
     if final:
         return Screen("\n".join(lines))
-    deadline = clock_text.deadline_line(tr, match, now)
-    if deadline:
-        lines.append(deadline)
     rows = [
         [
             Button(tr("btn.change"), Callback("b", match.id, order.turn, (order.pid,))),

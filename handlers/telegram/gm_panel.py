@@ -316,15 +316,9 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     match = _gm_checked(context, user, tr, cb)
     gtr = Tr(match.lang)
     if cb.kind == "gwn":
+        choices = get_ui(match.ruleset).result_choices(gtr, match)  # seats, or sides
         rows = [
-            [
-                Button(
-                    gtr("gm.btn_winner", name=s.name),
-                    Callback("gwc", match.id, match.turn, (s.pid,)),
-                )
-            ]
-            for s in match.seats
-            if s.status == "active"
+            [Button(text, Callback("gwc", match.id, match.turn, (arg,)))] for text, arg in choices
         ]
         rows.append([Button(gtr("gm.btn_draw"), Callback("gwc", match.id, match.turn, ("-",)))])
         rows.append([Button(gtr("btn.back"), Callback("gx", match.id, match.turn))])
@@ -334,8 +328,7 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     if pid == "-":
         outcome = Outcome("draw", reason="gm")
     else:
-        match.seat(pid)
-        outcome = Outcome("win", (pid,), reason="gm")
+        outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
     after = usecases.end_match(svc.deps, match.id, user.id, outcome)
     await _after_change(context, match, after, None)
     return None
@@ -354,7 +347,7 @@ async def absentee_alert(context: Ctx, match: Match) -> None:
     if not due:
         return
     gtr = Tr(match.lang)
-    lines = [gtr("gm.absent", name=Raw(_name(match, p)), n=match.missed.get(p, 0)) for p in due]
+    lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
     rows = [
         [
             Button(

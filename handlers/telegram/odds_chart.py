@@ -2,8 +2,9 @@
 
 Pillow is imported lazily (only when a chart is drawn) and optional: without it, or if drawing
 fails, :func:`chart_png` returns None and the bot sends the text answer alone. ``FONT`` is the
-hook for a bundled TrueType font; None uses Pillow's default, which has no Cyrillic: then a
-label it cannot draw means no picture rather than one of empty boxes.
+bundled DejaVu Sans (Cyrillic included), the reveal pictures' font; None would use Pillow's
+default, which has no Cyrillic: then a label it cannot draw means no picture rather than one of
+empty boxes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-FONT: Path | None = None
+FONT: Path | None = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
 """A TrueType font file for the labels (None: Pillow's default)."""
 
 WIDTH = 640

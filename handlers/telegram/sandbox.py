@@ -3,7 +3,8 @@
 One person plays the GM and the players. Lines starting with ``:`` drive the sandbox (switch
 user and chat, press buttons by number, show a chat); any other line is a message typed by the
 current user in the current chat. After every action the sandbox prints what changed in every
-chat: new messages and edits, with their buttons numbered.
+chat: new messages and edits, with their buttons numbered. Pictures the bot sends (the
+reveals') are saved in a folder (:func:`pictures_dir`) and their path printed.
 
 ``--demo`` plays a whole pistol duel without input and prints each chat's transcript.
 """
@@ -11,7 +12,9 @@ chat: new messages and edits, with their buttons numbered.
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from engine.match import Phase
@@ -26,10 +29,18 @@ HELP = """Sandbox commands (anything else is sent as a message):
 Try: /duel (as gm, in the group), then press the buttons."""
 
 
+def pictures_dir() -> Path:
+    """Where the sandbox saves the pictures the bot sends (a folder in the temp directory)."""
+    return Path(tempfile.gettempdir()) / "sekundant-sandbox"
+
+
 class Sandbox:
-    def __init__(self, out: TextIO = sys.stdout, *, lang: str = "ru") -> None:
+    def __init__(
+        self, out: TextIO = sys.stdout, *, lang: str = "ru", pictures: Path | None = None
+    ) -> None:
         self.h = Harness(default_lang=lang)
         self.out = out
+        self.pictures = pictures or pictures_dir()
         self.users = {
             "gm": self.h.user(333333333, "Carol", lang="en", username="carol_gm"),
             "alice": self.h.user(111111111, "Алиса", lang="ru", username="alice_duelist"),
@@ -66,6 +77,8 @@ class Sandbox:
     def show_message(self, m: FakeMessage, tag: str = "") -> None:
         head = f"--- {self.chat_name(m.chat_id)} #{m.message_id}{tag}"
         print(head, file=self.out)
+        if m.photo is not None:
+            print(f"[picture: {self.save_picture(m)}]", file=self.out)
         print(plain(m.text), file=self.out)
         if m.document is not None:  # a file or picture (e.g. the odds chart): name and size
             size = len(m.document.content)
@@ -73,6 +86,14 @@ class Sandbox:
         for i, b in enumerate(m.buttons, 1):
             kind = " (link)" if "url" in b else ""
             print(f"   [{i}] {b['text']}{kind}", file=self.out)
+
+    def save_picture(self, m: FakeMessage) -> Path:
+        """Save a photo the bot sent (``<chat>-<message>.png``) and return its path."""
+        assert m.photo is not None
+        self.pictures.mkdir(parents=True, exist_ok=True)
+        path = self.pictures / f"{m.chat_id}-{m.message_id}.png"
+        path.write_bytes(m.photo)
+        return path
 
     def flush(self) -> None:
         """Print every bot message that is new or changed since the last flush."""
@@ -194,6 +215,8 @@ def demo(out: TextIO = sys.stdout) -> int:
         print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
         for msg in h.api.chat(chat_id).messages:
             if msg.from_bot:
+                if msg.photo is not None:
+                    print(f"[picture: {sb.save_picture(msg)}]", file=out)
                 print(plain(msg.text), file=out)
                 labels = [b["text"] for b in msg.buttons]
                 if labels:

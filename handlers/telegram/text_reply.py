@@ -19,7 +19,7 @@ from telegram.ext import Application, MessageHandler, filters
 
 from engine.errors import Rejection
 from engine.match import Phase
-from handlers.telegram import bot
+from handlers.telegram import bot, stale
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
@@ -45,7 +45,7 @@ def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
         for button in row:
             data = button.callback_data if isinstance(button.callback_data, str) else None
             cb = cbcodec.decode(data, secret)
-            if cb is not None and cb.kind == KIND:
+            if cb is not None and cb.kind in (KIND, stale.KIND):  # stale: a resolved turn's
                 return cb
     return None
 

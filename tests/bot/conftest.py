@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID, Harness
 from tests.support.fixtures import load as fixture
 
@@ -66,3 +67,52 @@ def duel() -> Iterator[Duel]:
     h = Harness()
     yield Duel(h)
     h.close()
+
+
+_MARKUP = ("&lt;", "&gt;", "&amp;", "<b>", "</b>", "<code>", "<i>")
+
+
+def keyboard_labels(api: FakeBotAPI) -> list[str]:
+    """Every button label of every keyboard the bot sent or edited in (from the recorded
+    calls, so keyboards later replaced count too)."""
+    labels = []
+    for call in api.calls:
+        markup = call.params.get("reply_markup")
+        if isinstance(markup, str):
+            markup = json.loads(markup)
+        for row in (markup or {}).get("inline_keyboard", []):
+            labels += [str(b.get("text", "")) for b in row]
+    return labels
+
+
+def markup_in_labels(api: FakeBotAPI) -> list[str]:
+    """Labels showing markup or escapes. A ``<`` is allowed only as part of a user's own name
+    (Bob's last name is ``<b>Smith</b>``): Telegram shows button text verbatim."""
+    names = [
+        " ".join(filter(None, (u.get("first_name"), u.get("last_name"))))
+        for u in api.users.values()
+    ]
+    bad = []
+    for text in keyboard_labels(api):
+        rest = text
+        for name in names:
+            rest = rest.replace(name, "")
+        if any(m in rest for m in _MARKUP) or "<" in rest:
+            bad.append(text)
+    return bad
+
+
+@pytest.fixture(autouse=True)
+def plain_button_labels(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Walk every keyboard every bot test sends: a label with markup fails the test."""
+    apis: list[FakeBotAPI] = []
+    init = FakeBotAPI.__init__
+
+    def tracked(self: FakeBotAPI) -> None:
+        init(self)
+        apis.append(self)
+
+    monkeypatch.setattr(FakeBotAPI, "__init__", tracked)
+    yield
+    bad = [label for api in apis for label in markup_in_labels(api)]
+    assert not bad, f"button labels with markup: {bad[:5]}"

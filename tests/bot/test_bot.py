@@ -24,7 +24,9 @@ def test_whole_duel_from_duel_command_to_final_summary(duel: Duel) -> None:
     group = h.texts(duel.g)
     reveals = [t for t in group if "reveal" in t]
     assert reveals, "a reveal per turn"
-    assert "<pre>" in reveals[0] and "initiative" in reveals[0] and "d6" in reveals[0]
+    # P20: the story in plain words, every die one tap away (a collapsed block)
+    details = reveals[0].split("<blockquote expandable>", 1)[1]
+    assert "initiative" in details and "d6" in details and "<code>" in details
     assert "turn 1 of 6" in group[group.index(reveals[0])]
     assert any("Final" in t for t in group)  # P20 final summary
 
@@ -87,11 +89,16 @@ def test_stale_and_forged_presses_get_an_alert_and_change_nothing(duel: Duel) ->
     h = duel.h
     duel.start()
     old_builder = h.last(duel.a, with_buttons=True)
+    old_move = old_builder.buttons[0]["callback_data"]
     duel.alice_seals(0, 3, 3)  # far off the silhouette: nobody is hit, turn 2 opens
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
     assert duel.match().turn == 2
+    # the resolved turn's keyboards are gone: one inert line says so
+    assert [b["text"] for b in old_builder.buttons] == ["✔️ Ход 1 разрешён"]
+    h.press(duel.alice, old_builder, 0)
+    assert "Ход 1 окончен" in h.api.alerts[-1][1]
     version = duel.match().version
-    h.press(duel.alice, old_builder, 0)  # a turn-1 move button in turn 2
+    h.click(duel.alice, old_builder, old_move)  # a turn-1 move button in turn 2 (kept data)
     assert "out of date" in h.api.alerts[-1][1] or "устарела" in h.api.alerts[-1][1]
     fx = fixture("group_callback_query")["callback_query"]
     h.click(duel.alice, duel.status_msg(), fx["data"])  # the fixture's unsigned data

@@ -183,7 +183,7 @@ def test_bad_clock_options_name_the_field_and_change_nothing(duel: Duel) -> None
     h.say(duel.gm, duel.g, "/clock turn=45d")
     assert "turn_seconds" in h.texts(duel.g)[-1]
     h.say(duel.alice, duel.g, "/clock turn=1h")
-    assert "только ведущий" in h.texts(duel.g)[-1]  # Alice's language
+    assert "только мастер" in h.texts(duel.g)[-1]  # Alice's language
     assert duel.match().clock == before.clock
 
 

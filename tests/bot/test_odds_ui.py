@@ -50,7 +50,7 @@ def test_gm_gets_the_odds_in_the_group_with_a_chart(duel: Duel) -> None:
     assert text.count("%–") >= 2
     assert "turns per match" in text and "commonest ending" in text
     assert "(rifle)" in text
-    assert answer.document is not None and answer.document.content.startswith(PNG)
+    assert answer.photo is not None and answer.photo.startswith(PNG)
 
 
 def test_a_player_gets_the_odds_in_private_in_her_language(duel: Duel) -> None:
@@ -102,9 +102,11 @@ def test_odds_size_follows_the_measured_speed() -> None:
     assert odds.size(100) == int(100 * odds.HARD_SECONDS)  # never past the hard limit
 
 
-def test_chart_is_a_png_or_nothing_never_empty_boxes() -> None:
+def test_chart_is_a_png_or_nothing_never_empty_boxes(monkeypatch: pytest.MonkeyPatch) -> None:
     bars = [("a (rifle)", 0.4, 0.38, 0.42), ("draw", 0.1, 0.09, 0.11)]
     png = chart_png("Win shares, 2000 matches", bars)
     assert png is not None and png.startswith(PNG)
-    if odds_chart.FONT is None:  # Pillow's default font cannot draw Cyrillic
-        assert chart_png("Доли побед", bars) is None
+    cyrillic = chart_png("Доли побед", [("Алиса (револьвер)", 0.5, 0.48, 0.52)])
+    assert cyrillic is not None and cyrillic.startswith(PNG)  # the bundled font draws it
+    monkeypatch.setattr(odds_chart, "FONT", None)  # Pillow's default font has no Cyrillic:
+    assert chart_png("Доли побед", bars) is None  # no picture rather than empty boxes

@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import importlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,6 +58,18 @@ class Option:
     name: str  # short id, travels in callback data
     label: str  # translated, shown on the button with the current value
     patch: Mapping[str, Any]  # the config change the press applies (the next value)
+
+
+_TAG = re.compile(r"</?[a-z]+(?: [^>]*)?>")
+
+
+def label(text: str) -> str:
+    """A button label as plain text. Telegram shows button text verbatim, so catalog markup
+    (``<b>``, ``<code>``) is dropped and escaped parameters (names) read as typed. Every
+    keyboard the bot sends goes through this (``bot.markup``)."""
+    if "<" not in text and "&" not in text:
+        return text
+    return html.unescape(_TAG.sub("", text))
 
 
 def esc(text: Any) -> str:
@@ -144,13 +157,21 @@ class RulesetUI:
 
     # --- results ---
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
-        """The group's reveal of a resolved turn: orders, every die with its purpose, result."""
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """A resolved turn as (story, details): the story is what a player reads on a phone
+        (orders, who was hit, who is out, the result, no dice); the details every die and
+        modifier, shown collapsed (``handlers.telegram.reveal``). By default every event is
+        a detail."""
         names = names_of(match)
-        lines = self.order_lines(tr, names, record)
-        for e in record.events:
-            lines.append(self.event_text(tr, names, e.kind, e.actor, e.data))
-        return "\n".join(line for line in lines if line)
+        details = [self.event_text(tr, names, e.kind, e.actor, e.data) for e in record.events]
+        return self.order_lines(tr, names, record), [d for d in details if d]
+
+    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+        """The reveal of a resolved turn: the story, then the details collapsed."""
+        from handlers.telegram.reveal import expandable
+
+        story, details = self.reveal_parts(tr, match, record)
+        return "\n".join(story).strip() + "\n\n" + expandable(details)
 
     def order_lines(self, tr: Tr, names: Mapping[str, str], record: TurnRecord) -> list[str]:
         """A reveal's title and one line per revealed order (a default order says so)."""
@@ -186,18 +207,38 @@ class RulesetUI:
         return tr("reveal.event", who=who, kind=kind, detail=detail)
 
     def outcome_text(self, tr: Tr, match: Match) -> str:
-        """The final result line."""
+        """The final result line; a result the GM declared says so."""
         out = match.outcome or {}
         names = names_of(match)
         winners = [names.get(p, p) for p in out.get("winners", [])]
         status = str(out.get("status", ""))
         if status == "win" and winners:
-            return tr("outcome.win", names=_raw(", ".join(winners)))
-        if status == "mutual":
-            return tr("outcome.mutual")
-        if out.get("by_gm"):
-            return tr("outcome.ended_by_gm")
-        return tr("outcome.draw")
+            text = tr("outcome.win", names=_raw(", ".join(winners)))
+        elif status == "mutual":
+            text = tr("outcome.mutual")
+        else:
+            text = tr("outcome.draw")
+        return self.by_gm(tr, match, text)
+
+    @staticmethod
+    def by_gm(tr: Tr, match: Match, text: str) -> str:
+        """``text`` marked as the GM's ruling when the GM ended the match with it."""
+        return (
+            tr("outcome.gm_ruling", result=_raw(text))
+            if (match.outcome or {}).get("by_gm")
+            else text
+        )
+
+    def result_choices(self, tr: Tr, match: Match) -> list[tuple[str, str]]:
+        """The winners the GM can declare (button label, callback argument): by default each
+        participant still in the match."""
+        return [
+            (tr("gm.btn_winner", name=s.name), s.pid) for s in match.seats if s.status == "active"
+        ]
+
+    def result_winners(self, match: Match, choice: str) -> tuple[str, ...]:
+        """The participants a :meth:`result_choices` argument declares winners."""
+        return (match.seat(choice).pid,)
 
 
 def _raw(text: str) -> Any:

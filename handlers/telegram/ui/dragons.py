@@ -71,6 +71,12 @@ def _label(tr: Tr, key: str, fallback: str) -> str:
     return tr(key) if tr.has(key) else esc(fallback)
 
 
+def weapon_name(tr: Tr, name: Any) -> Raw:
+    """A weapon's name in words: the catalog's for the presets' weapons (breath, claws,
+    bite), else the sheet's own name (escaped)."""
+    return Raw(_label(tr, f"dr.weapon.{name}", str(name)))
+
+
 def reason_text(tr: Tr, code: str, **params: Any) -> str:
     """A reason code (a Rejection's or an event's) in words: ``err.<code>`` when the catalog
     has it, else ``dr.reason.<code>``, else the code."""
@@ -208,7 +214,7 @@ class DragonsUI(RulesetUI):
         except ValueError:
             return super().character_label(tr, character)
         weapons = ", ".join(
-            f"{esc(w.name)} {esc(w.damage)}"
+            f"{weapon_name(tr, w.name)} {esc(w.damage)}"
             + (f" AP{w.ap}" if w.ap else "")
             + (f" {w.range[0]}/{w.range[1]}/{w.range[2]}" if w.range else "")
             for w in spec.weapons
@@ -562,7 +568,7 @@ class DragonsUI(RulesetUI):
 
         kind = a.get("type")
         if kind == "attack":
-            return tr("dr.o.attack", weapon=str(a["weapon"]), target=who(a["target"]))
+            return tr("dr.o.attack", weapon=weapon_name(tr, a["weapon"]), target=who(a["target"]))
         if kind == "tail":
             return tr("dr.o.tail", target=who(a["target"]))
         if kind == "force":
@@ -683,7 +689,6 @@ class DragonsUI(RulesetUI):
             "miss": {"target": who(data.get("target"))},
             "hit": {"target": who(data.get("target")), "raises": data.get("raises", 0)},
             "shaken": {},
-            "wound": {"wounds": data.get("wounds"), "total": data.get("total")},
             "out": {"fate": Raw(reason_text(tr, str(data.get("fate", ""))))},
             "speed_loss": {"lost": data.get("lost"), "speed": data.get("speed")},
             "weapon_broken": {"weapon": str(data.get("weapon")), "face": data.get("face")},
@@ -701,15 +706,18 @@ class DragonsUI(RulesetUI):
             "break_failed": {"pursuer": who(data.get("pursuer"))},
             "power": {"text": str(data.get("text") or "—")},
             "impossible": {"action": tr(f"dr.act.{data.get('type')}")},
-            "actions_void": {"count": data.get("count")},
         }
+        if kind == "wound":
+            return tr.n("dr.st.wounds", int(data.get("wounds", 0)), who=me, total=data["total"])
+        if kind == "actions_void":
+            return tr.n("dr.st.actions_void", int(data.get("count", 0)), who=me, reason=reason)
         if kind == "attack":
             band = " " + tr(f"dr.band.{data['band']}") if data.get("band") else ""
             return tr(
                 "dr.ev.attack",
                 who=me,
                 target=who(data["target"]),
-                weapon=str(data["weapon"]),
+                weapon=weapon_name(tr, data["weapon"]),
                 range=data["range"],
                 band=band,
                 roll=roll,
@@ -736,9 +744,24 @@ class DragonsUI(RulesetUI):
     def reveal_order_text(self, tr: Tr, order: Mapping[str, Any], names: Mapping[str, str]) -> str:
         return self.order_text(tr, order, names)  # attack targets by name
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+    # Events told in the story (the rest - movement, recovery and manoeuvre rolls, damage
+    # arithmetic - are details); attacks are told with their hit or miss.
+    STORY = frozenset(
+        {"fall", "falling", "shaken", "out", "takeover", "consumed_orders", "tail_broken"}
+        | {"impossible", "weapon_broken"}
+    )
+
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """Story (D36 in short): the orders, each attack and whether it hit, wounds, Shaken,
+        falls, tails and who is out, then the table of all dragons. Details: the initiative,
+        each activation with its movement and every roll, and the sky chart."""
         names = names_of(match)
-        lines = self.order_lines(tr, names, record)
+
+        def who(p: Any) -> Raw:
+            return Raw(names.get(str(p), esc(p)))
+
+        story = self.order_lines(tr, names, record)
+        details: list[str] = []
         init = next((e for e in record.events if e.kind == "initiative"), None)
         if init is not None:
             order = " → ".join(
@@ -746,24 +769,95 @@ class DragonsUI(RulesetUI):
                 for p in init.data["order"]
                 for s, a in [init.data["positions"][p]]
             )
-            lines += ["", tr("dr.ev.initiative", order=Raw(order))]
+            details.append(tr("dr.ev.initiative", order=Raw(order)))
+        attack: Mapping[str, Any] | None = None
         for e in record.events:
             text = self.event_text(tr, names, e.kind, e.actor, e.data)
-            if not text:
-                continue
-            lines.append(text if e.kind == "activation" else f"  {text}")
+            if text:
+                details.append(text if e.kind == "activation" else f"  {text}")
+            d = e.data
+            if e.kind == "attack":
+                attack = d
+            elif e.kind in ("hit", "miss") and attack is not None:
+                key = "dr.st.hit" if e.kind == "hit" else "dr.st.miss"
+                weapon = weapon_name(tr, attack["weapon"])
+                story.append(tr(key, who=who(e.actor), target=who(d.get("target")), weapon=weapon))
+                attack = None
+            elif e.kind == "wound":
+                story.append(
+                    tr.n(
+                        "dr.st.wounds", int(d.get("wounds", 0)), who=who(e.actor), total=d["total"]
+                    )
+                )
+            elif e.kind in ("tail", "evade", "force", "force_failed", "break_failed", "power"):
+                story.append(
+                    tr(
+                        f"dr.st.{e.kind}",
+                        who=who(e.actor),
+                        victim=who(d.get("victim")),
+                        pursuer=who(d.get("pursuer")),
+                        choice=tr(f"dr.force.{d.get('choice')}") if e.kind == "force" else "",
+                        text=str(d.get("text") or "—"),
+                    )
+                )
+            elif e.kind == "actions_void":
+                reason = Raw(reason_text(tr, str(d.get("reason", ""))))
+                story.append(
+                    tr.n(
+                        "dr.st.actions_void",
+                        int(d.get("count", 0)),
+                        who=who(e.actor),
+                        reason=reason,
+                    )
+                )
+            elif e.kind in self.STORY and text:
+                story.append(text)
         after = match.rules.load_state(record.state_after)
         assert isinstance(after, DragonsState)
-        lines += ["", tr("dr.table_title"), f"<pre>{esc(status_table(tr, after, match))}</pre>"]
-        lines += [tr("dr.chart_title"), f"<pre>{esc(dr.sky_chart(after))}</pre>"]
-        return "\n".join(lines)
+        story += [tr("dr.table_title"), f"<pre>{esc(status_table(tr, after, match))}</pre>"]
+        details += [tr("dr.chart_title"), f"<code>{esc(dr.sky_chart(after))}</code>"]
+        return story, details
 
     def outcome_text(self, tr: Tr, match: Match) -> str:
-        text = super().outcome_text(tr, match)
-        reason = str((match.outcome or {}).get("reason", ""))
-        if reason and tr.has(f"dr.reason.{reason}"):
+        """The result by side (D35): the winning side and its dragons, or a draw, with why;
+        a result the GM declared says so."""
+        out = match.outcome or {}
+        names = names_of(match)
+        winners = [str(p) for p in out.get("winners", [])]
+        sides = {s.pid: s.side for s in match.seats}
+        won = {sides.get(p) for p in winners}
+        if out.get("status") == "win" and winners:
+            who = Raw(", ".join(names.get(p, esc(p)) for p in winners))
+            if len(won) == 1 and None not in won:
+                text = tr("dr.outcome.side", side=str(won.pop()), names=who)
+            else:
+                text = tr("outcome.win", names=who)
+        else:
+            text = tr("outcome.draw")
+        reason = str(out.get("reason", ""))
+        if reason and reason != "gm" and tr.has(f"dr.reason.{reason}"):
             text += " " + tr(f"dr.reason.{reason}")
-        return text
+        return self.by_gm(tr, match, text)
+
+    def result_choices(self, tr: Tr, match: Match) -> list[tuple[str, str]]:
+        """The GM declares a side the winner (D35), never a single dragon."""
+        active = [s for s in match.seats if s.status == "active" and s.side]
+        choices = []
+        for side in dict.fromkeys(s.side for s in active):
+            who = ", ".join(s.name for s in active if s.side == side)
+            choices.append((tr("dr.btn_side_wins", side=side, names=who), f"~{side}"))
+        return choices
+
+    def result_winners(self, match: Match, choice: str) -> tuple[str, ...]:
+        side = choice.removeprefix("~")
+        winners = tuple(
+            s.pid
+            for s in match.seats
+            if s.side == side and s.status == "active" and choice[:1] == "~"
+        )
+        if not winners:
+            raise Rejection("no_such_participant", pid=choice)
+        return winners
 
 
 class _Cb:
@@ -822,9 +916,10 @@ def damage_text(roll: Mapping[str, Any]) -> str:
 
 
 def status_table(tr: Tr, state: DragonsState, match: Match) -> str:
-    """All dragons: side, Speed, Altitude, wounds, Shaken, falling, tail relations, status."""
-    letters = {d.pid: chr(ord("A") + i % 26) for i, d in enumerate(state.dragons)}
+    """All dragons by name: side, Speed, Altitude, wounds, Shaken, falling, tail relations,
+    status. Names are cut to one width so the side column stays a column."""
     seats = {s.pid: s.name for s in match.seats}
+    names = {d.pid: _cut(seats.get(d.pid, d.name), 12) for d in state.dragons}
     rows = [(tr("dr.col.dragon"), tr("dr.col.side"), "S", "H", "W", tr("dr.col.state"))]
     for d in state.dragons:
         flags = []
@@ -833,16 +928,22 @@ def status_table(tr: Tr, state: DragonsState, match: Match) -> str:
         if d.falling:
             flags.append(tr("dr.flag.falling"))
         if d.tail_of:
-            flags.append(tr("dr.flag.tail", letter=letters.get(d.tail_of, "?")))
+            flags.append(tr("dr.flag.tail", letter=names.get(d.tail_of, "?")))
         if d.consumed:
             flags.append(tr("dr.flag.consumed"))
         if d.broken:
             flags.append(tr("dr.flag.broken", weapons=",".join(d.broken)))
         if not d.in_battle:
             flags.append(_label(tr, f"dr.status.{d.status}", d.status))
-        name = f"{letters[d.pid]} {seats.get(d.pid, d.name)}"[:14]
         rows.append(
-            (name, d.side[:6], str(d.speed), str(d.altitude), str(d.wounds), " ".join(flags))
+            (
+                names[d.pid],
+                d.side[:6],
+                str(d.speed),
+                str(d.altitude),
+                str(d.wounds),
+                " ".join(flags),
+            )
         )
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     return "\n".join(
@@ -850,7 +951,12 @@ def status_table(tr: Tr, state: DragonsState, match: Match) -> str:
         + " "
         + r[5]
         for r in rows
-    )
+    ).rstrip()
+
+
+def _cut(name: str, width: int) -> str:
+    """``name`` in at most ``width`` characters (an ellipsis marks a cut)."""
+    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 UI = DragonsUI()

@@ -265,35 +265,52 @@ class PistolUI(RulesetUI):
         if kind == "no_shot":
             return tr("pistol.no_shot", who=who)
         if kind in ("turn_result", "outcome"):
-            return ""  # the turn counter and outcome are rendered below the grids
+            return ""  # the result is the story's last line
         return super().event_text(tr, names, kind, actor, data)
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """Story: the orders, who shoots first, where each shot went, wounds and deaths, the
+        result. Details: every die, the initiative and shot arithmetic, the grids (P20)."""
         names = names_of(match)
-        lines = self.order_lines(tr, names, record)
-        lines.append("")
+        story = self.order_lines(tr, names, record)
+        details: list[str] = []
         events = record.events
         # The last pair of initiative events decides who shoots first (tie rerolls, P14, add
         # pairs): equal totals shoot at once, and both shots count (P15).
-        inits = [i for i, e in enumerate(events) if e.kind == "initiative"][-2:]
-        tie = len(inits) == 2 and len({events[i].data.get("total") for i in inits}) == 1
-        for i, e in enumerate(events):
-            if text := self.event_text(tr, names, e.kind, e.actor, e.data):
-                lines.append(text)
-            if tie and i == inits[-1]:
-                lines.append(tr("pistol.simultaneous"))
-        grids = self._grids(tr, match, record.events, names)
-        if grids:
-            lines += ["", grids]
+        inits = [e for e in events if e.kind == "initiative"][-2:]
+        if len(inits) == 2:
+            first, second = sorted(inits, key=lambda e: -int(e.data["total"]))
+            a, b = int(first.data["total"]), int(second.data["total"])
+            if a == b:
+                story.append(tr("pistol.st.both", a=a))
+            else:
+                who = Raw(names.get(first.actor or "", ""))
+                story.append(tr("pistol.st.first", who=who, a=a, b=b))
+        for e in events:
+            text = self.event_text(tr, names, e.kind, e.actor, e.data)
+            if text:
+                details.append(text)
+            if e.kind in ("hit", "miss"):
+                who = Raw(names.get(e.actor or "", ""))
+                target = Raw(names.get(str(e.data.get("target")), ""))
+                if e.kind == "miss":
+                    story.append(tr("pistol.st.miss", who=who, target=target))
+                else:
+                    part = _label(tr, "part", str(e.data["part"]))
+                    story.append(tr("pistol.st.hit", who=who, target=target, part=Raw(part)))
+            elif e.kind in ("perk", "wound", "death", "no_shot"):
+                story.append(text)
+        details += self._grids(tr, match, record.events, names)
         result = next((e for e in record.events if e.kind == "turn_result"), None)
         if result is not None:
-            lines.append(self._result(tr, names, result))
-        return "\n".join(lines)
+            story.append(self._result(tr, names, result))
+        return story, details
 
     def _grids(
         self, tr: Tr, match: Match, events: Sequence[Event], names: Mapping[str, str]
-    ) -> str:
-        """Each target's silhouette with the cell every shot at it landed on (P20)."""
+    ) -> list[str]:
+        """Each target's silhouette with the cell every shot at it landed on (P20), as lines
+        of a collapsed block (``<code>``: a ``<pre>`` cannot sit inside a blockquote)."""
         cfg = match.rules.config((match.state or {}).get("config") or match.config)
         assert isinstance(cfg, PistolConfig)
         shots: dict[str, dict[tuple[int, int], str]] = {}
@@ -311,8 +328,8 @@ class PistolUI(RulesetUI):
             ]
             title = tr("pistol.grid_title", name=Raw(names.get(pid, pid)))
             note = "\n" + tr("pistol.off_grid", cells=", ".join(outside)) if outside else ""
-            blocks.append(f"{title}\n<pre>{esc(grid)}</pre>{note}")
-        return "\n".join(blocks)
+            blocks.append(f"{title}\n<code>{esc(grid)}</code>{note}")
+        return blocks
 
     @staticmethod
     def _result(tr: Tr, names: Mapping[str, str], e: Event) -> str:

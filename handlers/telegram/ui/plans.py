@@ -106,6 +106,19 @@ def _opt(ch: str, size: int) -> int | None:
     return None if ch == NONE else _index(ch, size)
 
 
+def skill_name(tr: Tr, skill: Any) -> str:
+    """A skill in words (HTML): the catalog's name for the presets' skills, else the sheet's
+    own id. The typed syntax keeps the ids (the builder's buttons show them)."""
+    key = f"plans.skill.{skill}"
+    return tr(key) if tr.has(key) else esc(skill)
+
+
+def weapon_name(tr: Tr, weapon: Any) -> str:
+    """A weapon's name in words (HTML): the catalog's for the presets' weapons, else its own."""
+    key = f"plans.weapon.{weapon}"
+    return tr(key) if tr.has(key) else esc(weapon)
+
+
 def group_name(tr: Tr, group: str) -> str:
     return tr(f"plans.group.{group}") if tr.has(f"plans.group.{group}") else esc(group)
 
@@ -166,7 +179,7 @@ class PlansUI(RulesetUI):
             values = "/".join(str(attrs.get(a, "?")) for a in GROUP_ATTRIBUTES[g])
             blocks.append(f"{ICON[g]}{values}")
         skills = ", ".join(
-            f"{esc(sid)} {esc((s or {}).get('level', '?'))}"
+            f"{skill_name(tr, sid)} {esc((s or {}).get('level', '?'))}"
             for sid, s in (character.get("skills") or {}).items()
         )
         weapon = character.get("weapon") or {}
@@ -176,14 +189,17 @@ class PlansUI(RulesetUI):
             name=Raw(f"<b>{name}</b> " if name else ""),
             groups=" ".join(blocks),
             skills=Raw(skills or "—"),
-            weapon=str(weapon.get("name") or tr("plans.unarmed")),
+            weapon=Raw(weapon_name(tr, weapon.get("name")) if weapon.get("name") else "")
+            or tr("plans.unarmed"),
             lethality=int(weapon.get("lethality", 0) or 0),
         )
 
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         # Button labels are plain text: no HTML here.
         name = tr(f"plans.preset.{preset_id}") if tr.has(f"plans.preset.{preset_id}") else preset_id
-        skills = ", ".join(f"{sid} {s['level']}" for sid, s in character["skills"].items())
+        skills = ", ".join(
+            f"{skill_name(tr, sid)} {s['level']}" for sid, s in character["skills"].items()
+        )
         return f"{name}: {skills}"
 
     def character_example(self) -> str:
@@ -593,10 +609,12 @@ class PlansUI(RulesetUI):
             return "—"
         parts = [f"{ICON.get(str(order['group']), '')}{group_name(tr, str(order['group']))}"]
         if order.get("skill"):
-            skill = esc(order["skill"])
+            skill = skill_name(tr, order["skill"])
             second = order.get("second")
             if second:
-                skill += f" + {esc(second['skill'])} ({group_name(tr, str(second['group']))})"
+                skill += (
+                    f" + {skill_name(tr, second['skill'])} ({group_name(tr, str(second['group']))})"
+                )
             parts.append(skill)
         if order.get("action"):
             a = str(order["action"])
@@ -613,7 +631,7 @@ class PlansUI(RulesetUI):
         guess = order.get("guess") or {}
         if any(guess.get(k) for k in ("group", "skill", "action")):
             g = group_name(tr, str(guess["group"])) if guess.get("group") else "?"
-            sk = esc(guess["skill"]) if guess.get("skill") else "?"
+            sk = skill_name(tr, guess["skill"]) if guess.get("skill") else "?"
             a = action_name(tr, str(guess["action"])) if guess.get("action") else "?"
             parts.append(tr("plans.w.guess", guess=Raw(f"{g}/{sk}/{a}")))
         text = " · ".join(parts)
@@ -644,11 +662,15 @@ class PlansUI(RulesetUI):
             )
         return super().event_text(tr, names, kind, actor, data)
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """Story: roles, both plans, each duelist's guesses, who won the exchange, wounds,
+        reserves and the end (C19). Details: every die, pool and modifier, damage checks,
+        rerolls and soaks."""
         names = names_of(match)
         cfg = PlansConfig.model_validate((record.state_before or {}).get("config") or {})
         target = cfg.success_target
-        lines = [tr("reveal.title", turn=record.turn)]
+        lines = [tr("reveal.title", turn=record.turn)]  # the story
+        details: list[str] = []
 
         def name(pid: Any) -> Raw:
             return Raw(names.get(str(pid), esc(pid)))
@@ -670,7 +692,7 @@ class PlansUI(RulesetUI):
                 lines.append("")
             elif k == "roll":
                 purpose = str(d.get("purpose"))
-                lines.append(
+                details.append(
                     tr(
                         "plans.rv.roll",
                         who=name(e.actor),
@@ -686,7 +708,9 @@ class PlansUI(RulesetUI):
                     tr("plans.rv.group_empty", who=name(e.actor), group=group_name(tr, d["group"]))
                 )
             elif k == "action":
-                lines.append(self._action_line(tr, name(e.actor), d))
+                guesses, action = self._action_line(tr, name(e.actor), d)
+                lines.append(guesses)
+                details.append(action)
             elif k == "contest":
                 pids = list(d["successes"])
                 score = " : ".join(f"{names.get(p, p)} {d['successes'][p]}" for p in pids)
@@ -705,7 +729,7 @@ class PlansUI(RulesetUI):
                     precise=parts.get("precise", 0),
                 )
                 for r in d.get("rerolls", []):
-                    lines.append(
+                    details.append(
                         tr(
                             "plans.rv.reroll",
                             who=name(e.actor),
@@ -717,7 +741,8 @@ class PlansUI(RulesetUI):
                 key = (
                     "plans.rv.heal_check" if d.get("effect") == "heal" else "plans.rv.damage_check"
                 )
-                lines.append(
+                hits = int(d.get("hits", 0))
+                details.append(
                     tr(
                         key,
                         who=name(e.actor),
@@ -725,7 +750,14 @@ class PlansUI(RulesetUI):
                         pool=d.get("pool", 0),
                         detail=detail,
                         faces=Raw(faces(d.get("faces", []))),
-                        hits=d.get("hits", 0),
+                        hits=Raw(
+                            tr.n(
+                                "plans.rv.heal_hits"
+                                if d.get("effect") == "heal"
+                                else "plans.rv.damage_hits",
+                                hits,
+                            )
+                        ),
                     )
                 )
             elif k == "no_damage":
@@ -735,7 +767,7 @@ class PlansUI(RulesetUI):
                     tr("plans.rv.healed", who=name(e.actor), n=d["amount"], wounds=d["wounds"])
                 )
             elif k == "soaked":  # C15
-                lines.append(
+                details.append(
                     tr(
                         "plans.rv.soaked",
                         who=name(e.actor),
@@ -748,10 +780,10 @@ class PlansUI(RulesetUI):
                 )
             elif k == "damage":
                 lines.append(
-                    tr(
+                    tr.n(
                         "plans.rv.damage",
+                        int(d["wounds"]),
                         who=name(e.actor),
-                        n=d["wounds"],
                         wounds=d["wounds_after"],
                     )
                 )
@@ -763,10 +795,11 @@ class PlansUI(RulesetUI):
                 lines.append("")
                 lines.append(self._end_line(tr, names, d))
             else:
-                lines.append(super().event_text(tr, names, k, e.actor, d))
-        return "\n".join(lines).strip()
+                details.append(super().event_text(tr, names, k, e.actor, d))
+        return lines, details
 
-    def _action_line(self, tr: Tr, who: Raw, d: Mapping[str, Any]) -> str:
+    def _action_line(self, tr: Tr, who: Raw, d: Mapping[str, Any]) -> tuple[str, str]:
+        """An action event as (its guesses, for the story; its pool and modifiers, a detail)."""
         g = d.get("guessed", {})
         marks = []
         for part in ("group", "skill", "action"):
@@ -787,24 +820,22 @@ class PlansUI(RulesetUI):
             op = f"+{st['add']}" if "add" in st else f"×{st['mul']}"
             label = tr(f"plans.rv.step.{st['step']}", diff=st.get("diff", 0))
             steps.append(f"{label} {op} → {st['total']}")
-        return "\n".join(
-            [
-                tr(
-                    "plans.rv.guesses",
-                    who=who,
-                    marks=", ".join(marks),
-                    right=d.get("right", 0),
-                    diff=f"{int(d.get('diff', 0)):+d}",
-                ),
-                tr(
-                    "plans.rv.action",
-                    who=who,
-                    pool=d.get("pool", 0),
-                    parts=" + ".join(parts),
-                    steps=Raw(", ".join(steps)),
-                    n=d.get("successes", 0),
-                ),
-            ]
+        return (
+            tr(
+                "plans.rv.guesses",
+                who=who,
+                marks=", ".join(marks),
+                right=d.get("right", 0),
+                diff=f"{int(d.get('diff', 0)):+d}",
+            ),
+            tr(
+                "plans.rv.action",
+                who=who,
+                pool=d.get("pool", 0),
+                parts=" + ".join(parts),
+                steps=Raw(", ".join(steps)),
+                n=d.get("successes", 0),
+            ),
         )
 
     def _status_line(
@@ -841,8 +872,10 @@ class PlansUI(RulesetUI):
         """The final summary: result, why, and each duelist's wounds and reserves (C19)."""
         out = match.outcome or {}
         names = names_of(match)
-        by_gm = out.get("by_gm")
-        lines = [tr("outcome.ended_by_gm") if by_gm else self._end_line(tr, names, out)]
+        if out.get("by_gm"):  # the GM's ruling: who won (or a draw), not "the GM ended it"
+            lines = [super().outcome_text(tr, match)]
+        else:
+            lines = [self._end_line(tr, names, out)]
         for f in (match.state or {}).get("fighters", []):
             attrs = f["sheet"]["attributes"]
             reserves = " · ".join(

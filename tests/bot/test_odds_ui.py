@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from handlers.telegram import odds, odds_chart
 from handlers.telegram.harness import plain
 from handlers.telegram.odds_chart import chart_png

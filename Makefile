@@ -45,7 +45,7 @@ bench: $(DEV)
 	$(BIN)/python -m tests.bench
 
 ## pictures: the example reveal pictures of docs/bot.md and the README (docs/img/)
-pictures: $(STAMP)
+pictures: $(BOT)
 	$(BIN)/python -m handlers.telegram.picture_demo docs/img
 
 ## deploy: build and deploy to AWS with SAM (see docs/deploy.md)

@@ -16,7 +16,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from typing import Any
 
 from engine import ENGINE_VERSION
@@ -24,13 +23,8 @@ from engine import rulesets as registry
 from engine.dice import CommittedDice, TurnLog, seed_commitment
 from engine.errors import Rejection
 from engine.events import Event
+from engine.phase import Phase as Phase  # noqa: PLC0414 - re-exported for importers
 from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
-
-
-class Phase(StrEnum):
-    LOBBY = "lobby"
-    RUNNING = "running"
-    FINISHED = "finished"
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,7 +39,6 @@ from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
-from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
 
@@ -113,7 +112,7 @@ class DynamoRepository:
         # Sparse indexes: a Put replaces the whole item, so leaving the keys out removes the
         # match from the index (finished matches leave both; GSI1 holds only matches with a
         # next wake-up: a reminder, a deadline or the end of a pause).
-        wake = wake_at(match)
+        wake = match.wake_at
         if wake is not None:
             item["GSI1PK"] = _s("DUE")
             item["GSI1SK"] = _s(f"{_sortable(wake)}#{match.id}")

@@ -13,7 +13,6 @@ from engine.errors import ConflictError, NotFoundError
 from engine.match import Match, Phase
 from engine.ports import UPDATE_TTL_SECONDS, MatchRepository, PrefsRepository, UpdateClaim
 from engine.ruleset import Outcome
-from infra.store import wake_at
 from tests.storage.conftest import Backdoor
 from tests.storage.helpers import (
     CHAT,
@@ -162,7 +161,7 @@ def test_due_lists_matches_to_wake_up_earliest_first(repo: MatchRepository) -> N
     for m, seconds in ((late, 5000.0), (early, 1000.0), (future, 90_000.0), (idle_lobby, 10.0)):
         opened = m.turn_opened_at or m.created_at
         saved[m.id] = repo.save(with_deadline(m, opened + seconds), expected_version=m.version)
-    wakes = {mid: wake_at(m) for mid, m in saved.items()}
+    wakes = {mid: m.wake_at for mid, m in saved.items()}
     assert wakes[idle_lobby.id] is None
     assert all(wakes[m.id] is not None for m in (late, early, future))
     now = max(w for w in (wakes[late.id], wakes[early.id]) if w is not None)

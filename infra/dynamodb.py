@@ -437,32 +437,6 @@ class DynamoRepository:
             )
         ]
 
-    def drop_last_record(self, match_id: str, turn: int) -> None:
-        last = list(
-            self.client.query(
-                TableName=self.table,
-                KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
-                ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":t": _s(TURN_SK)},
-                ConsistentRead=True,
-                ScanIndexForward=False,
-                Limit=1,
-                ProjectionExpression="PK, SK, turn, parts",
-            ).get("Items", [])
-        )
-        if not last or int(last[0]["turn"]["N"]) != turn:
-            return
-        parts = int(last[0]["parts"]["N"])
-        keys = [
-            {"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{TURN_SK}{turn:06d}#{i:03d}")}
-            for i in range(parts)
-        ]
-        if len(keys) == 1:
-            self.client.delete_item(TableName=self.table, Key=keys[0])
-            return
-        self.client.transact_write_items(
-            TransactItems=[{"Delete": {"TableName": self.table, "Key": k}} for k in keys]
-        )
-
     # ------------------------------------------------------------------ updates
 
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:

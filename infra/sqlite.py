@@ -366,14 +366,6 @@ class SqliteRepository:
             self._corrupt(exc)
             raise
 
-    def drop_last_record(self, match_id: str, turn: int) -> None:
-        with self._write() as db:
-            last = db.execute(
-                "SELECT MAX(turn) FROM records WHERE match_id = ?", (match_id,)
-            ).fetchone()
-            if last is not None and last[0] == turn:
-                db.execute("DELETE FROM records WHERE match_id = ? AND turn = ?", (match_id, turn))
-
     # ------------------------------------------------------------------ updates
 
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:

@@ -178,7 +178,7 @@ def test_due_lists_matches_to_wake_up_earliest_first(repo: MatchRepository) -> N
 # --------------------------------------------------------------------------- history
 
 
-def test_history_is_in_turn_order_and_only_the_last_record_can_be_dropped(
+def test_history_is_in_turn_order_and_an_undo_drops_the_last_record(
     repo: MatchRepository,
 ) -> None:
     m = started(make_deps(repo))
@@ -186,9 +186,7 @@ def test_history_is_in_turn_order_and_only_the_last_record_can_be_dropped(
         nxt = replace(m, turn=turn + 1)
         m = repo.save(nxt, expected_version=m.version, record=fake_record(m, turn))
     assert [r.turn for r in repo.history(m.id)] == [0, 1, 2, 3]
-    repo.drop_last_record(m.id, 2)  # not the last: ignored
-    assert [r.turn for r in repo.history(m.id)] == [0, 1, 2, 3]
-    repo.drop_last_record(m.id, 3)
+    m = repo.save(replace(m, turn=3), expected_version=m.version, drop_record=3)
     assert [r.turn for r in repo.history(m.id)] == [0, 1, 2]
     assert repo.history("nope") == []
 
@@ -212,7 +210,7 @@ def test_a_record_far_bigger_than_a_dynamodb_item_roundtrips(repo: MatchReposito
     big = fake_record(m, 1, payload)
     m = repo.save(replace(m, turn=2), expected_version=m.version, record=big)
     assert repo.history(m.id)[-1] == big
-    repo.drop_last_record(m.id, 1)
+    repo.save(replace(m, turn=1), expected_version=m.version, drop_record=1)
     assert [r.turn for r in repo.history(m.id)] == [0]
 
 

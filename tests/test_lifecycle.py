@@ -11,7 +11,7 @@ from engine import usecases as uc
 from engine.errors import Rejection
 from engine.match import Phase, public_view
 from engine.ruleset import Outcome
-from tests.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 GM, ANN, BOB, EVE = 100, 1, 2, 3
 

@@ -79,11 +79,11 @@ def test_save_bumps_the_version_and_a_stale_save_conflicts_writing_nothing(
 def test_seal_replace_and_withdraw_an_order(repo: MatchRepository) -> None:
     m = started(make_deps(repo))
     m = repo.save(m, expected_version=m.version, seal=order(m, "p1", move="a"))
-    assert repo.load(m.id).orders["p1"].order["move"] == "a"
+    assert repo.load(m.id).orders["p1"].order["note"] == "a"
     m = repo.save(m, expected_version=m.version, seal=order(m, "p1", move="b"))
     m = repo.save(m, expected_version=m.version, seal=order(m, "p2", move="c"))
     orders = repo.load(m.id).orders
-    assert {p: o.order["move"] for p, o in orders.items()} == {"p1": "b", "p2": "c"}
+    assert {p: o.order["note"] for p, o in orders.items()} == {"p1": "b", "p2": "c"}
     m = repo.save(m, expected_version=m.version, withdraw="p1")
     assert set(repo.load(m.id).orders) == {"p2"}
 
@@ -217,8 +217,8 @@ def test_a_record_far_bigger_than_a_dynamodb_item_roundtrips(repo: MatchReposito
 def test_a_resolved_turn_through_the_use_case_is_stored_whole(repo: MatchRepository) -> None:
     deps = make_deps(repo)
     m = started(deps)
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "left", "n": 2})
-    result = usecases.seal_order(deps, m.id, P2, "p2", {"move": "right", "n": 5})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 2, "note": "left"})
+    result = usecases.seal_order(deps, m.id, P2, "p2", {"call": 5, "note": "right"})
     assert result.record is not None
     assert repo.history(m.id)[-1] == result.record
     assert repo.load(m.id).match == result.match

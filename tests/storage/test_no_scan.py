@@ -21,9 +21,9 @@ def test_no_repository_method_calls_scan(
 ) -> None:
     deps = make_deps(dynamo_repo)
     m = started(deps)
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "a", "n": 1})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 1, "note": "a"})
     usecases.withdraw_order(deps, m.id, P1, "p1")
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "b", "n": 1})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 1, "note": "b"})
     usecases.my_orders(deps, m.id, P1)
     m = dynamo_repo.load(m.id).match
     m = dynamo_repo.save(replace(m, turn=2), expected_version=m.version, record=fake_record(m, 1))

@@ -40,11 +40,13 @@ KNOWN_CYCLE_EDGES: frozenset[tuple[str, str]] = frozenset(
         ("handlers.telegram.bot", "handlers.telegram.clock"),
         ("handlers.telegram.bot", "handlers.telegram.gm_panel"),
         ("handlers.telegram.bot", "handlers.telegram.npc"),
+        ("handlers.telegram.bot", "handlers.telegram.odds"),
         ("handlers.telegram.bot", "handlers.telegram.plan_flow"),
         ("handlers.telegram.bot", "handlers.telegram.text_reply"),
         ("handlers.telegram.clock", "handlers.telegram.bot"),
         ("handlers.telegram.gm_panel", "handlers.telegram.bot"),
         ("handlers.telegram.npc", "handlers.telegram.bot"),
+        ("handlers.telegram.odds", "handlers.telegram.bot"),
         ("handlers.telegram.plan_flow", "handlers.telegram.bot"),
         ("handlers.telegram.text_reply", "handlers.telegram.bot"),
     }

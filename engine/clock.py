@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from engine.errors import Rejection, parse_model
+from engine.phase import Phase
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -88,8 +89,6 @@ def reminder_at(match: Match) -> float | None:
 
 def wake_at(match: Match) -> float | None:
     """The next time the sweeper must act on ``match``."""
-    from engine.match import Phase
-
     if match.phase is not Phase.RUNNING:
         return None
     if match.paused_at is not None:
@@ -111,8 +110,6 @@ def time_left(match: Match, now: float) -> float | None:
 
 def pause(match: Match, now: float) -> Match:
     """Freeze the deadline."""
-    from engine.match import Phase
-
     if match.phase is not Phase.RUNNING:
         raise Rejection("not_running", phase=match.phase.value)
     if match.paused_at is not None:

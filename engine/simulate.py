@@ -345,8 +345,9 @@ def simulate(
                     elif validate(state, pid, fixed_order) is None:
                         order = fixed_order
                     else:  # a fixed order the state no longer allows: the deadline default
-                        order = rules.default_order(state, pid)
+                        orders[pid] = rules.default_sealed(state, pid)
                         defaulted += 1
+                        continue
                     # Sealed(order) is immutable, so one per order object serves every turn:
                     # random orders are mostly picks from a ruleset's table of legal orders.
                     # Keyed by id (hashing an order can be a Python call); the entry keeps the

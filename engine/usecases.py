@@ -353,21 +353,6 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
     return _retry(step)
 
 
-def expire(deps: Deps, match_id: str, turn: int) -> Resolution | None:
-    """The deadline of ``turn`` passed: resolve with default orders. A firing for a turn that
-    already resolved (or a match paused, finished or re-timed) does nothing."""
-
-    def step() -> Resolution | None:
-        loaded = deps.repo.load(match_id)
-        m = loaded.match
-        now = deps.clock()
-        if m.phase is not Phase.RUNNING or m.turn != turn or m.deadline is None or m.deadline > now:
-            return None
-        return _resolve_loaded(deps, loaded, "deadline")
-
-    return _retry(step)
-
-
 def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
     resolved, record = lifecycle.resolve(
         loaded.match, loaded.orders, deps.clock(), deps.entropy.seed(), reason=reason

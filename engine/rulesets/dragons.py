@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
 from engine.events import Event
-from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
+from engine.ruleset import RUNNING, UNSEALED_SEQ, Entrant, Outcome, Ruleset, Sealed
 from engine.savage import (
     DamageSpec,
     Die,
@@ -717,8 +717,7 @@ def _nearest(cfg: DragonsConfig, me: _Ranked, dragons: Sequence[_Ranked]) -> str
     """:func:`nearest_target` on any dragon records (also the mutable ones of a resolution):
     the initiative order without sealing times breaks ties."""
     alive = [d for d in dragons if d.status == IN]
-    no_seal = 1 << 30
-    ranked = sorted(alive, key=lambda d: (-d.speed, -d.altitude, seal_rank(d, no_seal)))
+    ranked = sorted(alive, key=lambda d: (-d.speed, -d.altitude, seal_rank(d, UNSEALED_SEQ)))
     order = {d.pid: i for i, d in enumerate(ranked)}
     others = [d for d in alive if d.pid != me.pid]
     if not others:
@@ -739,7 +738,7 @@ def initiative(state: DragonsState, orders: Mapping[str, Sealed[DragonOrder]]) -
 
     def key(d: Dragon) -> tuple[int, int, tuple[int, int, int]]:
         sealed = orders.get(d.pid)
-        seq = sealed.seq if sealed is not None else 1 << 30
+        seq = sealed.seq if sealed is not None else UNSEALED_SEQ
         return (-d.speed, -d.altitude, seal_rank(d, seq))
 
     return [d.pid for d in sorted((d for d in state.dragons if d.in_battle), key=key)]
@@ -1121,7 +1120,7 @@ class _Turn:
             else:
                 sealed = get(d.pid)
                 # sealed[1] is sealed.seq (a named tuple's field by index: a plain subscript)
-                ranks[d.pid] = (0, sealed[1] if sealed is not None else 1 << 30, d.index)
+                ranks[d.pid] = (0, sealed[1] if sealed is not None else UNSEALED_SEQ, d.index)
         self.live = live
         self.lives = list(live.values())  # in state order; iterated often
         # False while no dragon is on a tail (the usual case): movement skips the pursuers'

@@ -7,8 +7,8 @@ import argparse
 import logging
 import time
 
-from handlers.cli import UsageError
-from infra.settings import Settings, SettingsError, load_settings
+from handlers.cli import UsageError, settings_or_usage
+from infra.settings import Settings
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 
@@ -17,14 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sandbox", action="store_true", help="run the offline sandbox even when a token is set"
     )
-
-
-def settings_or_usage() -> Settings:
-    """Settings, or a one-line usage error naming the bad setting (exit 2)."""
-    try:
-        return load_settings()
-    except SettingsError as exc:
-        raise UsageError(f"invalid settings: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from engine.match import Match, SealedOrder, TurnRecord, canonical_json
 from handlers.telegram import clock_text, dossier_md
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.render import short_fp, turn_label
+from handlers.telegram.labels import short_fp, turn_label
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 

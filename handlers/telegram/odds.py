@@ -27,7 +27,8 @@ from engine.match import Match, Phase
 from handlers.telegram import bot
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.ui import Button, Screen
+from handlers.telegram.odds_text import KIND
+from handlers.telegram.ui import Screen
 
 if TYPE_CHECKING:
     from engine.simulate import Result
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 # The simulator (pydantic, the rulesets) is imported on the first press, not when the webhook
 # is wired: a cold start pays only for what its update needs (tests/serverless).
 
-KIND = "odds"
 MIN_MATCHES = 2000
 MAX_MATCHES = 20_000
 BUDGET_SECONDS = 3.0  # aimed at: the whole answer, wall clock
@@ -45,11 +45,6 @@ TURN_CAP = 200  # a random battle that has not ended by then is a draw (turn_cap
 CAPTION_MAX = 1024  # Telegram's photo caption limit
 _CACHE: OrderedDict[str, tuple[Result, dict[str, Any]]] = OrderedDict()
 _CACHE_SIZE = 64
-
-
-def lobby_rows(tr: Tr, match: Match) -> list[list[Button]]:
-    """The lobby's 🎲 Odds button."""
-    return [[Button(tr("odds.button"), Callback(KIND, match.id))]]
 
 
 def setup_doc(match: Match) -> dict[str, Any] | None:

@@ -106,8 +106,8 @@ def test_a_stale_sweeper_firing_changes_nothing(duel: Duel) -> None:
     group = len(h.texts(duel.g))
     h.now += HOUR / 4
     assert h.sweep() == []
-    # A sweeper that read turn 1's deadline late fires for it: nothing happens.
-    assert usecases.expire(h.deps, before.id, turn=1) is None
+    # A sweeper that read turn 1's deadline late fires for the match: nothing is due.
+    assert usecases.tick(h.deps, before.id) is None
     after = duel.match()
     assert after.version == before.version and after.turn == 2
     assert len(h.texts(duel.g)) == group

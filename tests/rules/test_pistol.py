@@ -60,7 +60,7 @@ def play(
         orders["b"] = Sealed(R.check_order(state, "b", ob))
     source = ScriptedDice(dice)
     log = TurnLog(source)
-    after = R.play_turn(state, orders, log)
+    after = R.resolve(state, R.with_defaults(state, orders), log)
     assert source.remaining == 0, "a scripted die was not used"
     return after, log.events
 

@@ -742,7 +742,7 @@ def test_missing_order_uses_the_default_and_is_flagged() -> None:
 
     state = start()
     log = TurnLog(ScriptedDice([1, 1, 1, 1, 1, 1, 1]))  # p2's default pool: 1 + feint 2
-    R.play_turn(state, {"p1": Sealed(plan())}, log)
+    R.resolve(state, R.with_defaults(state, {"p1": Sealed(plan())}), log)
     reveal = one(log.events, "reveal")
     assert reveal["defaults"] == {"p1": False, "p2": True}
     assert reveal["plans"]["p2"]["auto"] is True

@@ -24,7 +24,6 @@ from tests.serverless.conftest import (
     SECRET,
     TABLE,
     TOKEN,
-    Clock,
     WebhookHarness,
     api_event,
     fixture,
@@ -32,6 +31,7 @@ from tests.serverless.conftest import (
 )
 from tests.serverless.duel import ORDER, fixture_users, open_duel, play_duel
 from tests.serverless.webhook_harness import race_loads
+from tests.support.clock import FakeClock
 
 
 def items(aws: Callable[[str], Any]) -> list[dict[str, Any]]:
@@ -64,7 +64,7 @@ def test_token_never_logged_nor_in_the_environment(
     aws: Callable[[str], Any],
     make_runtime: Callable[..., Runtime],
     fake_api: FakeBotAPI,
-    clock: Clock,
+    clock: FakeClock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)  # even if someone turns the log level all the way down
@@ -231,7 +231,7 @@ class LockedRequest(BaseRequest):
 
 
 def test_two_final_orders_delivered_concurrently_resolve_once(
-    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: FakeClock
 ) -> None:
     containers = [make_runtime(api=LockedRequest(fake_api)) for _ in range(2)]
     for rt in containers:
@@ -257,7 +257,7 @@ def test_two_final_orders_delivered_concurrently_resolve_once(
 
 
 def test_sweeper_resolves_a_turn_past_its_deadline(
-    harness: WebhookHarness, make_runtime: Callable[..., Runtime], clock: Clock
+    harness: WebhookHarness, make_runtime: Callable[..., Runtime], clock: FakeClock
 ) -> None:
     def hour_turns(match_id: str, gm: int) -> None:
         usecases.configure_clock(harness.deps, match_id, gm, turn_seconds=3600)

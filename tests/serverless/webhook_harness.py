@@ -17,6 +17,7 @@ from handlers.runtime import Runtime
 from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI
 from handlers.telegram.harness import Harness
 from tests.storage.aws import FAKE_ENV
+from tests.support.clock import FakeClock
 from tests.support.fixtures import load as fixture
 
 REGION = FAKE_ENV["AWS_DEFAULT_REGION"]
@@ -25,6 +26,8 @@ TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
 TOKEN_PARAMETER = "/sekundant/bot-token"
 SECRET_NAME = "sekundant-webhook-secret"
 SECRET = "S3cretWebhookToken0123456789abcdefABCDEF"
+# The serverless tests' fake time (a date in late 2025), kept from their first fake clock.
+WEBHOOK_NOW = 1_764_440_000.0
 
 
 def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> dict[str, Any]:
@@ -38,14 +41,6 @@ def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> di
     if secret is not None:
         event["headers"]["x-telegram-bot-api-secret-token"] = secret
     return event
-
-
-class Clock:
-    def __init__(self, now: float = 1_764_440_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def lambda_env(secret_arn: str) -> dict[str, str]:
@@ -64,7 +59,7 @@ class WebhookHarness(Harness):
     """The bot harness, but every update goes through the Lambda webhook entry of one or more
     "containers" (runtimes) as an API Gateway event; responses are kept."""
 
-    def __init__(self, runtimes: list[Runtime], api: FakeBotAPI, clock: Clock) -> None:
+    def __init__(self, runtimes: list[Runtime], api: FakeBotAPI, clock: FakeClock) -> None:
         # Not Harness.__init__: the runtimes were wired by cold_start, like on Lambda.
         self.runtimes = runtimes
         self.rt = runtimes[0]

@@ -119,7 +119,7 @@ def test_two_processes_sealing_the_last_orders_on_sqlite_resolve_exactly_once(
         for _ in workers:
             assert results_q.get(timeout=120)[0] == "ready"
         for round_no in range(FREE_ROUNDS):
-            contest = prepare(deps, "tiny", round_no)
+            contest = prepare(deps, "coin", round_no)
             for q, (user, pid, raw) in zip(tasks, contest.moves.values(), strict=True):
                 q.put((contest.match.id, user, pid, raw))
             outcomes = [results_q.get(timeout=60) for _ in workers]

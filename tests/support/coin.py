@@ -1,8 +1,11 @@
-"""``coin``: a tiny test-only ruleset for exercising the core without a real ruleset.
+"""``coin``: the tests' one toy ruleset, for exercising the core and the stores without a real
+ruleset.
 
 Each participant calls a face 1-6 and rolls a d6; a match scores a point. The first to
 ``target`` points wins; both at once is a draw. Setup rolls a d6 "initiative" per participant
-(turn 0), so the start-of-match record is exercised too.
+(turn 0), so the start-of-match record is exercised too. An order may carry a free-text
+``note`` (up to 1,000,000 characters), so storage tests can seal secrets and big orders;
+:data:`ENDLESS` is the configuration of a match that does not end by itself.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class CoinCharacter(BaseModel):
 class CoinOrder(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     call: int
+    note: str = Field(default="", max_length=1_000_000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +72,7 @@ class Coin(Ruleset[CoinConfig, CoinState, CoinOrder]):
         return None
 
     def dump_order(self, order: CoinOrder) -> dict[str, Any]:
-        return order.model_dump()
+        return order.model_dump(exclude_defaults=True)
 
     def default_order(self, state: CoinState, pid: str) -> CoinOrder:
         return CoinOrder(call=state.config.default_call)
@@ -129,3 +133,5 @@ class Coin(Ruleset[CoinConfig, CoinState, CoinOrder]):
 
 
 RULESET = Coin()
+# A match that runs until a test stops it (storage tests seal turn after turn).
+ENDLESS: Mapping[str, Any] = {"target": 10**9, "max_turns": 10**9}

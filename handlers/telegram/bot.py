@@ -54,7 +54,7 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render
+from handlers.telegram import hints, npc, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen, reveal_proof
@@ -279,15 +279,8 @@ def deep_link(context: Ctx, payload: str) -> str:
 
 
 def _rejection_text(tr: Tr, exc: Exception) -> str:
-    if isinstance(exc, Rejection):
-        key = f"err.{exc.code}"
-        params = {k: (v if isinstance(v, int | float) else str(v)) for k, v in exc.params.items()}
-        if tr.has(key):
-            try:
-                return tr(key, **params)
-            except (KeyError, IndexError):
-                pass
-        return tr("err.unknown", code=exc.code)
+    if isinstance(exc, Rejection):  # in plain words, with the example a handler attached
+        return plain.rejection_text(tr, exc)
     if isinstance(exc, TryAgainError | ConflictError):
         return tr("err.try_again")
     return tr("err.no_match")
@@ -429,20 +422,9 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
     text = tr(
         "character.pick",
         title=Raw(render.match_title(tr, match)),
-        example=Raw(esc(ui.character_example() or _character_example(presets))),
+        example=Raw(esc(hints.character_example(match))),
     )
     return Screen(text, rows)
-
-
-def _character_example(presets: Mapping[str, Mapping[str, Any]]) -> str:
-    for ch in presets.values():
-        parts = []
-        for k, v in ch.items():
-            val = ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
-            if val:
-                parts.append(f"{k}={val}")
-        return "/character " + " ".join(parts)
-    return "/character key=value"
 
 
 @command
@@ -606,6 +588,15 @@ async def _choose(
     await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
 
 
+def _order_example(tr: Tr, candidates: Sequence[Match], user_id: int) -> str:
+    """The several-matches prompt's example: an order for the first match, with its id."""
+    for m in candidates:
+        pid = _own_seat(m, user_id)
+        if pid is not None:
+            return hints.order_example(tr, m, pid, with_id=True)
+    return ""
+
+
 @command
 async def cmd_order(update: Update, context: Ctx) -> None:
     """``/order [match] <typed order>`` in private; with no order, the builder."""
@@ -616,15 +607,8 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     words = list(context.args or [])
     match, candidates, words = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:
-        example = get_ui(candidates[0].ruleset).typed_example() if candidates else ""
-        await _choose(
-            context,
-            tr,
-            user.id,
-            candidates,
-            user.id,
-            f"/order {candidates[0].id if candidates else ''} {example}",
-        )
+        example = _order_example(tr, candidates, user.id)
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
     assert pid is not None
@@ -632,8 +616,9 @@ async def cmd_order(update: Update, context: Ctx) -> None:
         await send(context, user.id, render.builder_screen(tr, match, pid, ()))
         return
     refuse_if_before_turn(update, match)
-    order = get_ui(match.ruleset).parse_typed(words)
-    await _seal(context, tr, match, pid, user.id, order, message=None)
+    with plain.with_example(lambda: hints.order_example(tr, match, pid)):
+        order = get_ui(match.ruleset).parse_typed(words)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 @command
@@ -645,15 +630,18 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     tr = Tr(svc.user_lang(user))
     match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
     if match is None:
-        await _choose(context, tr, user.id, candidates, user.id, "/character <id> …")
+        example = hints.character_example(candidates[0], with_id=True) if candidates else ""
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
         await send(context, user.id, character_screen(tr, match, pid))
         return
-    sheet = get_ui(match.ruleset).parse_character(words)
-    match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
+    lobby = match
+    with plain.with_example(lambda: hints.character_example(lobby)):
+        sheet = get_ui(match.ruleset).parse_character(words)
+        match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
     label = get_ui(match.ruleset).character_label(tr, sheet)
     await send(context, user.id, Screen(tr("character.set", character=Raw(label))))
     await refresh_lobby(context, match)

@@ -63,8 +63,11 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
     tr = Tr(match.lang)
     words = list(context.args or [])
     if words:
-        options = clock_text.parse_clock_args(words)
-        match = usecases.configure_clock(svc.deps, match.id, user.id, **options)
+        from handlers.telegram import plain
+
+        with plain.with_example(lambda: "/clock turn=90m reminder=30m"):
+            options = clock_text.parse_clock_args(words)
+            match = usecases.configure_clock(svc.deps, match.id, user.id, **options)
         await bot.refresh_lobby(context, match)
         if match.phase is Phase.RUNNING:
             await send(context, chat.id, Screen(tr("clock.changed_running")))

@@ -30,7 +30,7 @@ from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram import bot as core
-from handlers.telegram import render
+from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
@@ -246,16 +246,19 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
     if len(running) > 1:  # an NPC order sealed into the wrong match: ask for the id
         raise Rejection("name_the_match")
     match = running[0]
-    if len(words) < 2:
-        ui = get_ui(match.ruleset)
-        example = f"/npcorder {gm_run(match)[0] if gm_run(match) else 'n1'} {ui.typed_example()}"
-        raise Rejection("typed_empty", what=example)
-    pid = words[0]
-    if match.seat(pid) not in match.controlled_by(user.id):
-        raise Rejection("not_your_seat")
-    core.refuse_if_before_turn(update, match)
-    order = get_ui(match.ruleset).parse_typed(words[1:])
-    await core._seal(context, tr, match, pid, user.id, order, message=None)
+    mine = [p for p in gm_run(match) if match.seat(p) in match.controlled_by(user.id)]
+    first = next((p for p in mine if p not in match.sealed), mine[0] if mine else "")
+    pid = words[0] if words and any(p == words[0] for p in mine) else first
+    with plain.with_example(lambda: hints.order_example(tr, match, pid)):
+        if len(words) < 2:
+            raise Rejection("npcorder_empty")
+        if not any(s.pid == words[0] for s in match.seats):
+            raise Rejection("no_such_participant", pid=words[0])
+        if match.seat(pid) not in match.controlled_by(user.id) or pid != words[0]:
+            raise Rejection("not_your_seat")
+        core.refuse_if_before_turn(update, match)
+        order = get_ui(match.ruleset).parse_typed(words[1:])
+        await core._seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- lobby buttons

@@ -23,6 +23,8 @@ from handlers.telegram.ui import (
     Option,
     RulesetUI,
     Screen,
+    alias_words,
+    aliases,
     esc,
     names_of,
     parse_words,
@@ -34,6 +36,8 @@ KEY_XS = range(-3, 4)
 KEY_YS = range(3, -3, -1)
 TURN_LIMITS = (3, 6, 10)
 PAIR = "dueling_pistol"
+ALIASES = aliases("pistol")
+ORDER_KEYS = ("move", "aim", "pick")  # the typed order's words (P6, P8, P13)
 
 
 def _config(match: Match) -> PistolConfig:
@@ -120,6 +124,22 @@ class PistolUI(RulesetUI):
     def typed_example(self) -> str:
         return "move -2 aim 0:1"
 
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> list[str]:
+        move = "сдвиг" if tr.lang == "ru" else "move"  # both parse (pistol.aliases.json)
+        aim = "прицел" if tr.lang == "ru" else "aim"
+        return [f"{move} -1 {aim} 0:1", f"{move} 0 {aim} 0:0", self.typed_example()]
+
+    def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
+        """``move N aim A:B`` (or JSON); the words of ``pistol.aliases.json`` work too."""
+        text = " ".join(words).strip()
+        if not text.startswith("{"):
+            words = alias_words(ALIASES.get("words", {}), text).split()
+            flat = [p for w in words for p in (w.split("=", 1) if "=" in w else [w])]
+            for key in flat[::2]:
+                if key.lower() not in ORDER_KEYS:
+                    raise Rejection("typed_unknown_word", word=key, expected=", ".join(ORDER_KEYS))
+        return parse_words(words, what="order")
+
     def builder(self, tr: Tr, match: Match, pid: str, state: Sequence[str]) -> Screen:
         cfg = _config(match)
         zone = self._zone(match, pid)
@@ -130,7 +150,10 @@ class PistolUI(RulesetUI):
                 Button(self._move_button(m), Callback("b", match.id, turn, (pid, str(m))))
                 for m in moves
             ]
-            return Screen(tr("pistol.pick_move", example=self.typed_example()), [row])
+            from handlers.telegram.hints import order_words
+
+            example = order_words(tr, match, pid)
+            return Screen(tr("pistol.pick_move", example=example), [row])
         move = int(state[0])
         if len(state) == 1:  # step 2: the aim corner on the grid (P5, P8)
             grid, keys = _aim_layout(cfg)

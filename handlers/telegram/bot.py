@@ -385,9 +385,14 @@ async def _join(update: Update, context: Ctx, match_id: str) -> None:
         match = usecases.join(svc.deps, match_id, user.id, user.full_name)
         await refresh_lobby(context, match)
     except Rejection as exc:
-        if exc.code != "already_joined":
-            raise
         match = svc.deps.repo.load(match_id).match
+        if exc.code != "already_joined" and match.seat_of_user(user.id) is None:
+            raise  # (a seat holder's old Join link of a started match: "already in", too)
+        await send(context, user.id, Screen(tr("input.join.already")))
+        seat = match.seat_of_user(user.id)
+        if match.phase is not Phase.LOBBY or seat is None or seat.character is None:
+            await _open_match(context, tr, match, user.id)  # what is still to do, if anything
+        return
     await send(context, user.id, Screen(tr("join.done", title=Raw(render.match_title(tr, match)))))
     await _open_match(context, tr, match, user.id)
 
@@ -868,6 +873,10 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         await edit(context, msg.chat.id, msg.message_id, screen)
     else:
         await dm(context, match, user.id, screen)
+    from handlers.telegram import text_reply
+
+    if text_reply.has_text_orders(match.ruleset):  # a text step: the next message is its text
+        text_reply.remember(context, user.id, screen)
     return None
 
 
@@ -1016,6 +1025,9 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
         )
         return None
     res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    from handlers.telegram import input_flow
+
+    await input_flow.tell_defaulted(context, res.match, res.record)  # as the deadline does
     await on_resolved(context, match, res.match, res.record)
     return None
 

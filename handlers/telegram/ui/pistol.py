@@ -31,7 +31,7 @@ from handlers.telegram.ui import (
 )
 
 # The aim keyboard: the corners a player usually wants (the window around the silhouette);
-# the whole P8 window stays reachable with the typed syntax.
+# the rest of the P8 window is one more page (FAR), and always reachable typed.
 KEY_XS = range(-3, 4)
 KEY_YS = range(3, -3, -1)
 TURN_LIMITS = (3, 6, 10)
@@ -66,6 +66,17 @@ def _aim_layout(cfg: PistolConfig) -> tuple[str, AimKeys]:
             _AIM.clear()
         _AIM[id(cfg)] = kept
     return kept[1], kept[2]
+
+
+FAR = "far"  # the builder state of the aim page beyond the main keyboard
+FAR_ROW = 6  # buttons per row there
+FAR_MAX = 90  # at most this many (Telegram allows 100 buttons); a larger window is typed
+
+
+def _far_cells(cfg: PistolConfig) -> list[tuple[int, int]]:
+    """The aim corners of the P8 window that the main keyboard does not show."""
+    window = range(cfg.aim_min, cfg.aim_max + 1)
+    return [(x, y) for y in window for x in window if x not in KEY_XS or y not in KEY_YS]
 
 
 def _label(tr: Tr, prefix: str, ident: str) -> str:
@@ -155,6 +166,8 @@ class PistolUI(RulesetUI):
             example = order_words(tr, match, pid)
             return Screen(tr("pistol.pick_move", example=example), [row])
         move = int(state[0])
+        if len(state) == 2 and state[1] == FAR:  # step 2b: the aims beyond the main grid
+            return self._far_aims(tr, match, pid, move)
         if len(state) == 1:  # step 2: the aim corner on the grid (P5, P8)
             grid, keys = _aim_layout(cfg)
             rows = [
@@ -164,6 +177,9 @@ class PistolUI(RulesetUI):
                 ]
                 for row in keys
             ]
+            if _far_cells(cfg):  # the rest of the P8 window: one more page
+                far = Callback("b", match.id, turn, (pid, str(move), FAR))
+                rows.append([Button(tr("input.btn.far_aims"), far)])
             rows.append([Button(tr("btn.back"), Callback("b", match.id, turn, (pid,)))])
             text = tr(
                 "pistol.pick_aim",
@@ -203,6 +219,31 @@ class PistolUI(RulesetUI):
         if len(args) != 3:
             raise Rejection("invalid_button")
         return {"move": int(args[0]), "aim": [int(args[1]), int(args[2])]}
+
+    def _far_aims(self, tr: Tr, match: Match, pid: str, move: int) -> Screen:
+        """Every legal aim corner the main keyboard leaves out (P8 window), rows by height;
+        a window too large for one keyboard says how to type the aim instead."""
+        cfg = _config(match)
+        turn = match.turn
+        example = f"move {move} aim {cfg.aim_max}:{cfg.aim_min}"
+        text = tr("input.aim_zoom", example=example, min=cfg.aim_min, max=cfg.aim_max)
+        cells = _far_cells(cfg)
+        rows: list[list[Button]] = []
+        if len(cells) <= FAR_MAX:
+            for y in sorted({y for _, y in cells}, reverse=True):
+                line = [x for x, yy in cells if yy == y]
+                for i in range(0, len(line), FAR_ROW):
+                    rows.append(
+                        [
+                            Button(
+                                f"{x}:{y}",
+                                Callback("b", match.id, turn, (pid, str(move), str(x), str(y))),
+                            )
+                            for x in line[i : i + FAR_ROW]
+                        ]
+                    )
+        rows.append([Button(tr("btn.back"), Callback("b", match.id, turn, (pid, str(move))))])
+        return Screen(text, rows)
 
     @staticmethod
     def _move_button(m: int) -> str:

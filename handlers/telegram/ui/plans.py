@@ -585,7 +585,7 @@ class PlansUI(RulesetUI):
             lines.append(tr("plans.confirm.damage_none"))
         else:
             lines.append(tr("plans.confirm.damage", pool=pv.damage_pool))
-        typed = format_typed({**plan, "text": ""}).rstrip()
+        typed = format_typed({**plan, "text": tr("input.plan_text")})  # accepted back as is
         lines += [
             "",
             tr(

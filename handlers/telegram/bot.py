@@ -825,14 +825,21 @@ async def open_turn(context: Ctx, match: Match) -> None:
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
+    opened: dict[str, int] = {}  # chat -> the turn's first message there (typed orders' order)
     for seat in match.seats:
         if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
         screen = with_deadline(ptr, match, screen, now)
-        await dm(context, match, seat.user_id, screen)
-    await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders in the GM's chat
+        if (sent := await dm(context, match, seat.user_id, screen)) is not None:
+            opened.setdefault(str(seat.user_id), sent.message_id)
+    gm_first = await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders, GM's chat
+    if gm_first is not None:
+        opened.setdefault(str(match.gm_user_id), gm_first)
+    if opened:
+        with contextlib.suppress(*EXPECTED):  # only a help for refuse_if_before_turn
+            usecases.update_ui(svc.deps, match.id, opened={"turn": match.turn, "msgs": opened})
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -895,14 +902,26 @@ def refuse_if_before_turn(update: Update, match: Match) -> None:
     meant for an earlier one. A redelivered update does this when its first attempt resolved
     the turn and then died (``handlers.lambda_webhook``: the lease); so does an order typed
     while another player's resolved the turn. Buttons need no such check: they carry their
-    turn. Telegram dates are whole seconds (rounded down), so a message of the second the
-    turn opened counts as earlier (a human cannot answer a reveal that fast); date 0 (the
-    in-process fake API) is unknown and never refused."""
-    msg, opened = update.effective_message, match.turn_opened_at
-    if msg is None or opened is None:
+    turn.
+
+    Telegram orders the messages of a chat: a message id below the id of the turn's first
+    message in that chat (its builder, recorded by :func:`open_turn`) was written before the
+    turn opened there; one above it after, whatever the clocks say, even in the same second.
+    Without a recorded message (e.g. a player the builder did not reach) the dates decide, to
+    the second: only a message dated a whole second before the turn opened is refused; date
+    0 (the in-process fake API) is unknown and never refused."""
+    msg = update.effective_message
+    if msg is None or match.turn_opened_at is None:
         return
-    written = (msg.edit_date or msg.date).timestamp()
-    if 0 < written < opened:
+    opened = match.ui.get("opened")
+    if isinstance(opened, Mapping) and opened.get("turn") == match.turn:
+        first = (opened.get("msgs") or {}).get(str(msg.chat_id))
+        if isinstance(first, int):
+            if msg.message_id < first:
+                raise Rejection("typed_before_turn", turn=match.turn)
+            return
+    written = int((msg.edit_date or msg.date).timestamp())
+    if 0 < written < int(match.turn_opened_at):
         raise Rejection("typed_before_turn", turn=match.turn)
 
 

@@ -77,20 +77,27 @@ def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
     return [row]
 
 
-async def open_turn_gm(context: core.Ctx, match: Match, *, unsealed_only: bool = False) -> None:
+async def open_turn_gm(
+    context: core.Ctx, match: Match, *, unsealed_only: bool = False
+) -> int | None:
     """A turn opened: one order builder per GM-run participant in the GM's private chat
-    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn)."""
+    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
+    Returns the message id of the first one sent (None: none)."""
     svc = core.services(context)
     pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
     if not pids:
-        return
+        return None
     tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
+    first: int | None = None
     for pid in pids:
         screen = render.builder_screen(tr, match, pid, ())
         if not _has_helpers(screen):
             screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        if await core.dm(context, match, match.gm_user_id, screen) is None:
-            return  # the GM cannot be written to: the group was told once, not per NPC
+        sent = await core.dm(context, match, match.gm_user_id, screen)
+        if sent is None:
+            return first  # the GM cannot be written to: the group was told once, not per NPC
+        first = sent.message_id if first is None else first
+    return first
 
 
 def _has_helpers(screen: Screen) -> bool:

@@ -44,8 +44,11 @@ async def hint(context: bot.Ctx, tr: Tr, user_id: int) -> None:
     await bot.send(context, user_id, Screen(text))
 
 
-async def tell_defaulted(context: bot.Ctx, match: Match, record: TurnRecord) -> None:
-    """Tell each player whose seat got the default order in a forced turn, privately."""
+async def tell_defaulted(
+    context: bot.Ctx, match: Match, record: TurnRecord, key: str = "input.forced_default"
+) -> None:
+    """Tell each player whose seat got the default order, privately (``key``: the message;
+    a forced turn's by default, the deadline's from :mod:`handlers.telegram.clock`)."""
     svc = bot.services(context)
     ui = get_ui(match.ruleset)
     for o in record.orders:
@@ -54,7 +57,7 @@ async def tell_defaulted(context: bot.Ctx, match: Match, record: TurnRecord) -> 
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         text = ptr(
-            "input.forced_default",
+            key,
             id=match.id,
             turn=record.turn,
             order=Raw(ui.order_text(ptr, o.order)),

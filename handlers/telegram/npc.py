@@ -251,7 +251,9 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
     if not running:
         raise Rejection("no_active_match")
     if len(running) > 1:  # an NPC order sealed into the wrong match: ask for the id
-        raise Rejection("name_the_match")
+        some = running[0]
+        example = hints.order_example(tr, some, gm_run(some)[0], with_id=True)
+        raise Rejection("name_the_match", example=example)
     match = running[0]
     mine = [p for p in gm_run(match) if match.seat(p) in match.controlled_by(user.id)]
     first = next((p for p in mine if p not in match.sealed), mine[0] if mine else "")

@@ -191,7 +191,7 @@ def parse_character_words(words: Sequence[str]) -> dict[str, Any]:
         if not eq or not value:
             raise Rejection("typed_pairs", what="character", word=w)
         if key not in _CHARACTER_KEYS:
-            expected = " ".join(_CHARACTER_KEYS)
+            expected = ", ".join(_CHARACTER_KEYS)
             raise Rejection("character_unknown_word", word=raw_key, expected=expected)
         if key == "preset":
             base = known.get(aliases.get(value.lower(), value.lower()))

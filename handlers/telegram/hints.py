@@ -10,6 +10,8 @@ the ruleset accepts is shown.
 
 from __future__ import annotations
 
+from typing import Any
+
 from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram.i18n import Tr
@@ -31,6 +33,20 @@ def _gm_runs(match: Match, pid: str) -> bool:
     return match.phase is Phase.RUNNING and pid in lifecycle.gm_controlled(match)
 
 
+_LAST: list[tuple[object, Any]] = []  # (the stored state dict, its loaded state): one entry
+
+
+def loaded_state(match: Match) -> Any:
+    """``match``'s ruleset state, loaded once for the candidates of one example (loading a
+    battle parses every sheet again)."""
+    raw = match.state
+    if _LAST and _LAST[0][0] is raw:
+        return _LAST[0][1]
+    state = match.rules.load_state(raw or {})
+    _LAST[:] = [(raw, state)]
+    return state
+
+
 def accepted(match: Match, pid: str, words: str) -> bool:
     """Whether the typed order ``words`` would be accepted for ``pid`` now (shape and rules)."""
     if match.state is None:
@@ -38,7 +54,7 @@ def accepted(match: Match, pid: str, words: str) -> bool:
     rules = match.rules
     try:
         raw = get_ui(match.ruleset).parse_typed([words])
-        rules.check_order(rules.load_state(match.state), pid, raw)
+        rules.check_order(loaded_state(match), pid, raw)
     except (Rejection, ValueError, KeyError, TypeError):
         return False
     return True
@@ -48,11 +64,12 @@ def order_words(tr: Tr, match: Match, pid: str) -> str:
     """A typed order (the words after the command) valid for ``pid`` now; the ruleset's
     generic example when no candidate is accepted (e.g. before the battle exists)."""
     ui = get_ui(match.ruleset)
-    candidates = ui.example_candidates(tr, match, pid)
-    for words in candidates:
+    first: str | None = None
+    for words in ui.example_candidates(tr, match, pid):
+        first = words if first is None else first
         if accepted(match, pid, words):
             return words
-    return candidates[0] if candidates else ui.typed_example()
+    return first or ui.typed_example()
 
 
 def order_example(tr: Tr, match: Match, pid: str, *, with_id: bool = False) -> str:

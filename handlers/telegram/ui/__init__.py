@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import importlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -156,9 +156,10 @@ class RulesetUI:
     def typed_example(self) -> str:
         return "key value"
 
-    def example_candidates(self, tr: Tr, match: Match, pid: str) -> list[str]:
-        """Typed orders (words after the command) to show ``pid`` as an example, best first;
-        :func:`handlers.telegram.hints.order_words` shows the first the ruleset accepts."""
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
+        """Typed orders (words after the command) to show ``pid`` as an example, best first
+        (may be lazy); :func:`handlers.telegram.hints.order_words` shows the first the ruleset
+        accepts."""
         return [self.typed_example()]
 
     def order_text(self, tr: Tr, order: Mapping[str, Any]) -> str:

@@ -26,7 +26,7 @@ aces, modifiers, result, raises), damage and effects; a status table and the sky
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.errors import Rejection
@@ -391,12 +391,16 @@ class DragonsUI(RulesetUI):
     def typed_example(self) -> str:
         return "level +2; attack breath p2"
 
-    def example_candidates(self, tr: Tr, match: Match, pid: str) -> list[str]:
-        """Orders for ``pid`` now: a legal movement, then an attack that reaches a foe after
-        it (else a tail, else the movement alone), in the reader's language."""
-        st = state_of(match)
-        if st is None or pid not in st.stats:
-            return [self.typed_example()]
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterator[str]:
+        """Orders for ``pid`` now, lazily (the first accepted one is shown): a legal movement,
+        then an attack that reaches a foe after it (else any attack, else the movement
+        alone), in the reader's language."""
+        from handlers.telegram.hints import loaded_state
+
+        st = loaded_state(match) if match.state is not None else None
+        if not isinstance(st, DragonsState) or pid not in st.stats:
+            yield self.typed_example()
+            return
         words = _typed_words(tr)
         opts = [o for o in dr.movement_options(st, pid) if o.legal]
         opts.sort(key=lambda o: (o.move != "level", o.dangerous, abs(o.n)))
@@ -404,17 +408,14 @@ class DragonsUI(RulesetUI):
         foes = self._foes(st, pid)
         weapons = st.stats[pid].weapons
         attack = words["attack"]
-        out = [
-            f"{_move_words(words, move, n)}; {attack} {w.name} {foe.pid}"
-            for move, n in moves[:6]
-            for w in weapons
-            for foe in foes
-            if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible
-        ]
+        for move, n in moves[:6]:
+            for w in weapons:
+                for foe in foes:
+                    if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible:
+                        yield f"{_move_words(words, move, n)}; {attack} {w.name} {foe.pid}"
         first = _move_words(words, *moves[0])
-        out += [f"{first}; {attack} {w.name} {f.pid}" for w in weapons for f in foes]
-        out += [_move_words(words, m, n) for m, n in moves]
-        return out or [self.typed_example()]
+        yield from (f"{first}; {attack} {w.name} {f.pid}" for w in weapons for f in foes)
+        yield from (_move_words(words, m, n) for m, n in moves)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
         text = " ".join(words).strip()

@@ -9,7 +9,7 @@ purpose, each shot's landing cell on the target's grid, the result and "turn k o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.errors import Rejection
@@ -135,7 +135,7 @@ class PistolUI(RulesetUI):
     def typed_example(self) -> str:
         return "move -2 aim 0:1"
 
-    def example_candidates(self, tr: Tr, match: Match, pid: str) -> list[str]:
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
         move = "сдвиг" if tr.lang == "ru" else "move"  # both parse (pistol.aliases.json)
         aim = "прицел" if tr.lang == "ru" else "aim"
         return [f"{move} -1 {aim} 0:1", f"{move} 0 {aim} 0:0", self.typed_example()]

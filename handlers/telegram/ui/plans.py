@@ -22,7 +22,7 @@ guess:magical/pyromancy/cunning -- text`` (also after ``/order``),
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -608,7 +608,7 @@ class PlansUI(RulesetUI):
         head, sep, tail = " ".join(words).partition("--")
         return parse_plan_text(alias_words(ALIASES.get("words", {}), head) + sep + tail)
 
-    def example_candidates(self, tr: Tr, match: Match, pid: str) -> list[str]:
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
         """Plans ``pid`` can seal now: a group and one of its own skills usable with it, a
         strong action, a guess at one of the opponent's skills, and a role-play text."""
         if match.state is None:

@@ -23,6 +23,7 @@ from tests.bot.test_plans_ui import PlansDuel
         ("level +1; attack claws p2", ("level", 1, "claws")),
         ("набор 2; атаковать дыхание p2", ("climb", 2, "breath")),
         ("снижение 1; атака укус p2", ("dive", 1, "bite")),
+        ("level +1; attack claws p2.", ("level", 1, "claws")),  # copied with a full stop
     ],
 )
 def test_dragons_typed_words_in_both_languages(typed: str, expected: tuple[str, int, str]) -> None:

@@ -259,6 +259,8 @@ def canonical_order(text: str) -> str:
             words = [found[0], *words[found[1] :]]
         if words and words[0].lower() in ("attack", "atk", "a", "атака") and len(words) > 1:
             words[1] = weapons.get(words[1].lower(), words[1])
+        if words and words[0].lower() in ("attack", "tail", "break", "хвост"):
+            words[-1] = words[-1].rstrip(".,!")  # a sentence's full stop copied with a code
         commands.append(" ".join(words))
     return "; ".join(c for c in commands if c)
 

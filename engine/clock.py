@@ -2,7 +2,7 @@
 
 Every number is match configuration (:class:`ClockConfig`, chosen by the GM), and nothing here
 looks at a sealed order: a deadline's length and its announcements never depend on anyone's
-hidden choices (the Werewolf #316 lesson in ``shared/notes/prior-art.md``).
+hidden choices (the Werewolf #316 lesson in the project's notes on other play-by-post bots).
 """
 
 from __future__ import annotations

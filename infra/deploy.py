@@ -11,7 +11,7 @@
 3. Compile bytecode into the build with that interpreter and ``--invalidation-mode
    unchecked-hash``: ``sam build`` strips every ``.pyc`` and Lambda's code directory is
    read-only, so without this each cold start recompiles (~1.6 s instead of ~0.55 s,
-   ``shared/notes/serverless-lambda.md``); unchecked-hash pyc stay valid after zipping, which
+   measured, ``docs/deploy.md``); unchecked-hash pyc stay valid after zipping, which
    does not keep mtimes.
 4. ``sam deploy`` (``--guided`` when there is no ``samconfig.toml`` yet: it asks for the stack
    name, region and parameters once and saves them).

@@ -1,6 +1,6 @@
 """Ruleset ``dragons``: a dragon dogfight on Savage Worlds.
 
-Spec: ``shared/rules/dragon-dogfight.md``, rule ids D1-D36; base mechanics in
+Spec: ``docs/rules/dragons.md``, rule ids D1-D36; base mechanics in
 :mod:`engine.savage`; decisions of ``savage-worlds-core.md`` section 15 quoted as "decision N".
 
 A battle: any number of dragons on sides, Wild Cards or Extras, some GM-run (NPCs). A dragon's

@@ -1,5 +1,5 @@
 """Ruleset ``pistol``: the silhouette duel ("battleship"), rules P1-P20 of
-``shared/rules/pistol-duel.md``.
+``docs/rules/pistol.md``.
 
 Two duelists seal a move and an aim corner each turn; the bot rolls initiative (P14), then each
 shot's two hit dice (P9), finds the landing cell on the target's silhouette (P5) and applies the
@@ -323,6 +323,25 @@ def _updated(duelists: tuple[Duelist, ...], changed: Mapping[str, _Live]) -> tup
 # Builds a named tuple's value without its Python-level __new__ (hot path; same value).
 _new = tuple.__new__
 
+# Markers a CountingLog records instead of full events (kind, plus the count_detail field).
+_MARK_INITIATIVE: Final = Event("initiative")
+_MARK_MISS: Final = Event("miss")
+_MARK_NO_SHOT: Final = Event("no_shot")
+_MARK_DEATH: Final = Event("death")
+_MARK_WOUND: Final = Event("wound")
+_MARK_OUTCOME: Final = Event("outcome")
+
+
+class _HitMarks(dict[str, Event]):
+    """hit markers by part (a configured silhouette may name its own parts)."""
+
+    def __missing__(self, part: str) -> Event:
+        mark = self[part] = Event("hit", None, {"part": part})
+        return mark
+
+
+_MARK_HIT: Final = _HitMarks()
+
 
 class _Live:
     """A duelist's changing fields while one turn resolves (mutable, local to resolve)."""
@@ -586,24 +605,31 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
         # P14: initiative = d6 + weapon speed - |own move|; higher shoots first.
         m0, m1 = o0.move, o1.move
         memo = log.memo  # equal events are shared (TurnLog.shared): the key holds every value
+        counting = log.counting  # the simulator's CountingLog: kind markers, no full events
         r0 = log.die(rules.initiative_die, "initiative", p0)
         s0 = d0.speed
         t0 = r0 + s0 - (m0 if m0 >= 0 else -m0) * rules.move_penalty  # abs(m0), without a call
-        try:  # a subscript (no method call): the key is nearly always there
-            event = memo[key := ("initiative", p0, m0, r0, s0, t0)]
-        except KeyError:
-            data: dict[str, Any] = {"move": m0, "roll": r0, "speed": s0, "total": t0}
-            event = log.shared(key, _new(Event, ("initiative", p0, data)))
-        events.append(event)
+        if counting:
+            events.append(_MARK_INITIATIVE)
+        else:
+            try:  # a subscript (no method call): the key is nearly always there
+                event = memo[key := ("initiative", p0, m0, r0, s0, t0)]
+            except KeyError:
+                data: dict[str, Any] = {"move": m0, "roll": r0, "speed": s0, "total": t0}
+                event = log.shared(key, _new(Event, ("initiative", p0, data)))
+            events.append(event)
         r1 = log.die(rules.initiative_die, "initiative", p1)
         s1 = d1.speed
         t1 = r1 + s1 - (m1 if m1 >= 0 else -m1) * rules.move_penalty
-        try:
-            event = memo[key := ("initiative", p1, m1, r1, s1, t1)]
-        except KeyError:
-            data = {"move": m1, "roll": r1, "speed": s1, "total": t1}
-            event = log.shared(key, _new(Event, ("initiative", p1, data)))
-        events.append(event)
+        if counting:
+            events.append(_MARK_INITIATIVE)
+        else:
+            try:
+                event = memo[key := ("initiative", p1, m1, r1, s1, t1)]
+            except KeyError:
+                data = {"move": m1, "roll": r1, "speed": s1, "total": t1}
+                event = log.shared(key, _new(Event, ("initiative", p1, data)))
+            events.append(event)
         if t0 == t1 and rules.tie_rerolls:  # P14 (config): equal totals may be rolled again
             for _ in range(rules.tie_rerolls):
                 t0 = _initiative(rules, log, p0, m0, s0)
@@ -628,6 +654,9 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             so, to = to, so
             shift = -to.move  # P10: E = -(target's move)
             if over:  # P15/P19: the hit that ended the duel stops the later shot
+                if counting:
+                    events.append(_MARK_NO_SHOT)
+                    continue
                 events.append(_new(Event, ("no_shot", shooter.pid, {"reason": "duel_over"})))
                 continue
             n = shooter.zone
@@ -641,19 +670,25 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             c = ax + shift + f - 1  # P9: C = A + E + (F - 1)
             r = ay - h + 1  # P9: D = B - (H - 1)
             part = cells.get((c, r))  # P11: the hit location is the cell's part (P5)
-            data = {
-                "target": target.pid,
-                "aim": so.aim,
-                "shift": shift,
-                "zone": n,
-                "dice": [f, h],
-                "cell": [c, r],
-            }
-            if part is None:
-                events.append(_new(Event, ("miss", shooter.pid, data)))
-                continue
-            data["part"] = part
-            events.append(_new(Event, ("hit", shooter.pid, data)))
+            if counting:
+                if part is None:
+                    events.append(_MARK_MISS)
+                    continue
+                events.append(_MARK_HIT[part])
+            else:
+                data = {
+                    "target": target.pid,
+                    "aim": so.aim,
+                    "shift": shift,
+                    "zone": n,
+                    "dice": [f, h],
+                    "cell": [c, r],
+                }
+                if part is None:
+                    events.append(_new(Event, ("miss", shooter.pid, data)))
+                    continue
+                data["part"] = part
+                events.append(_new(Event, ("hit", shooter.pid, data)))
             if changed is None:
                 changed = {}
             live = changed.get(target.pid)
@@ -672,6 +707,9 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             after = _state(rules, _updated(duelists, changed), turn, pids)
         result = after[_RESULT]
         if result.status != "running":  # P20: the outcome with the turn counter (turn k of N)
+            if counting:
+                events.append(_MARK_OUTCOME)
+                return after
             status, winners, reason = result.status, result.winners, result.reason
             end = ("outcome", status, winners, reason, played, rules.turn_limit)
             try:  # shared like initiative events: few values recur
@@ -727,6 +765,9 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             live.status = "dead" if lethal else "wounded"
             live.part = part
         kind = "death" if lethal else "wound"
+        if log.counting:
+            log.events.append(_MARK_DEATH if lethal else _MARK_WOUND)
+            return True
         event = log.memo.get(key := (kind, target.pid, part, shooter))  # shared, as initiative
         if event is None:
             data = {"part": part, "by": shooter}

@@ -1232,9 +1232,10 @@ def build_application(
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
     plan_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram import clock, gm_panel  # they use this module's helpers
+    from handlers.telegram import clock, gm_panel, odds  # they use this module's helpers
 
     clock.register(app)  # turn clock: /clock, lobby clock buttons
+    odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
     gm_panel.register(app)  # GM powers, player commands, /dossier
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))

@@ -192,6 +192,8 @@ class FakeBotAPI(BaseRequest):
             return self._send(p)
         if api == "sendDocument":
             return self._send_document(p)
+        if api == "sendPhoto":  # kept like a document: its bytes, named "photo"
+            return self._send_document(p, "photo")
         if api == "editMessageText":
             return self._edit(p, text=str(p["text"]))
         if api == "editMessageReplyMarkup":
@@ -243,17 +245,17 @@ class FakeBotAPI(BaseRequest):
         chat.messages.append(m)
         return self.message_json(m)
 
-    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
-        """A document upload: kept as a message whose text is the caption."""
+    def _send_document(self, p: dict[str, Any], kind: str = "document") -> dict[str, Any]:
+        """A document (or photo) upload: kept as a message whose text is the caption."""
         chat_id = int(p["chat_id"])
         chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
         if chat.type == "private" and chat_id not in self.started:
             raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
         files = p.get("_files") or {}
-        ref = str(p.get("document", "")).removeprefix("attach://")
-        ref = ref if ref in files else "document"
+        ref = str(p.get(kind, "")).removeprefix("attach://")
+        ref = ref if ref in files else kind
         if ref not in files:
-            raise _ApiError(400, "Bad Request: there is no document in the request")
+            raise _ApiError(400, f"Bad Request: there is no {kind} in the request")
         name, content, mime = files[ref][:3]
         if hasattr(content, "read"):
             content = content.read()
@@ -261,11 +263,11 @@ class FakeBotAPI(BaseRequest):
         m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
         chat.messages.append(m)
         out = self.message_json(m)
-        out["document"] = {
-            "file_id": f"doc{m.message_id}",
-            "file_unique_id": f"u{m.message_id}",
-            "file_name": doc.file_name,
-        }
+        ids = {"file_id": f"doc{m.message_id}", "file_unique_id": f"u{m.message_id}"}
+        if kind == "photo":
+            out["photo"] = [{**ids, "width": 1, "height": 1}]
+        else:
+            out["document"] = {**ids, "file_name": doc.file_name}
         return out
 
     def documents(self, chat_id: int) -> list[FakeDocument]:

@@ -46,7 +46,7 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     if extra.text:
         lines.append(extra.text)
     lines.append(tr("lobby.hint"))
-    from handlers.telegram import clock_text, fairness
+    from handlers.telegram import clock_text, fairness, odds
 
     lines += clock_text.lobby_lines(tr, match)
     if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
@@ -56,6 +56,7 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     for opt in ui.options(tr, match):
         rows.append([Button(opt.label, Callback("opt", match.id, 0, (opt.name,)))])
     rows += clock_text.lobby_rows(tr, match)
+    rows += odds.lobby_rows(tr, match)
     other = "en" if match.lang == "ru" else "ru"
     rows.append(
         [

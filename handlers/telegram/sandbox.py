@@ -67,6 +67,9 @@ class Sandbox:
         head = f"--- {self.chat_name(m.chat_id)} #{m.message_id}{tag}"
         print(head, file=self.out)
         print(plain(m.text), file=self.out)
+        if m.document is not None:  # a file or picture (e.g. the odds chart): name and size
+            size = len(m.document.content)
+            print(f"   [{m.document.file_name or 'file'}: {size} bytes]", file=self.out)
         for i, b in enumerate(m.buttons, 1):
             kind = " (link)" if "url" in b else ""
             print(f"   [{i}] {b['text']}{kind}", file=self.out)

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from handlers.telegram.harness import GROUP_ID, Harness
+from tests.support.fixtures import load as fixture
 
-FIXTURES = Path("/work/shared/fixtures/telegram")
-
-
-def fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
-    return data
+__all__ = ["Duel", "fixture"]
 
 
 class Duel:
-    """A harness with the cast of the shared fixtures: Alice (ru), Bob (HTML in his name), a
-    GM, and the group."""
+    """A harness with the cast of the fixtures (``tests/fixtures/telegram``): Alice (ru), Bob
+    (HTML in his name), a GM, and the group."""
 
     def __init__(self, h: Harness) -> None:
         self.h = h

@@ -149,7 +149,7 @@ def test_player_who_cannot_be_messaged_is_marked_and_the_match_goes_on(duel: Due
     assert duel.match().seat("p2").reachable
 
 
-def test_shared_fixtures_realistic_shapes(duel: Duel) -> None:
+def test_fixtures_realistic_shapes(duel: Duel) -> None:
     h = duel.h
     h.feed(fixture("group_command_with_botname"))
     assert "Which duel" in h.last(duel.g).text
@@ -158,6 +158,21 @@ def test_shared_fixtures_realistic_shapes(duel: Duel) -> None:
     assert len(h.api.calls) == calls
     h.feed(fixture("private_text_order"))
     assert "no match" in h.last(duel.b).text
+
+
+def test_bot_added_to_a_group_and_a_stray_reply_change_nothing(duel: Duel) -> None:
+    """The bot joining a group (``my_chat_member`` in a supergroup) is not a private block: no
+    seat changes. A reply in private to an old bot message that waits for nothing seals
+    nothing."""
+    h = duel.h
+    duel.start()
+    before = duel.match()
+    h.feed(fixture("my_chat_member_added_to_group"))
+    h.feed(fixture("private_reply_text"))  # Alice replies to a message that asked nothing
+    after = duel.match()
+    assert after.version == before.version
+    assert after.sealed == ()
+    assert all(seat.reachable for seat in after.seats)
 
 
 def test_retry_after_is_honoured_when_short(duel: Duel) -> None:

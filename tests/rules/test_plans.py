@@ -1,4 +1,4 @@
-"""Rule tests of the ``plans`` ruleset (shared/rules/plan-duel.md), one or more per rule id, with
+"""Rule tests of the ``plans`` ruleset (docs/rules/plans.md), one or more per rule id, with
 scripted dice. Sheets are plain (see ``test_plans_helpers.sheet``): physical + blade is a pool of
 2 dice (dexterity 1 + blade 1) and a damage pool of 2 (strength 2, unarmed)."""
 

@@ -12,7 +12,6 @@ import pytest
 from handlers.runtime import Runtime, cold_start
 from handlers.telegram.fake_api import FakeBotAPI
 from tests.serverless.webhook_harness import (  # noqa: F401 - re-exported for the tests
-    FIXTURES,
     REGION,
     SECRET,
     SECRET_NAME,

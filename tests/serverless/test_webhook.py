@@ -1,8 +1,9 @@
 """The Lambda webhook entry over moto (DynamoDB, SSM, Secrets Manager) and the fake Bot API,
-fed real API Gateway payload-2.0 events built from the shared fixtures."""
+fed real API Gateway payload-2.0 events built from the fixtures (``tests/fixtures/``)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -91,6 +92,17 @@ def test_wrong_or_missing_secret_is_401_and_changes_nothing(
     # The same update with the right secret is then processed normally (nothing was claimed).
     assert lambda_webhook.handle(api_event(update), harness.rt)["statusCode"] == 200
     assert harness.api.calls_of("sendMessage")
+
+
+def test_an_event_with_a_plain_json_body_is_processed(harness: WebhookHarness) -> None:
+    """API Gateway passes a JSON body as text (``isBase64Encoded`` false): the fixture shape."""
+    fixture_users(harness)
+    event = fixture("aws/http-api-v2-plain.json")
+    event["headers"]["x-telegram-bot-api-secret-token"] = SECRET
+    event["body"] = json.dumps(fixture("telegram/group_command_with_botname.json"))
+    assert event["isBase64Encoded"] is False
+    assert lambda_webhook.handle(event, harness.rt)["statusCode"] == 200
+    assert "Which duel" in harness.api.calls_of("sendMessage")[-1].params["text"]
 
 
 def test_the_same_update_delivered_twice_is_handled_once(harness: WebhookHarness) -> None:

@@ -10,7 +10,6 @@ import itertools
 import json
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from handlers import lambda_webhook
@@ -18,10 +17,8 @@ from handlers.runtime import Runtime
 from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI
 from handlers.telegram.harness import Harness
 from tests.storage.aws import FAKE_ENV
+from tests.support.fixtures import load as fixture
 
-FIXTURES = Path("/work/shared/fixtures")
-if not FIXTURES.exists():  # a checkout without the shared folder: the copies next to us
-    FIXTURES = Path(__file__).with_name("fixtures")
 REGION = FAKE_ENV["AWS_DEFAULT_REGION"]
 TABLE = "sekundant-lambda-test"
 TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
@@ -30,14 +27,9 @@ SECRET_NAME = "sekundant-webhook-secret"
 SECRET = "S3cretWebhookToken0123456789abcdefABCDEF"
 
 
-def fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
-    return data
-
-
 def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> dict[str, Any]:
     """A real HTTP API (payload 2.0) event, as the fixture, carrying ``update`` base64 encoded."""
-    event = copy.deepcopy(fixture("aws/http-api-proxy.json"))
+    event = copy.deepcopy(fixture("aws/http-api-v2-base64.json"))
     raw = update if isinstance(update, bytes) else json.dumps(update).encode()
     event["body"] = base64.b64encode(raw).decode()
     event["isBase64Encoded"] = True

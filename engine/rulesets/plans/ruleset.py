@@ -1,4 +1,4 @@
-"""The ``plans`` ruleset (``shared/rules/plan-duel.md``, C1-C22) behind the Ruleset interface."""
+"""The ``plans`` ruleset (``docs/rules/plans.md``, C1-C22) behind the Ruleset interface."""
 
 from __future__ import annotations
 

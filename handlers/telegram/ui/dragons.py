@@ -1,4 +1,4 @@
-"""Telegram UI of the ``dragons`` ruleset (``shared/rules/dragon-dogfight.md``, D1-D36).
+"""Telegram UI of the ``dragons`` ruleset (``docs/rules/dragons.md``, D1-D36).
 
 Lobby: options (turn cap D35, edition, melee range D21, takeover D34, terrain D24), presets and
 typed stat blocks (D1-D2), sides and GM-run NPC dragons (buttons in

@@ -1,4 +1,4 @@
-"""Telegram UI of the ``pistol`` ruleset (``shared/rules/pistol-duel.md``).
+"""Telegram UI of the ``pistol`` ruleset (``docs/rules/pistol.md``).
 
 Order builder (state in callback data, no storage): move buttons -2..+2 (P6, direction as the
 opponent sees it) -> an aim keyboard laid out as the silhouette grid with coordinates (P5, P8)

@@ -1,4 +1,4 @@
-"""Telegram UI of the ``plans`` ruleset (``shared/rules/plan-duel.md``, C1-C22).
+"""Telegram UI of the ``plans`` ruleset (``docs/rules/plans.md``, C1-C22).
 
 Order builder (private chat), one step per screen, every screen with Back and Cancel:
 group -> skill -> second skill (C10; only groups whose reserve can pay, skipped when none can)

@@ -18,7 +18,7 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from engine.errors import Rejection
-from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.i18n import Raw, Tr, catalog
 
 EXAMPLE = "example"  # the Rejection parameter a handler attaches a correct example under
 # Rejections where an example does not help (nothing is wrong with what was typed).
@@ -59,6 +59,57 @@ def field_name(tr: Tr, field: str) -> str:
     return Raw(html.escape(field.replace("_", " ").replace(".", " ")))
 
 
+# What the core says it expected (English, a code's detail), in the reader's language: the
+# phrase -> the catalog key of its words (``input.exp.<id>``). Syntax patterns (``N``,
+# ``WEAPON TARGET``, ``GROUP/SKILL/ACTION``) read the same in both languages and are kept.
+_PHRASES = {
+    "a whole number": "whole_number",
+    "a number": "whole_number",
+    "an integer": "whole_number",
+    "an integer >= 1": "whole_number_1",
+    "30m, 6h, 2d, 90s or none": "duration_or_none",
+    "30m, 6h, 2d or 90s": "duration",
+    "p1, p2… or a name": "seat_or_name",
+    "a skill id from the sheet": "own_skill",
+    "a JSON object": "json_object",
+    "an object": "json_object",
+    "a list": "list",
+    "a non-empty text up to 60 characters": "text_60",
+    "a text up to 200 characters": "text_200",
+    "a manoeuvre name up to 60 characters, or null": "manoeuvre",
+    "level, climb or dive": "move_kind",
+    "up or down": "up_down",
+    "climb, dive or null": "climb_dive",
+    "attack, tail, force, break or power": "action_kind",
+    "two integers [A, B] or 'A:B'": "pair",
+    "d4, d6, d8, d10, d12 (+N)": "die",
+    "e.g. 2d6, 3d6+1, str+d8": "damage",
+    "0 < short <= medium <= long": "bands",
+    "one word without / : +": "one_word",
+    "1-20 bytes (a Latin letter is 1, a Cyrillic one 2, an emoji 4), no ':'": "side_name",
+}
+_PREFIXES = {"9 numbers: ": "nine_numbers"}
+_VALIDATOR = re.compile(
+    r"^(Input should|Value error|String should|Field required|Extra inputs|Assertion failed"
+    r"|value is not|Invalid|List should|Tuple should|Dictionary should)"
+)
+
+
+def phrase(tr: Tr, expected: str) -> str:
+    """A known expectation phrase of the core in the reader's words (else as given, with the
+    quotes of a Python repr dropped: ``'a' or 'b'`` -> ``a or b``)."""
+    key = _PHRASES.get(expected)
+    if key is not None:
+        return Raw(tr(f"input.exp.{key}"))
+    for prefix, key in _PREFIXES.items():
+        if expected.startswith(prefix):
+            return Raw(tr(f"input.exp.{key}", items=expected.removeprefix(prefix)))
+    if expected.endswith(" or a JSON stat block"):
+        presets = expected.removesuffix(" or a JSON stat block")
+        return Raw(tr("input.exp.preset_or_json", presets=presets))
+    return expected.replace("'", "")
+
+
 def expected_text(tr: Tr, field: str, expected: str) -> str:
     """A validator's expectation in words: "is missing", "must be at least 1 min"…"""
     simple = {"required": "input.expect.required", "no such field": "input.expect.no_field"}
@@ -79,9 +130,9 @@ def expected_text(tr: Tr, field: str, expected: str) -> str:
         parts.append(tr(f"input.expect.{op}", value=value))
     if parts:
         return Raw(", ".join(parts))
-    if re.match(r"^(Input|Value|String|Field|Extra)\b", expected) or "_" in expected:
+    if _VALIDATOR.match(expected):
         return Raw(tr("input.expect.valid"))  # a validator's own sentence: it does not fit
-    return Raw(tr("input.expect.one_of", expected=expected))
+    return Raw(tr("input.expect.one_of", expected=Raw(html.escape(phrase(tr, expected)))))
 
 
 def params(tr: Tr, code: str, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,6 +146,8 @@ def params(tr: Tr, code: str, raw: Mapping[str, Any]) -> dict[str, Any]:
             out[k] = field_name(tr, field)
         elif k == "expected" and code == "invalid_field":
             out[k] = expected_text(tr, field, str(v))
+        elif k == "expected":
+            out[k] = phrase(tr, str(v))
         elif k == "what":
             key = f"input.what.{v}"
             out[k] = Raw(tr(key)) if tr.has(key) else str(v)
@@ -110,7 +163,8 @@ def rejection_text(tr: Tr, exc: Rejection) -> str:
     if tr.has(key):
         with suppress(KeyError, IndexError):
             text = tr(key, **params(tr, exc.code, exc.params))
-    text = text[:1].upper() + text[1:]
+    if catalog(tr.lang).gettext(key).startswith("{field}"):  # begins with a field in words
+        text = text[:1].upper() + text[1:]
     example = exc.params.get(EXAMPLE)
     if example:
         text += "\n" + tr("input.example", example=str(example))

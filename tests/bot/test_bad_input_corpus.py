@@ -26,10 +26,11 @@ DENY = [
     r"(Invalid|Неверно)\W.{0,30}\b(field|поле)\b",  # the old "Invalid order: field …"
     r"key value|key=value|ключ значение|«ключ",
     r"Input should|Value error|validation error|object expected|Expecting ",
-    r"Rejection|Traceback|\bNone\b|\bTrue\b|\bFalse\b",
+    r"Rejection|Traceback|\bNone\b|\bTrue\b|\bFalse\b|\bnull\b",
     r"\{'|\['|'\]|'\}",  # a Python repr of a dict or list
     r"\b(err|input|dr|plans|npc)\.[a-z_]+\b",  # a catalog key
     r"\(code [a-z_]+\)",  # err.unknown: a code nobody translated
+    r"(ожидается|можно задать)[^\n|]*\b(or|an?|the|number)\b",  # English in a Russian reply
 ]
 DENIED = re.compile("|".join(DENY))
 

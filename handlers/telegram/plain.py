@@ -87,6 +87,8 @@ _PHRASES = {
     "0 < short <= medium <= long": "bands",
     "one word without / : +": "one_word",
     "1-20 bytes (a Latin letter is 1, a Cyrillic one 2, an emoji 4), no ':'": "side_name",
+    "level, climb, dive, aero, attack, tail, force, break, power": "dragon_words",
+    "move, aim, pick": "pistol_words",
 }
 _PREFIXES = {"9 numbers: ": "nine_numbers"}
 _VALIDATOR = re.compile(

@@ -24,7 +24,7 @@ from handlers.telegram.harness import GROUP_ID, Harness, plain
 from handlers.telegram.hints import character_example
 from handlers.telegram.i18n import Tr
 
-CODE = re.compile(r"<code>(/(?:order|plan|npcorder|character)\b[^<]*)</code>")
+CODE = re.compile(r"<code>(/(?:order|plan|npcorder|npc|character)\b[^<]*)</code>")
 TURNS = 4  # turns played by examples alone (each one sent back)
 
 
@@ -105,7 +105,7 @@ def _seal_back(w: World, user: dict[str, Any], example: str, pid: str) -> None:
 def _builder_examples(w: World, uid: int, since: int, pid: str) -> list[str]:
     """The typed examples of the builder messages sent to ``uid`` for ``pid`` since ``since``."""
     msgs = [m for m in w.h.api.chat(uid).messages[since:] if m.from_bot]
-    found = [c for m in msgs for c in codes(m.text)]
+    found = [c for m in msgs for c in codes(m.text) if not c.startswith("/npc ")]
     return [c for c in found if not c.startswith("/npcorder") or f" {pid} " in c]
 
 
@@ -189,3 +189,29 @@ def _seal_back_in(w: World, match_id: str, example: str) -> None:
     answer = w.send_back(w.alice, 111, example)
     after = w.h.deps.repo.load(match_id).match
     assert "p1" in after.sealed or after.turn > 1, (example, answer)
+
+
+def test_the_plan_confirmations_typed_form_is_accepted_back(world: World) -> None:
+    """The confirmation of a plan built with buttons shows it typed, text included."""
+    w, h = world, world.h
+    lobby = _characters(w, "plans")
+    h.press_text(w.gm, lobby, "▶️")
+    for _ in range(12):
+        builder = h.last(111, with_buttons=True)
+        if "✍️" in builder.buttons[0]["text"]:
+            break
+        h.press(w.alice, builder, 0)
+    shown = [c for c in codes(builder.text) if c.startswith("/plan ")]
+    assert shown, plain(builder.text)
+    _seal_back(w, w.alice, shown[-1], "p1")
+
+
+def test_the_npc_panels_example_is_accepted_back(world: World) -> None:
+    w, h = world, world.h
+    lobby = w.lobby("dragons")
+    h.press_text(w.gm, lobby, w.tr("dr.btn.npc_panel"))
+    shown = [c for c in codes(h.last(333, with_buttons=True).text) if c.startswith("/npc ")]
+    assert shown
+    seats = len(w.match().seats)
+    w.send_back(w.gm, 333, shown[0])
+    assert len(w.match().seats) == seats + 1

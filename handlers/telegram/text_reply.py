@@ -23,9 +23,11 @@ from typing import Any
 from telegram import Message, Update, User
 from telegram.ext import Application, MessageHandler, filters
 
+from engine import match as lifecycle
 from engine.errors import NotFoundError, Rejection
 from engine.match import Match, Phase
 from engine.ports import PrefsRepository
+from engine.usecases import SealResult
 from handlers.telegram import bot
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
@@ -106,13 +108,15 @@ def remember(context: bot.Ctx, user_id: int, screen: Screen) -> None:
         set_pending(svc, user_id, None)
 
 
-async def forget_after_seal(context: bot.Ctx, before: Match, res: Any) -> None:
+async def forget_after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
     """Any seal of a seat ends the text step its controller had pending for that seat."""
     if not has_text_orders(before.ruleset):
         return
     svc = bot.services(context)
     seat = before.seat(res.order.pid)
-    for uid in {u for u in (seat.user_id, before.gm_user_id) if u is not None}:
+    gm_runs = seat.npc or seat.user_id is None or seat.pid in lifecycle.gm_controlled(before)
+    uid = before.gm_user_id if gm_runs else seat.user_id
+    if uid is not None:  # the one who gives this seat's orders
         data = pending(svc, uid)
         cb = cbcodec.decode(data, svc.secret) if data else None
         if cb is not None and cb.match == before.id and cb.arg(0) == res.order.pid:

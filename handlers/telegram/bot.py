@@ -494,7 +494,10 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
         return
     current = group_match(svc, chat.id)
     if choice not in LANGS:
-        raise Rejection("invalid_field", what="lang", field="lang", expected="ru, en")
+        example = "/lang en" if current.lang == "ru" else "/lang ru"
+        raise Rejection(
+            "invalid_field", what="lang", field="lang", expected="ru, en", example=example
+        )
     match = usecases.set_language(svc.deps, current.id, user.id, choice)
     await send(context, chat.id, Screen(Tr(choice)("lang.match_set")))
     await refresh_lobby(context, match)

@@ -176,9 +176,11 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
         await core.send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
         await core.refresh_lobby(context, match)
         return
-    sheet, side, name = parse_npc(text, presets)
-    name = name or _auto_name(match, sheet)
-    match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
+    lobby = match
+    with plain.with_example(lambda: f"/npc {next(iter(presets), 'young')} B Wingman"):
+        sheet, side, name = parse_npc(text, presets)
+        name = name or _auto_name(lobby, sheet)
+        match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
     seat = match.seats[-1]
     await _announce_npc(context, tr, chat.id, match, seat.pid)
 
@@ -218,16 +220,18 @@ async def cmd_side(update: Update, context: core.Ctx) -> None:
     if len(matches) > 1:  # in private: never guess which lobby the player means
         raise Rejection("several_lobbies")
     match = matches[0]
-    if len(words) == 2:
-        pid, side = words
-    elif len(words) == 1:
-        own = match.seat_of_user(user.id)
-        if own is None:
-            raise Rejection("not_a_participant")
-        pid, side = own.pid, words[0]
-    else:
-        raise Rejection("invalid_field", what="side", field="side", expected="/side A")
-    match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
+    own = match.seat_of_user(user.id)
+    example = "/side A" if own is not None else "/side p1 B"  # a player / the GM
+    with plain.with_example(lambda: example):
+        if len(words) == 2:
+            pid, side = words
+        elif len(words) == 1:
+            if own is None:
+                raise Rejection("not_a_participant")
+            pid, side = own.pid, words[0]
+        else:
+            raise Rejection("invalid_field", what="side", field="side", expected="/side A")
+        match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
     seat = match.seat(pid)
     await core.send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
     await core.refresh_lobby(context, match)

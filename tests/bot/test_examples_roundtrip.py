@@ -215,3 +215,30 @@ def test_the_npc_panels_example_is_accepted_back(world: World) -> None:
     seats = len(w.match().seats)
     w.send_back(w.gm, 333, shown[0])
     assert len(w.match().seats) == seats + 1
+
+
+def test_the_lobby_commands_error_examples_are_accepted_back(world: World) -> None:
+    """/npc, /side and /lang typed wrong: the example of the answer works as sent."""
+    w, h = world, world.h
+    w.lobby("dragons")
+    seats = len(w.match().seats)
+    w.send_back(w.gm, GROUP_ID, "/npc dragonzilla")
+    example = codes_any(h.texts(GROUP_ID)[-1])
+    w.send_back(w.gm, GROUP_ID, example)
+    assert len(w.match().seats) == seats + 1, example
+    w.send_back(w.bob, GROUP_ID, "/side")
+    example = codes_any(h.texts(GROUP_ID)[-1])
+    w.send_back(w.bob, GROUP_ID, example)
+    assert w.match().seat_of_user(222).side == "A"  # type: ignore[union-attr]
+    w.send_back(w.gm, GROUP_ID, "/lang xx")
+    example = codes_any(h.texts(GROUP_ID)[-1])
+    before = w.match().lang
+    w.send_back(w.gm, GROUP_ID, example)
+    assert w.match().lang != before
+
+
+def codes_any(text: str) -> str:
+    """The one command an answer shows in ``<code>`` (any command)."""
+    found = re.findall(r"<code>(/[a-z]+\b[^<]*)</code>", text)
+    assert found, text
+    return html.unescape(found[-1])

@@ -7,6 +7,8 @@ import argparse
 import logging
 import time
 
+from telegram.error import TelegramError
+
 from handlers.cli import UsageError, settings_or_usage
 from infra.settings import Settings
 
@@ -51,5 +53,26 @@ def poll(settings: Settings, token: str) -> int:
     )
     app.post_init = set_commands
     install_timer(app)  # the turn clock: a sweep every ~20 s while polling
-    app.run_polling(allowed_updates=ALLOWED_UPDATES)
+    # PTB logs a failed startup with three chained tracebacks; the one line below says it.
+    logging.getLogger("telegram.ext").addFilter(_quiet_bootstrap)
+    try:
+        app.run_polling(allowed_updates=ALLOWED_UPDATES)
+    except TelegramError as exc:  # at startup: no network, a bad token... one line, exit 2
+        raise UsageError(startup_failure(settings.api_base_url, exc)) from None
     return 0
+
+
+def _quiet_bootstrap(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("Network Retry Loop (Bootstrap")
+
+
+def startup_failure(base_url: str, exc: Exception) -> str:
+    """One line naming why the bot could not start talking to Telegram."""
+    from telegram.error import InvalidToken, NetworkError
+
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, InvalidToken):
+        return f"Telegram refused the bot token ({detail}); check TELEGRAM_BOT_TOKEN"
+    if isinstance(exc, NetworkError):
+        return f"cannot reach Telegram at {base_url} ({detail}); check the network"
+    return f"Telegram answered with an error at startup: {detail}"

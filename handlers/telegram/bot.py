@@ -55,7 +55,7 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render, reveal, stale
+from handlers.telegram import hints, npc, plain, render, reveal, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen
@@ -280,15 +280,8 @@ def deep_link(context: Ctx, payload: str) -> str:
 
 
 def _rejection_text(tr: Tr, exc: Exception) -> str:
-    if isinstance(exc, Rejection):
-        key = f"err.{exc.code}"
-        params = {k: (v if isinstance(v, int | float) else str(v)) for k, v in exc.params.items()}
-        if tr.has(key):
-            try:
-                return tr(key, **params)
-            except (KeyError, IndexError):
-                pass
-        return tr("err.unknown", code=exc.code)
+    if isinstance(exc, Rejection):  # in plain words, with the example a handler attached
+        return plain.rejection_text(tr, exc)
     if isinstance(exc, TryAgainError | ConflictError):
         return tr("err.try_again")
     return tr("err.no_match")
@@ -393,9 +386,14 @@ async def _join(update: Update, context: Ctx, match_id: str) -> None:
         match = usecases.join(svc.deps, match_id, user.id, user.full_name)
         await refresh_lobby(context, match)
     except Rejection as exc:
-        if exc.code != "already_joined":
-            raise
         match = svc.deps.repo.load(match_id).match
+        if exc.code != "already_joined" and match.seat_of_user(user.id) is None:
+            raise  # (a seat holder's old Join link of a started match: "already in", too)
+        await send(context, user.id, Screen(tr("input.join.already")))
+        seat = match.seat_of_user(user.id)
+        if match.phase is not Phase.LOBBY or seat is None or seat.character is None:
+            await _open_match(context, tr, match, user.id)  # what is still to do, if anything
+        return
     await send(context, user.id, Screen(tr("join.done", title=Raw(render.match_title(tr, match)))))
     await _open_match(context, tr, match, user.id)
 
@@ -431,20 +429,9 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
     text = tr(
         "character.pick",
         title=Raw(render.match_title(tr, match)),
-        example=Raw(esc(ui.character_example() or _character_example(presets))),
+        example=Raw(esc(hints.character_example(match))),
     )
     return Screen(text, rows)
-
-
-def _character_example(presets: Mapping[str, Mapping[str, Any]]) -> str:
-    for ch in presets.values():
-        parts = []
-        for k, v in ch.items():
-            val = ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
-            if val:
-                parts.append(f"{k}={val}")
-        return "/character " + " ".join(parts)
-    return "/character key=value"
 
 
 @command
@@ -508,7 +495,10 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
         return
     current = group_match(svc, chat.id)
     if choice not in LANGS:
-        raise Rejection("invalid_field", what="lang", field="lang", expected="ru, en")
+        example = "/lang en" if current.lang == "ru" else "/lang ru"
+        raise Rejection(
+            "invalid_field", what="lang", field="lang", expected="ru, en", example=example
+        )
     match = usecases.set_language(svc.deps, current.id, user.id, choice)
     await send(context, chat.id, Screen(Tr(choice)("lang.match_set")))
     await refresh_lobby(context, match)
@@ -600,6 +590,15 @@ async def _choose(
     await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
 
 
+def _order_example(tr: Tr, candidates: Sequence[Match], user_id: int) -> str:
+    """The several-matches prompt's example: an order for the first match, with its id."""
+    for m in candidates:
+        pid = _own_seat(m, user_id)
+        if pid is not None:
+            return hints.order_example(tr, m, pid, with_id=True)
+    return ""
+
+
 @command
 async def cmd_order(update: Update, context: Ctx) -> None:
     """``/order [match] <typed order>`` in private; with no order, the builder."""
@@ -610,15 +609,8 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     words = list(context.args or [])
     match, candidates, words = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:
-        example = get_ui(candidates[0].ruleset).typed_example() if candidates else ""
-        await _choose(
-            context,
-            tr,
-            user.id,
-            candidates,
-            user.id,
-            f"/order {candidates[0].id if candidates else ''} {example}",
-        )
+        example = _order_example(tr, candidates, user.id)
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
     assert pid is not None
@@ -627,8 +619,9 @@ async def cmd_order(update: Update, context: Ctx) -> None:
         await stale.remember(context, match, [msg])
         return
     refuse_if_before_turn(update, match)
-    order = get_ui(match.ruleset).parse_typed(words)
-    await _seal(context, tr, match, pid, user.id, order, message=None)
+    with plain.with_example(lambda: hints.order_example(tr, match, pid)):
+        order = get_ui(match.ruleset).parse_typed(words)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 @command
@@ -640,15 +633,18 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     tr = Tr(svc.user_lang(user))
     match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
     if match is None:
-        await _choose(context, tr, user.id, candidates, user.id, "/character <id> …")
+        example = hints.character_example(candidates[0], with_id=True) if candidates else ""
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
         await send(context, user.id, character_screen(tr, match, pid))
         return
-    sheet = get_ui(match.ruleset).parse_character(words)
-    match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
+    lobby = match
+    with plain.with_example(lambda: hints.character_example(lobby)):
+        sheet = get_ui(match.ruleset).parse_character(words)
+        match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
     label = get_ui(match.ruleset).character_label(tr, sheet)
     await send(context, user.id, Screen(tr("character.set", character=Raw(label))))
     await refresh_lobby(context, match)
@@ -837,7 +833,9 @@ async def open_turn(context: Ctx, match: Match) -> None:
         screen = with_deadline(ptr, match, screen, now)
         builders.append(await dm(context, match, seat.user_id, screen))
     builders += await npc.open_turn_gm(context, match)  # NPC builders in the GM's chat
-    await stale.remember(context, match, builders)  # their keyboards go when the turn resolves
+    # One write remembers them: their keyboards go when the turn resolves, and the first one
+    # in each chat orders typed orders after the turn opened (refuse_if_before_turn).
+    await stale.remember(context, match, builders)
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -878,6 +876,10 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         await edit(context, msg.chat.id, msg.message_id, screen)
     else:
         await stale.remember(context, match, [await dm(context, match, user.id, screen)])
+    from handlers.telegram import text_reply
+
+    if text_reply.has_text_orders(match.ruleset):  # a text step: the next message is its text
+        text_reply.remember(context, user.id, screen)
     return None
 
 
@@ -896,14 +898,25 @@ def refuse_if_before_turn(update: Update, match: Match) -> None:
     meant for an earlier one. A redelivered update does this when its first attempt resolved
     the turn and then died (``handlers.lambda_webhook``: the lease); so does an order typed
     while another player's resolved the turn. Buttons need no such check: they carry their
-    turn. Telegram dates are whole seconds (rounded down), so a message of the second the
-    turn opened counts as earlier (a human cannot answer a reveal that fast); date 0 (the
-    in-process fake API) is unknown and never refused."""
-    msg, opened = update.effective_message, match.turn_opened_at
-    if msg is None or opened is None:
+    turn.
+
+    Telegram orders the messages of a chat: a message id below the id of the turn's first
+    message in that chat (its builder, remembered by :func:`open_turn` with the turn's live
+    messages, ``stale.live``) was written before the turn opened there; one above it after,
+    whatever the clocks say, even in the same second.
+    Without a recorded message (e.g. a player the builder did not reach) the dates decide, to
+    the second: only a message dated a whole second before the turn opened is refused; date
+    0 (the in-process fake API) is unknown and never refused."""
+    msg = update.effective_message
+    if msg is None or match.turn_opened_at is None:
         return
-    written = (msg.edit_date or msg.date).timestamp()
-    if 0 < written < opened:
+    first = min((m for c, m in stale.live(match, match.turn) if c == msg.chat_id), default=None)
+    if first is not None:
+        if msg.message_id < first:
+            raise Rejection("typed_before_turn", turn=match.turn)
+        return
+    written = int((msg.edit_date or msg.date).timestamp())
+    if 0 < written < int(match.turn_opened_at):
         raise Rejection("typed_before_turn", turn=match.turn)
 
 
@@ -1059,6 +1072,9 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
         )
         return None
     res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    from handlers.telegram import input_flow
+
+    await input_flow.tell_defaulted(context, res.match, res.record)  # as the deadline does
     await on_resolved(context, match, res.match, res.record)
     return None
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from telegram import InputFile, Message, MessageEntity, Update, User
-from telegram.error import Forbidden
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import (
     Application,
     ApplicationHandlerStop,
@@ -748,7 +748,12 @@ async def cmd_dossier(update: Update, context: Ctx) -> None:
 async def btn_dossier(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
     match = _load(svc, cb)
-    await send_dossier(context, match, user, msg.chat.id if msg.chat.type == "private" else user.id)
+    try:
+        chat = msg.chat.id if msg.chat.type == "private" else user.id
+        await send_dossier(context, match, user, chat)
+    except TelegramError:  # e.g. the private chat is closed: answer the press, say why
+        bot.log.warning("dossier of %s for %s not sent", match.id, user.id, exc_info=True)
+        raise bot.Alert(tr("input.dossier_failed")) from None
     return tr("fair.dossier_toast")
 
 

@@ -115,7 +115,7 @@ def test_bad_typed_orders_name_the_field_and_change_nothing(duel: Duel) -> None:
     cases = {
         "/order move 9 aim 0:1": "Move must be from -2 to 2, not 9",
         "/order move 1 aim 9:0": "from -5 to 5, not 9",
-        "/order move 1 aim": "has no value",
+        "/order move 1 aim": "“aim” needs a value",
         "/order move 1": "aim",
         "/order jump 1 aim 0:0": "jump",
     }

@@ -407,10 +407,10 @@ def test_D34a_a_power_built_by_buttons_gets_its_effect_from_a_reply(battle: Batt
     h.say(battle.bob, 222, "/character war speed=6 arcane=d8")
     h.press_text(battle.gm, battle.lobby_msg, "Start")
     confirm = _power_confirmation(battle)
-    assert "reply to this message" in plain(confirm.text)
+    assert "next message (or reply to this one)" in plain(confirm.text)
     assert battle.labels(confirm)[:2] == ["✍️ Describe the power", "🔒 Seal this order"]
     h.press_text(battle.bob, confirm, "Describe")  # the button only explains
-    assert "Reply to this message" in h.api.alerts[-1][1]
+    assert "as your next message" in h.api.alerts[-1][1]
     assert "p2" not in battle.match().sealed
     _reply(h, 222, confirm, "  a gale that pushes Alice down  ")
     assert "p2" in battle.match().sealed

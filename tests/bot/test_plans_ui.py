@@ -128,7 +128,7 @@ def test_typed_sheets_with_bad_values_name_the_field(pd: PlansDuel) -> None:
     cases = {
         "/character preset=pyromancer dex=11": "“dexterity” must be from 0 to 10, not 11",
         "/character fencing=3:physical": "no attribute “dexterity”",
-        "/character preset=fencer fencing=x:physical": "skills.fencing",
+        "/character preset=fencer fencing=x:physical": "skill fencing",
         "/character preset=fencer fencing=3:cosmic": "LEVEL:GROUP",
         "/character preset=wizard": "fencer, pyromancer",
         "/character attrs=1,2,3": "9 numbers",
@@ -235,11 +235,11 @@ def test_bad_typed_plans_name_the_field_and_change_nothing(pd: PlansDuel) -> Non
     pd.start()
     long_text = "-- a long enough role-play text"
     cases = {
-        "/plan magical pyromancy strong": "after “--” (text)",
-        f"/plan cosmic pyromancy strong {long_text}": "“cosmic” is not an attribute group",
-        f"/plan magical necromancy strong {long_text}": "“necromancy” is not on your sheet",
+        "/plan magical pyromancy strong": "after “--”",
+        f"/plan cosmic pyromancy strong {long_text}": "“cosmic” is not a group",
+        f"/plan magical necromancy strong {long_text}": "no skill “necromancy”; your skills:",
         "/plan magical pyromancy strong -- short": "at least 10 characters, you wrote 5",
-        f"/plan magical pyromancy strong guess:x {long_text}": "Bad guess “x”",
+        f"/plan magical pyromancy strong guess:x {long_text}": "Could not read the guess “x”",
         f"/order magical pyromancy dance {long_text}": "dance",
     }
     for text, expected in cases.items():

@@ -244,11 +244,14 @@ def test_C7_plan_vocabulary_errors_name_the_field() -> None:
     )
     assert rejected(state, "p1", {**base, "action": "sneaky"}).code == "unknown_action"
     assert rejected(state, "p1", {**base, "skill": "archery"}) == Rejection(
-        "skill_not_on_sheet", field="skill", skill="archery"
+        "skill_not_on_sheet", field="skill", skill="archery", skills="blade, fire, mind, feint"
     )
     bad_guess = {**base, "guess": {"group": None, "skill": "archery", "action": None}}
     assert rejected(state, "p1", bad_guess) == Rejection(
-        "guess_skill_unknown", field="guess.skill", skill="archery"
+        "guess_skill_unknown",
+        field="guess.skill",
+        skill="archery",
+        skills="blade, fire, mind, feint",
     )
     assert rejected(state, "p1", {**base, "extra": 1}).code == "invalid_field"
 
@@ -333,7 +336,7 @@ def test_C10_second_skill_rejections() -> None:
         "reserve_empty", field="second.group", group="mental"
     )
     assert rejected(state, "p1", plan(second_skill="bow", second_group="mental")) == Rejection(
-        "skill_not_on_sheet", field="second.skill", skill="bow"
+        "skill_not_on_sheet", field="second.skill", skill="bow", skills="blade, fire, mind, feint"
     )
 
 

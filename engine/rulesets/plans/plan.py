@@ -141,14 +141,18 @@ def check_plan(
     """Why ``plan`` is illegal for a duelist with ``sheet`` and temporary ``reserves`` now."""
     primary = sheet.skill(plan.skill)
     if primary is None:
-        return Rejection("skill_not_on_sheet", field="skill", skill=plan.skill)
+        skills = ", ".join(s.id for s in sheet.skills)
+        return Rejection("skill_not_on_sheet", field="skill", skill=plan.skill, skills=skills)
     if (plan.second_skill is None) != (plan.second_group is None):
         return Rejection("second_incomplete", field="second", expected="skill and group")
     if plan.second_skill is not None and plan.second_group is not None:
         # C10: a different skill, paid by another group's reserve, usable with that group.
         second = sheet.skill(plan.second_skill)
         if second is None:
-            return Rejection("skill_not_on_sheet", field="second.skill", skill=plan.second_skill)
+            skills = ", ".join(s.id for s in sheet.skills)
+            return Rejection(
+                "skill_not_on_sheet", field="second.skill", skill=plan.second_skill, skills=skills
+            )
         if second.id == primary.id:
             return Rejection("second_skill_same", field="second.skill", skill=second.id)
         pay = GROUP_INDEX[plan.second_group]
@@ -174,7 +178,10 @@ def check_plan(
     if plan.restore is not None and GROUP_INDEX[plan.restore] in used_groups(plan, reserves):
         return Rejection("restore_group_used", field="restore", group=plan.restore)
     if plan.guess_skill is not None and opponent.skill(plan.guess_skill) is None:
-        return Rejection("guess_skill_unknown", field="guess.skill", skill=plan.guess_skill)
+        skills = ", ".join(s.id for s in opponent.skills)
+        return Rejection(
+            "guess_skill_unknown", field="guess.skill", skill=plan.guess_skill, skills=skills
+        )
     if not plan.auto:
         # C22: every plan explains how the character does it.
         length = len(plan.text.strip())

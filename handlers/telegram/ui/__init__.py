@@ -17,8 +17,10 @@ import html
 import importlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 from engine.errors import Rejection
@@ -116,6 +118,22 @@ class RulesetUI:
         """A typed character: a JSON object, or ``key value`` / ``key=value`` words."""
         return parse_words(words, what="character")
 
+    def character_words(self, match: Match) -> str:
+        """A filled-in typed character (the words after ``/character``) that
+        :meth:`parse_character` and the ruleset accept: :meth:`character_example`, else the
+        first preset as ``key=value`` words."""
+        if example := self.character_example():
+            return example.removeprefix("/character").strip()
+        rules = match.rules
+        for ch in rules.presets(rules.config(match.config)).values():
+            parts = []
+            for k, v in ch.items():
+                val = ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+                if val and " " not in val:
+                    parts.append(f"{k}={val}")
+            return " ".join(parts)
+        return ""
+
     # --- orders ---
 
     def builder(self, tr: Tr, match: Match, pid: str, state: Sequence[str]) -> Screen:
@@ -150,6 +168,12 @@ class RulesetUI:
 
     def typed_example(self) -> str:
         return "key value"
+
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
+        """Typed orders (words after the command) to show ``pid`` as an example, best first
+        (may be lazy); :func:`handlers.telegram.hints.order_words` shows the first the ruleset
+        accepts."""
+        return [self.typed_example()]
 
     def order_text(self, tr: Tr, order: Mapping[str, Any]) -> str:
         """An order in words (receipts, confirmation screens, the reveal)."""
@@ -314,6 +338,50 @@ def parse_words(words: Sequence[str], *, what: str) -> dict[str, Any]:
     if len(flat) % 2:
         raise Rejection("typed_pairs", what=what, word=flat[-1])
     return {flat[i].lower(): _value(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+
+ALIAS_DIR = Path(__file__).parent
+
+
+@cache
+def aliases(ruleset_id: str) -> dict[str, dict[str, str]]:
+    """The ruleset's table of typed words (``<id>.aliases.json`` beside this module): per
+    part of the syntax, a word or phrase a player may type (the Russian words the buttons
+    show, translated names) mapped to the canonical word the parser reads. Data, not code:
+    add words there."""
+    try:
+        path = ALIAS_DIR / f"{ruleset_id}.aliases.json"
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    return {
+        part: {k.lower(): v for k, v in table.items()}
+        for part, table in raw.items()
+        if isinstance(table, dict)
+    }
+
+
+def leading_phrase(table: Mapping[str, str], words: Sequence[str]) -> tuple[str, int] | None:
+    """The canonical word for the longest phrase (up to 4 words) ``words`` start with, and how
+    many words it took; None when they start with no phrase of ``table``."""
+    for size in range(min(4, len(words)), 0, -1):
+        phrase = " ".join(words[:size]).lower()
+        if phrase in table:
+            return table[phrase], size
+    return None
+
+
+def alias_words(table: Mapping[str, str], text: str) -> str:
+    """``text`` with every word of ``table`` replaced by its canonical word, also inside
+    ``key:value`` and ``a/b/c`` (other words and the spacing of the rest are kept)."""
+
+    def one(word: str) -> str:
+        return table.get(word.lower(), word)
+
+    def token(tok: str) -> str:
+        return ":".join("/".join(one(p) for p in part.split("/")) for part in tok.split(":"))
+
+    return " ".join(token(t) for t in text.split(" "))
 
 
 def get_ui(ruleset_id: str) -> RulesetUI:

@@ -26,7 +26,7 @@ aces, modifiers, result, raises), damage and effects; a status table and the sky
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from engine.errors import Rejection
@@ -41,7 +41,9 @@ from handlers.telegram.ui import (
     Option,
     RulesetUI,
     Screen,
+    aliases,
     esc,
+    leading_phrase,
     names_of,
     parse_words,
 )
@@ -51,6 +53,7 @@ EDITIONS: tuple[str, ...] = ("SWADE", "SWD2015", "SWD2011")
 DEFAULT_SIDES: tuple[str, ...] = ("A", "B")
 MAX_STEPS = 4  # climb/dive buttons 1..4; larger values through the typed syntax
 _MOVE_PREFIX = {"l": "level", "c": "climb", "d": "dive"}
+ALIASES = aliases("dragons")
 
 
 def config_of(match: Match) -> DragonsConfig:
@@ -83,10 +86,12 @@ def reason_text(tr: Tr, code: str, **params: Any) -> str:
     keys = [f"dr.reason.{code}", f"err.{code}"]
     if params:  # a Rejection with its details: its own message says the most
         keys.reverse()
+    from handlers.telegram.plain import params as plain_params
+
     for key in keys:
         if tr.has(key):
             try:
-                return tr(key, **{k: str(v) for k, v in params.items()})
+                return tr(key, **plain_params(tr, code, params))
             except (KeyError, IndexError):
                 continue
     return esc(code)
@@ -139,6 +144,144 @@ def order_from_tokens(state: DragonsState | None, pid: str, args: Sequence[str])
     except (ValueError, IndexError, KeyError):
         raise Rejection("invalid_button") from None
     return {"move": move, "n": n, "aerobatics": "aerobatics" if aero else None, "actions": actions}
+
+
+# --------------------------------------------------------------------------- typed sheets
+
+_DICE_KEYS = ("piloting", "fighting", "shooting", "spirit", "arcane", "strength")
+_INT_KEYS = ("top_speed", "toughness", "armor", "speed", "altitude")
+_NO = frozenset({"none", "no", "-", "нет"})
+_YES = frozenset({"yes", "true", "1", "да"})
+_CHARACTER_KEYS = ("preset", "name", "wild_card", *_DICE_KEYS, *_INT_KEYS, "weapon")
+WEAPON_SYNTAX = "NAME:DAMAGE[:melee][:apN][:SHORT/MEDIUM/LONG]"
+
+
+def _weapon(value: str) -> dict[str, Any]:
+    """``breath:2d8:ap2:12/24/48`` / ``claws:str+d6:melee`` -> a weapon of the sheet."""
+    parts = [p for p in value.split(":") if p]
+    if len(parts) < 2:
+        raise Rejection("invalid_field", what="character", field="weapon", expected=WEAPON_SYNTAX)
+    weapon: dict[str, Any] = {"name": parts[0].lower(), "damage": parts[1]}
+    for flag in parts[2:]:
+        low = flag.lower()
+        if low in ("melee", "ближний"):
+            weapon["melee"] = True
+        elif low.startswith("ap") and low[2:].isdigit():
+            weapon["ap"] = int(low[2:])
+        elif low.count("/") == 2 and all(b.isdigit() for b in low.split("/")):
+            weapon["range"] = [int(b) for b in low.split("/")]
+        else:
+            raise Rejection(
+                "invalid_field", what="character", field="weapon", expected=WEAPON_SYNTAX
+            )
+    return weapon
+
+
+def parse_character_words(words: Sequence[str]) -> dict[str, Any]:
+    """The typed stat block (see :meth:`DragonsUI.parse_character`); every value is checked
+    later by the ruleset (:class:`engine.rulesets.dragons.CharacterSpec`)."""
+    text = " ".join(words).strip()
+    if not text or text.startswith("{"):
+        return parse_words(words, what="character")
+    known = dr.presets(DragonsConfig())
+    aliases = ALIASES.get("character", {})
+    sheet: dict[str, Any] = {}
+    rest = list(words)
+    first = aliases.get(rest[0].lower(), rest[0].lower())
+    if "=" not in rest[0] and first in known:
+        sheet, rest = dict(known[first]), rest[1:]
+    weapons: list[dict[str, Any]] | None = None
+    for w in rest:
+        raw_key, eq, value = w.partition("=")
+        key = aliases.get(raw_key.lower(), raw_key.lower())
+        if not eq or not value:
+            raise Rejection("typed_pairs", what="character", word=w)
+        if key not in _CHARACTER_KEYS:
+            expected = ", ".join(_CHARACTER_KEYS)
+            raise Rejection("character_unknown_word", word=raw_key, expected=expected)
+        if key == "preset":
+            base = known.get(aliases.get(value.lower(), value.lower()))
+            if base is None:
+                raise Rejection(
+                    "invalid_field", what="character", field="preset", expected=", ".join(known)
+                )
+            sheet = {**base, **sheet}
+        elif key == "name":
+            sheet["name"] = value.replace("_", " ")
+        elif key == "wild_card":
+            sheet["wild_card"] = value.lower() in _YES
+        elif key in _DICE_KEYS:
+            sheet[key] = None if value.lower() in _NO and key != "spirit" else value.lower()
+        elif key in _INT_KEYS:
+            try:
+                sheet[key] = int(value)
+            except ValueError:
+                raise Rejection(
+                    "invalid_field", what="character", field=key, expected="a whole number"
+                ) from None
+        else:
+            weapons = [*(weapons or []), _weapon(value)]
+    if weapons is not None:
+        sheet["weapons"] = weapons
+    return sheet
+
+
+def format_character(sheet: Mapping[str, Any]) -> str:
+    """A sheet in the typed syntax (inverse of :func:`parse_character_words`)."""
+    words = []
+    if sheet.get("name"):
+        words.append("name=" + str(sheet["name"]).replace(" ", "_"))
+    if sheet.get("wild_card") is False:
+        words.append("wild_card=no")
+    for key in (*_DICE_KEYS, *_INT_KEYS):
+        if key in sheet:
+            value = sheet[key]
+            words.append(f"{key}={'none' if value is None else value}")
+    for w in sheet.get("weapons") or ():
+        parts = [str(w["name"]), str(w["damage"])]
+        if w.get("melee"):
+            parts.append("melee")
+        if w.get("ap"):
+            parts.append(f"ap{w['ap']}")
+        if w.get("range"):
+            parts.append("/".join(str(b) for b in w["range"]))
+        words.append("weapon=" + ":".join(parts))
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------- typed orders
+
+
+def canonical_order(text: str) -> str:
+    """A typed order with the words of the alias table (``dragons.aliases.json``: the
+    buttons' Russian words, translated weapon names) replaced by the canonical ones; the free
+    texts (``power TEXT``, ``aero NAME``) are kept as typed."""
+    table, weapons = ALIASES.get("order", {}), ALIASES.get("weapons", {})
+    commands = []
+    for part in text.replace("\n", ";").split(";"):
+        words = part.split()
+        found = leading_phrase(table, words) if words else None
+        if found is not None:
+            words = [found[0], *words[found[1] :]]
+        if words and words[0].lower() in ("attack", "atk", "a", "атака") and len(words) > 1:
+            words[1] = weapons.get(words[1].lower(), words[1])
+        if words and words[0].lower() in ("attack", "tail", "break", "хвост"):
+            words[-1] = words[-1].rstrip(".,!")  # a sentence's full stop copied with a code
+        commands.append(" ".join(words))
+    return "; ".join(c for c in commands if c)
+
+
+def _typed_words(tr: Tr) -> dict[str, str]:
+    """The order keywords a reader of ``tr`` is shown (Russian or English; both parse)."""
+    if tr.lang == "ru":
+        return {"level": "по уровню", "climb": "набор", "dive": "снижение", "attack": "атака"}
+    return {"level": "level", "climb": "climb", "dive": "dive", "attack": "attack"}
+
+
+def _move_words(words: Mapping[str, str], move: str, n: int) -> str:
+    if move == "level":
+        return f"{words['level']} {n:+d}" if n else f"{words['level']} 0"
+    return f"{words[move]} {n}"
 
 
 # --------------------------------------------------------------------------- the UI
@@ -240,20 +383,47 @@ class DragonsUI(RulesetUI):
         return _label(tr, f"dr.preset.{preset_id}", preset_id)
 
     def parse_character(self, words: Sequence[str]) -> dict[str, Any]:
-        """JSON, ``key=value`` words, or a preset id first and ``key=value`` overrides after
-        it (``young speed=7 piloting=d10``): D2, the GM can edit every number."""
-        known = dr.presets(DragonsConfig())
-        if words and words[0].lower() in known:
-            sheet = dict(known[words[0].lower()])
-            if len(words) > 1:
-                sheet.update(parse_words(words[1:], what="character"))
-            return sheet
-        return parse_words(words, what="character")
+        """A stat block (D1-D2, docs/rules/dragons.md "Typed characters"): JSON, or words - an
+        optional preset first, then ``key=value`` edits (``young name=Ember piloting=d10
+        weapon=breath:2d8:12/24/48 weapon=claws:str+d6:melee``)."""
+        return parse_character_words(words)
+
+    def character_words(self, match: Match) -> str:
+        """The first preset written out in full in the typed syntax (every key), renamed."""
+        sheet = dict(next(iter(dr.presets(config_of(match)).values())))
+        sheet["name"] = "Ember"
+        return format_character(sheet)
 
     # --- orders ---
 
     def typed_example(self) -> str:
         return "level +2; attack breath p2"
+
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterator[str]:
+        """Orders for ``pid`` now, lazily (the first accepted one is shown): a legal movement,
+        then an attack that reaches a foe after it (else any attack, else the movement
+        alone), in the reader's language."""
+        from handlers.telegram.hints import loaded_state
+
+        st = loaded_state(match) if match.state is not None else None
+        if not isinstance(st, DragonsState) or pid not in st.stats:
+            yield self.typed_example()
+            return
+        words = _typed_words(tr)
+        opts = [o for o in dr.movement_options(st, pid) if o.legal]
+        opts.sort(key=lambda o: (o.move != "level", o.dangerous, abs(o.n)))
+        moves = [(o.move, o.n) for o in opts] or [("level", 0)]
+        foes = self._foes(st, pid)
+        weapons = st.stats[pid].weapons
+        attack = words["attack"]
+        for move, n in moves[:6]:
+            for w in weapons:
+                for foe in foes:
+                    if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible:
+                        yield f"{_move_words(words, move, n)}; {attack} {w.name} {foe.pid}"
+        first = _move_words(words, *moves[0])
+        yield from (f"{first}; {attack} {w.name} {f.pid}" for w in weapons for f in foes)
+        yield from (_move_words(words, m, n) for m, n in moves)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
         text = " ".join(words).strip()
@@ -261,7 +431,7 @@ class DragonsUI(RulesetUI):
             return parse_words(words, what="order")
         if not text:
             raise Rejection("typed_empty", what="order")
-        return dr.parse_typed(text)
+        return dr.parse_typed(canonical_order(text))
 
     def order_from_args(self, args: Sequence[str]) -> dict[str, Any]:
         return order_from_tokens(None, "", args)
@@ -311,8 +481,11 @@ class DragonsUI(RulesetUI):
         me = st.dragon(pid)
         cfg = st.config
         seat = cb.match.seat(pid)
-        command = f"/npcorder {pid}" if seat.npc or me.consumed else "/order"
-        lines = [tr("dr.b.pick_move", example=f"{command} {self.typed_example()}")]
+        from handlers.telegram.hints import order_command, order_words
+
+        command = f"/npcorder {pid}" if seat.npc or me.consumed else order_command(cb.match, pid)
+        example = f"{command} {order_words(tr, cb.match, pid)}"
+        lines = [tr("dr.b.pick_move", example=example)]
         rows: list[list[Button]] = []
         if me.falling:  # D32: the movement is void while falling
             lines.append(tr("dr.b.falling"))

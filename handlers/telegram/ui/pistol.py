@@ -9,7 +9,7 @@ purpose, each shot's landing cell on the target's grid, the result and "turn k o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.errors import Rejection
@@ -23,17 +23,21 @@ from handlers.telegram.ui import (
     Option,
     RulesetUI,
     Screen,
+    alias_words,
+    aliases,
     esc,
     names_of,
     parse_words,
 )
 
 # The aim keyboard: the corners a player usually wants (the window around the silhouette);
-# the whole P8 window stays reachable with the typed syntax.
+# the rest of the P8 window is one more page (FAR), and always reachable typed.
 KEY_XS = range(-3, 4)
 KEY_YS = range(3, -3, -1)
 TURN_LIMITS = (3, 6, 10)
 PAIR = "dueling_pistol"
+ALIASES = aliases("pistol")
+ORDER_KEYS = ("move", "aim", "pick")  # the typed order's words (P6, P8, P13)
 
 
 def _config(match: Match) -> PistolConfig:
@@ -62,6 +66,17 @@ def _aim_layout(cfg: PistolConfig) -> tuple[str, AimKeys]:
             _AIM.clear()
         _AIM[id(cfg)] = kept
     return kept[1], kept[2]
+
+
+FAR = "far"  # the builder state of the aim page beyond the main keyboard
+FAR_ROW = 6  # buttons per row there
+FAR_MAX = 90  # at most this many (Telegram allows 100 buttons); a larger window is typed
+
+
+def _far_cells(cfg: PistolConfig) -> list[tuple[int, int]]:
+    """The aim corners of the P8 window that the main keyboard does not show."""
+    window = range(cfg.aim_min, cfg.aim_max + 1)
+    return [(x, y) for y in window for x in window if x not in KEY_XS or y not in KEY_YS]
 
 
 def _label(tr: Tr, prefix: str, ident: str) -> str:
@@ -120,6 +135,22 @@ class PistolUI(RulesetUI):
     def typed_example(self) -> str:
         return "move -2 aim 0:1"
 
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
+        move = "сдвиг" if tr.lang == "ru" else "move"  # both parse (pistol.aliases.json)
+        aim = "прицел" if tr.lang == "ru" else "aim"
+        return [f"{move} -1 {aim} 0:1", f"{move} 0 {aim} 0:0", self.typed_example()]
+
+    def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
+        """``move N aim A:B`` (or JSON); the words of ``pistol.aliases.json`` work too."""
+        text = " ".join(words).strip()
+        if not text.startswith("{"):
+            words = alias_words(ALIASES.get("words", {}), text).split()
+            flat = [p for w in words for p in (w.split("=", 1) if "=" in w else [w])]
+            for key in flat[::2]:
+                if key.lower() not in ORDER_KEYS:
+                    raise Rejection("typed_unknown_word", word=key, expected=", ".join(ORDER_KEYS))
+        return parse_words(words, what="order")
+
     def builder(self, tr: Tr, match: Match, pid: str, state: Sequence[str]) -> Screen:
         cfg = _config(match)
         zone = self._zone(match, pid)
@@ -130,8 +161,13 @@ class PistolUI(RulesetUI):
                 Button(self._move_button(m), Callback("b", match.id, turn, (pid, str(m))))
                 for m in moves
             ]
-            return Screen(tr("pistol.pick_move", example=self.typed_example()), [row])
+            from handlers.telegram.hints import order_words
+
+            example = order_words(tr, match, pid)
+            return Screen(tr("pistol.pick_move", example=example), [row])
         move = int(state[0])
+        if len(state) == 2 and state[1] == FAR:  # step 2b: the aims beyond the main grid
+            return self._far_aims(tr, match, pid, move)
         if len(state) == 1:  # step 2: the aim corner on the grid (P5, P8)
             grid, keys = _aim_layout(cfg)
             rows = [
@@ -141,6 +177,9 @@ class PistolUI(RulesetUI):
                 ]
                 for row in keys
             ]
+            if _far_cells(cfg):  # the rest of the P8 window: one more page
+                far = Callback("b", match.id, turn, (pid, str(move), FAR))
+                rows.append([Button(tr("input.btn.far_aims"), far)])
             rows.append([Button(tr("btn.back"), Callback("b", match.id, turn, (pid,)))])
             text = tr(
                 "pistol.pick_aim",
@@ -180,6 +219,31 @@ class PistolUI(RulesetUI):
         if len(args) != 3:
             raise Rejection("invalid_button")
         return {"move": int(args[0]), "aim": [int(args[1]), int(args[2])]}
+
+    def _far_aims(self, tr: Tr, match: Match, pid: str, move: int) -> Screen:
+        """Every legal aim corner the main keyboard leaves out (P8 window), rows by height;
+        a window too large for one keyboard says how to type the aim instead."""
+        cfg = _config(match)
+        turn = match.turn
+        example = f"move {move} aim {cfg.aim_max}:{cfg.aim_min}"
+        text = tr("input.aim_zoom", example=example, min=cfg.aim_min, max=cfg.aim_max)
+        cells = _far_cells(cfg)
+        rows: list[list[Button]] = []
+        if len(cells) <= FAR_MAX:
+            for y in sorted({y for _, y in cells}, reverse=True):
+                line = [x for x, yy in cells if yy == y]
+                for i in range(0, len(line), FAR_ROW):
+                    rows.append(
+                        [
+                            Button(
+                                f"{x}:{y}",
+                                Callback("b", match.id, turn, (pid, str(move), str(x), str(y))),
+                            )
+                            for x in line[i : i + FAR_ROW]
+                        ]
+                    )
+        rows.append([Button(tr("btn.back"), Callback("b", match.id, turn, (pid, str(move))))])
+        return Screen(text, rows)
 
     @staticmethod
     def _move_button(m: int) -> str:

@@ -22,7 +22,7 @@ guess:magical/pyromancy/cunning -- text`` (also after ``/order``),
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -37,7 +37,17 @@ from engine.rulesets.plans.sheet import PRESETS
 from engine.rulesets.plans.typed import GROUP_WORDS, format_typed
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.ui import Button, Option, RulesetUI, Screen, esc, names_of, parse_words
+from handlers.telegram.ui import (
+    Button,
+    Option,
+    RulesetUI,
+    Screen,
+    alias_words,
+    aliases,
+    esc,
+    names_of,
+    parse_words,
+)
 
 ALPHA = string.digits + string.ascii_lowercase + string.ascii_uppercase  # one-char indexes
 NONE = "-"  # no second skill / no soak / bot's restore / not guessed
@@ -75,6 +85,9 @@ ATTRIBUTE_WORDS: dict[str, str] = {
     "искусность": "artistry", "одарённость": "giftedness", "одаренность": "giftedness",
     "исток": "source", "реакция": "reaction", "концентрация": "concentration", "воля": "will",
 }  # fmt: skip
+
+
+ALIASES = aliases("plans")
 
 
 def _config(match: Match) -> PlansConfig:
@@ -379,7 +392,7 @@ class PlansUI(RulesetUI):
 
         if s == CANCEL:
             return Screen(
-                tr("plans.cancelled", example=self.typed_example()),
+                tr("plans.cancelled", example=self._example(tr, match, pid)),
                 [[Button(tr("plans.btn.restart"), cb(""))]],
             )
         if len(s) > DONE:
@@ -407,8 +420,15 @@ class PlansUI(RulesetUI):
             opponent=Raw(esc(them.name)),
         )
         if not s:
-            prompt += "\n" + tr("plans.typed_hint", example=self.typed_example())
+            prompt += "\n" + tr("plans.typed_hint", example=self._example(tr, match, pid))
         return Screen("\n".join([*head, "", prompt]), [*rows, nav])
+
+    @staticmethod
+    def _example(tr: Tr, match: Match, pid: str) -> str:
+        """A typed plan for this reader (``/plan`` is in the message)."""
+        from handlers.telegram.hints import order_words
+
+        return order_words(tr, match, pid)
 
     def _you(self, tr: Tr, me: Fighter, st: PlansState) -> str:
         role = "attacker" if st.attacker == me.pid else "defender"
@@ -581,7 +601,7 @@ class PlansUI(RulesetUI):
             lines.append(tr("plans.confirm.damage_none"))
         else:
             lines.append(tr("plans.confirm.damage", pool=pv.damage_pool))
-        typed = format_typed({**plan, "text": ""}).rstrip()
+        typed = format_typed({**plan, "text": tr("input.plan_text")})  # accepted back as is
         lines += [
             "",
             tr(
@@ -599,7 +619,27 @@ class PlansUI(RulesetUI):
         return ", ".join(f"+{v}" if op == "add" else f"×{v}" for op, v in steps)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
-        return parse_plan_text(" ".join(words))
+        """The typed plan; the words of ``plans.aliases.json`` (Russian skill names, option
+        keys) read as their canonical words, the role-play text after ``--`` as typed."""
+        head, sep, tail = " ".join(words).partition("--")
+        return parse_plan_text(alias_words(ALIASES.get("words", {}), head) + sep + tail)
+
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
+        """Plans ``pid`` can seal now: a group and one of its own skills usable with it, a
+        strong action, a guess at one of the opponent's skills, and a role-play text."""
+        if match.state is None:
+            return [self.typed_example()]
+        st = _state(match)
+        me, them = _me_them(st, pid)
+        text = tr("input.plan_text")
+        guess = f" guess:?/{them.sheet.skills[0].id}/?" if them.sheet.skills else ""
+        out = []
+        for g in sorted(range(3), key=lambda g: -me.reserves[g]):
+            for skill in me.sheet.skills:
+                if g in skill.groups:
+                    out.append(f"{GROUPS[g]} {skill.id} strong{guess} -- {text}")
+                    out.append(f"{GROUPS[g]} {skill.id} strong -- {text}")
+        return out or [self.typed_example()]
 
     # --- words ---------------------------------------------------------------------------------
 

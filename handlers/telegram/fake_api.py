@@ -248,23 +248,29 @@ class FakeBotAPI(BaseRequest):
         chat.messages.append(m)
         return self.message_json(m)
 
-    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
-        """A document upload: kept as a message whose text is the caption."""
+    def _upload(self, p: dict[str, Any], field: str) -> tuple[int, tuple[Any, bytes, Any]]:
+        """The chat and the (name, bytes, mime) of an upload's ``field`` (multipart, as PTB
+        sends files), checked as Telegram checks a message to that chat."""
         chat_id = int(p["chat_id"])
         chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
         if chat.type == "private" and chat_id not in self.started:
             raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
         files = p.get("_files") or {}
-        ref = str(p.get("document", "")).removeprefix("attach://")
-        ref = ref if ref in files else "document"
+        ref = str(p.get(field, "")).removeprefix("attach://")
+        ref = ref if ref in files else field
         if ref not in files:
-            raise _ApiError(400, "Bad Request: there is no document in the request")
+            raise _ApiError(400, f"Bad Request: there is no {field} in the request")
         name, content, mime = files[ref][:3]
         if hasattr(content, "read"):
             content = content.read()
-        doc = FakeDocument(str(name), bytes(content), str(mime or ""))
+        return chat_id, (name, bytes(content), mime)
+
+    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A document upload: kept as a message whose text is the caption."""
+        chat_id, (name, content, mime) = self._upload(p, "document")
+        doc = FakeDocument(str(name), content, str(mime or ""))
         m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
-        chat.messages.append(m)
+        self.chat(chat_id).messages.append(m)
         out = self.message_json(m)
         out["document"] = {
             "file_id": f"doc{m.message_id}",
@@ -276,23 +282,12 @@ class FakeBotAPI(BaseRequest):
     def _send_photo(self, p: dict[str, Any]) -> dict[str, Any]:
         """A photo upload: kept as a message whose text is the caption (at most 1024
         characters, as Telegram's limit) and whose ``photo`` is the image."""
-        chat_id = int(p["chat_id"])
-        chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
-        if chat.type == "private" and chat_id not in self.started:
-            raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
         caption = str(p.get("caption", ""))
         if len(caption) > MAX_CAPTION:
             raise _ApiError(400, "Bad Request: message caption is too long")
-        files = p.get("_files") or {}
-        ref = str(p.get("photo", "")).removeprefix("attach://")
-        ref = ref if ref in files else "photo"
-        if ref not in files:
-            raise _ApiError(400, "Bad Request: there is no photo in the request")
-        content = files[ref][1]
-        if hasattr(content, "read"):
-            content = content.read()
-        m = FakeMessage(self.new_message_id(), chat_id, caption, photo=bytes(content))
-        chat.messages.append(m)
+        chat_id, (_, content, _) = self._upload(p, "photo")
+        m = FakeMessage(self.new_message_id(), chat_id, caption, photo=content)
+        self.chat(chat_id).messages.append(m)
         out = self.message_json(m)
         out["photo"] = [
             {"file_id": f"ph{m.message_id}", "file_unique_id": f"u{m.message_id}", "width": 1,

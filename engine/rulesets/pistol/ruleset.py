@@ -1,218 +1,48 @@
-"""Ruleset ``pistol``: the silhouette duel ("battleship"), rules P1-P20 of
-``docs/rules/pistol.md``.
-
-Two duelists seal a move and an aim corner each turn; the bot rolls initiative (P14), then each
-shot's two hit dice (P9), finds the landing cell on the target's silhouette (P5) and applies the
-hit (P11, P16-P19). Every DEFAULT of the rules doc is a field of :class:`PistolConfig`.
-
-Hot-path note: the simulator plays tens of thousands of matches a second through this module, so
-configuration and characters are parsed (pydantic) once in :meth:`PistolRuleset.setup`; a turn
-works on small slotted dataclasses and precomputed lookups in :class:`Rules`.
-"""
+"""The ``pistol`` Ruleset: P1-P20 wired together (config and state caches, GM edits)."""
 
 from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from copy import deepcopy
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from dataclasses import replace
 from math import floor
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel
 
 from engine.dice import TurnLog
 from engine.errors import Rejection, parse_model
 from engine.events import Event
 from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
+from engine.rulesets.pistol.config import PARTS, PistolConfig
+from engine.rulesets.pistol.orders import PistolOrder, _choices, _int_field, _pair
+from engine.rulesets.pistol.resolve import (
+    _MARK_DEATH,
+    _MARK_HIT,
+    _MARK_INITIATIVE,
+    _MARK_MISS,
+    _MARK_NO_SHOT,
+    _MARK_OUTCOME,
+    _MARK_WOUND,
+    _initiative,
+    _Live,
+)
+from engine.rulesets.pistol.sheet import CharacterSpec
+from engine.rulesets.pistol.state import (
+    _RESULT,
+    PistolState,
+    Rules,
+    _duelist,
+    _new,
+    _state,
+    _updated,
+)
 
-Part = Literal["head", "torso", "arm", "leg"]
-Lethality = Literal["always", "roll", "never"]
-PARTS: tuple[str, ...] = ("head", "torso", "arm", "leg")
-
-# --------------------------------------------------------------------------- configuration
-
-
-class WeaponSpec(BaseModel):
-    """A weapon (P12): the aim zone side N (hit dice are dN) and the initiative modifier."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    zone: int = Field(ge=1, le=20)
-    speed: int = Field(ge=-10, le=10)
-    # P13: lets the shooter pick the cell inside the zone instead of rolling; only honoured
-    # when the match config turns ``bot_rolls_all`` off.
-    player_rolls: bool = False
-
-
-class PerkSpec(BaseModel):
-    """A perk as data (P17): which hits it shrugs off, which it keeps from being lethal, and how
-    it changes the duelist's weapon."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str
-    shrug_parts: tuple[Part, ...] = ()  # hits on these parts are shrugged off ...
-    shrug_count: int = Field(default=0, ge=0)  # ... this many times per duel
-    never_lethal_parts: tuple[Part, ...] = ()  # hits here wound but never kill
-    zone_delta: int = 0  # added to the weapon's zone side (result at least 1)
-    speed_delta: int = 0  # added to the weapon's speed
-
-
-class OrderSpec(BaseModel):
-    """An order as configuration data (the default order for a missing duelist)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    move: int
-    aim: tuple[int, int]
-
-
-class CharacterSpec(BaseModel):
-    """A duelist's sheet: a weapon id and perk ids, checked against the config."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    weapon: str
-    perks: tuple[str, ...] = ()
-
-
-def _default_weapons() -> dict[str, WeaponSpec]:
-    # P12 DEFAULT table.
-    return {
-        "derringer": WeaponSpec(name="derringer", zone=4, speed=2),
-        "pistol": WeaponSpec(name="pistol", zone=3, speed=1),
-        "revolver": WeaponSpec(name="revolver", zone=3, speed=1),
-        "rifle": WeaponSpec(name="rifle", zone=3, speed=0),
-        "dueling_pistol": WeaponSpec(name="dueling pistol (matched pair)", zone=2, speed=0),
-    }
-
-
-def _default_perks() -> dict[str, PerkSpec]:
-    # P17 DEFAULT perks.
-    return {
-        "thick_skinned": PerkSpec(name="thick-skinned", shrug_parts=("arm", "leg"), shrug_count=1),
-        "lucky": PerkSpec(name="lucky", never_lethal_parts=("torso",)),
-        "steady_hand": PerkSpec(name="steady hand", zone_delta=-1),
-    }
-
-
-def _default_silhouette() -> dict[Part, tuple[tuple[int, int], ...]]:
-    # P5: the cells of the silhouette, target-relative (P3, P4).
-    return {
-        "head": ((0, 1),),
-        "torso": ((0, 0), (0, -1)),
-        "arm": ((-1, 0), (1, 0)),
-        "leg": ((-1, -2), (1, -2)),
-    }
-
-
-def _default_lethality() -> dict[Part, Lethality]:
-    # P11: head always lethal, torso by a roll, arm and leg never.
-    return {"head": "always", "torso": "roll", "arm": "never", "leg": "never"}
-
-
-def _default_presets() -> dict[str, CharacterSpec]:
-    return {
-        "marksman": CharacterSpec(weapon="rifle", perks=("steady_hand",)),
-        "gunslinger": CharacterSpec(weapon="revolver", perks=("lucky",)),
-        "brawler": CharacterSpec(weapon="pistol", perks=("thick_skinned",)),
-        "cardsharp": CharacterSpec(weapon="derringer", perks=("lucky",)),
-        "gentleman": CharacterSpec(weapon="dueling_pistol", perks=()),
-    }
-
-
-class PistolConfig(BaseModel):
-    """Match configuration; every default is a DEFAULT (or a rule) of the rules doc."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    turn_limit: int = Field(default=6, ge=1, le=100)  # P2
-    move_max: int = Field(default=2, ge=0, le=10)  # P6: move in [-move_max, move_max]
-    aim_min: int = Field(default=-5, ge=-50, le=50)  # P8 DEFAULT aim window (A and B)
-    aim_max: int = Field(default=5, ge=-50, le=50)  # P8
-    silhouette: dict[Part, tuple[tuple[int, int], ...]] = Field(
-        default_factory=_default_silhouette
-    )  # P5
-    lethality: dict[Part, Lethality] = Field(default_factory=_default_lethality)  # P11
-    lethal_roll_sides: int = Field(default=100, ge=2, le=1000)  # P11: torso roll dS ...
-    lethal_roll_max: int = Field(default=50, ge=0, le=1000)  # ... lethal when <= this (50%)
-    weapons: dict[str, WeaponSpec] = Field(default_factory=_default_weapons)  # P12
-    bot_rolls_all: bool = True  # P13 DEFAULT: the bot rolls every die
-    initiative_die: int = Field(default=6, ge=1, le=100)  # P14 DEFAULT d6 ...
-    initiative_move_penalty: int = Field(default=1, ge=0, le=10)  # ... - |move| x this
-    # P14 DEFAULT: equal totals shoot simultaneously (0); N: roll both again at most N times.
-    initiative_tie_rerolls: int = Field(default=0, ge=0, le=20)
-    perks: dict[str, PerkSpec] = Field(default_factory=_default_perks)  # P17
-    max_perks: int | None = Field(default=None, ge=0)  # no limit in the source
-    default_order: OrderSpec = OrderSpec(move=0, aim=(0, 0))  # stay, aim at the torso 0:0
-    presets: dict[str, CharacterSpec] = Field(default_factory=_default_presets)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> PistolConfig:
-        if self.aim_min > self.aim_max:
-            raise ValueError("aim_min must not be above aim_max")
-        if not self.weapons:
-            raise ValueError("weapons must not be empty")
-        missing = [p for p in PARTS if p in self.silhouette and p not in self.lethality]
-        if missing:
-            raise ValueError(f"lethality missing for {', '.join(missing)}")
-        seen: set[tuple[int, int]] = set()
-        for cells in self.silhouette.values():
-            for cell in cells:
-                if cell in seen:
-                    raise ValueError(f"silhouette cell {cell} belongs to two parts")
-                seen.add(cell)
-        d = self.default_order
-        if abs(d.move) > self.move_max or not all(self.aim_min <= v <= self.aim_max for v in d.aim):
-            raise ValueError("default_order is outside the move range or aim window")
-        return self
-
-
-# --------------------------------------------------------------------------- state
-
-
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """The config with lookups precomputed for resolution (built once per match)."""
-
-    config: PistolConfig
-    cells: Mapping[tuple[int, int], str]
-    lethality: Mapping[str, str]
-    initiative_die: int
-    move_penalty: int
-    tie_rerolls: int  # P14
-    turn_limit: int
-    # Every legal order, for a uniform ``random_order`` with one draw; shared between matches.
-    legal: tuple[PistolOrder, ...] = field(compare=False, repr=False)
-    legal_count: int = field(default=0, compare=False, repr=False)  # len(legal), no call
-
-    @classmethod
-    def build(cls, config: PistolConfig) -> Rules:
-        legal = _legal_orders(config.move_max, config.aim_min, config.aim_max)
-        return cls(
-            config=config,
-            cells={cell: part for part, cs in config.silhouette.items() for cell in cs},
-            lethality={str(k): str(v) for k, v in config.lethality.items()},
-            initiative_die=config.initiative_die,
-            move_penalty=config.initiative_move_penalty,
-            tie_rerolls=config.initiative_tie_rerolls,
-            turn_limit=config.turn_limit,
-            legal=legal,
-            legal_count=len(legal),
-        )
-
-
-@lru_cache(maxsize=16)
-def _legal_orders(move_max: int, aim_min: int, aim_max: int) -> tuple[PistolOrder, ...]:
-    aims = range(aim_min, aim_max + 1)
-    return tuple(
-        PistolOrder(m, a, b) for m in range(-move_max, move_max + 1) for a in aims for b in aims
-    )
+if TYPE_CHECKING:
+    from engine.rulesets.pistol.state import Duelist
 
 
 class _Parsed:
@@ -233,203 +63,6 @@ _LOADED: list[tuple[Any, PistolState]] = []
 
 _EDIT_STATUSES = ("standing", "wounded", "dead")
 _EDIT_MAX_SHRUGS = 99  # an input sanity bound for GM rulings, not a rule
-
-
-@dataclass(frozen=True, slots=True)
-class Duelist:
-    """One duelist. ``zone``/``speed``/perk sets are derived from config + sheet at setup."""
-
-    pid: str
-    weapon: str
-    perks: tuple[str, ...]
-    zone: int
-    speed: int
-    player_rolls: bool
-    shrug_parts: frozenset[str]
-    never_lethal: frozenset[str]
-    shrugs_left: int
-    status: str = "standing"  # standing | wounded | dead
-    part: str | None = None  # where the ending hit landed
-
-
-class PistolState(NamedTuple):
-    """``turn`` is the turn about to be played (1-based); a duel ends after a hit (P16) or
-    when ``turn`` passes the limit (P2). Immutable (a named tuple: cheap to build each turn)."""
-
-    rules: Rules
-    duelists: tuple[Duelist, ...]
-    turn: int
-    # Derived (see ``_state``): kept so that ``outcome`` and ``acting`` are plain field reads.
-    result: Outcome
-    acting: frozenset[str]  # every duelist while the duel runs, nobody once it is over
-
-
-_NOBODY: frozenset[str] = frozenset()
-# Hot paths read PistolState fields by index: by name, a named tuple's field is a generic
-# attribute lookup that Python 3.11 does not specialise, by index a plain subscript.
-_RESULT: Final = 3
-_DRAW = Outcome("draw", (), "turn_limit")  # P2
-_MUTUAL = Outcome("mutual", (), "mutual_hit")  # P18
-
-
-def _state(
-    rules: Rules, duelists: tuple[Duelist, ...], turn: int, pids: frozenset[str] | None = None
-) -> PistolState:
-    """A state with its outcome judged: a hit ends the duel (P16), both hit is a mutual hit
-    (P18), no hit after the last turn is a draw (P2)."""
-    standing = tuple([d.pid for d in duelists if d.status == "standing"])
-    if len(standing) == len(duelists):
-        result = _DRAW if turn > rules.turn_limit else RUNNING
-    elif not standing:
-        result = _MUTUAL
-    else:
-        result = _win(standing)
-    if result.status != "running":
-        pids = _NOBODY
-    elif not pids:
-        pids = frozenset(d.pid for d in duelists)
-    return _new(PistolState, (rules, duelists, turn, result, pids))
-
-
-@lru_cache(maxsize=256)
-def _win(winners: tuple[str, ...]) -> Outcome:
-    """A win (P16), shared: an outcome is immutable and few duelists play many matches."""
-    return Outcome("win", winners, "hit")
-
-
-def _updated(duelists: tuple[Duelist, ...], changed: Mapping[str, _Live]) -> tuple[Duelist, ...]:
-    """The duelists with the fields a turn changed."""
-    out = []
-    for d in duelists:
-        live = changed.get(d.pid)
-        if live is not None:  # positional: dataclasses.replace is slow on this path
-            d = Duelist(  # noqa: PLW2901
-                d.pid,
-                d.weapon,
-                d.perks,
-                d.zone,
-                d.speed,
-                d.player_rolls,
-                d.shrug_parts,
-                d.never_lethal,
-                live.shrugs_left,
-                live.status,
-                live.part,
-            )
-        out.append(d)
-    return tuple(out)
-
-
-# Builds a named tuple's value without its Python-level __new__ (hot path; same value).
-_new = tuple.__new__
-
-# Markers a CountingLog records instead of full events (kind, plus the count_detail field).
-_MARK_INITIATIVE: Final = Event("initiative")
-_MARK_MISS: Final = Event("miss")
-_MARK_NO_SHOT: Final = Event("no_shot")
-_MARK_DEATH: Final = Event("death")
-_MARK_WOUND: Final = Event("wound")
-_MARK_OUTCOME: Final = Event("outcome")
-
-
-class _HitMarks(dict[str, Event]):
-    """hit markers by part (a configured silhouette may name its own parts)."""
-
-    def __missing__(self, part: str) -> Event:
-        mark = self[part] = Event("hit", None, {"part": part})
-        return mark
-
-
-_MARK_HIT: Final = _HitMarks()
-
-
-class _Live:
-    """A duelist's changing fields while one turn resolves (mutable, local to resolve)."""
-
-    __slots__ = ("part", "shrugs_left", "status")
-
-    def __init__(self, shrugs_left: int, status: str, part: str | None) -> None:
-        self.shrugs_left = shrugs_left
-        self.status = status
-        self.part = part
-
-
-@dataclass(frozen=True, slots=True)
-class PistolOrder:
-    """P6: a move and the top-left aim corner (A, B); ``pick`` is the P13 extension."""
-
-    move: int
-    aim_x: int
-    aim_y: int
-    pick: tuple[int, int] | None = None
-    # [A, B] as shot events record it, built once per order: events share it (read-only).
-    aim: list[int] = field(init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "aim", [self.aim_x, self.aim_y])
-
-
-def _initiative(rules: Rules, log: TurnLog, pid: str, move: int, speed: int) -> int:
-    """P14: roll one duelist's initiative again (a tie reroll) and record it; the total."""
-    roll = log.die(rules.initiative_die, "initiative", pid)
-    total = roll + speed - abs(move) * rules.move_penalty
-    log.emit("initiative", pid, move=move, roll=roll, speed=speed, total=total)
-    return total
-
-
-def _duelist(config: PistolConfig, pid: str, sheet: CharacterSpec, **live: Any) -> Duelist:
-    weapon = config.weapons[sheet.weapon]
-    perks = [config.perks[p] for p in sheet.perks]
-    return Duelist(
-        pid=pid,
-        weapon=sheet.weapon,
-        perks=sheet.perks,
-        # P17 steady_hand: zone side reduced, minimum 1.
-        zone=max(1, weapon.zone + sum(p.zone_delta for p in perks)),
-        speed=weapon.speed + sum(p.speed_delta for p in perks),
-        player_rolls=weapon.player_rolls and not config.bot_rolls_all,
-        shrug_parts=frozenset(part for p in perks for part in p.shrug_parts),
-        never_lethal=frozenset(part for p in perks for part in p.never_lethal_parts),
-        shrugs_left=live.get("shrugs_left", sum(p.shrug_count for p in perks)),
-        status=live.get("status", "standing"),
-        part=live.get("part"),
-    )
-
-
-# --------------------------------------------------------------------------- parsing helpers
-
-
-def _int_field(raw: Mapping[str, Any], field: str, expected: str = "integer") -> int:
-    if field not in raw:
-        raise Rejection("invalid_field", what="order", field=field, expected="required")
-    value = raw[field]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise Rejection("invalid_field", what="order", field=field, expected=expected)
-    return value
-
-
-def _pair(raw: Mapping[str, Any], field: str) -> tuple[int, int]:
-    value = raw[field]
-    if isinstance(value, str) and ":" in value:  # "A:B", the way the rules write cells
-        try:
-            a, b = (int(v) for v in value.split(":"))
-        except ValueError:
-            pass
-        else:
-            return a, b
-    if (
-        isinstance(value, list | tuple)
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        return int(value[0]), int(value[1])
-    raise Rejection(
-        "invalid_field", what="order", field=field, expected="two integers [A, B] or 'A:B'"
-    )
-
-
-def _choices(keys: Iterable[str]) -> str:
-    return ", ".join(sorted(keys))
 
 
 # --------------------------------------------------------------------------- the ruleset
@@ -895,23 +528,6 @@ class PistolRuleset(Ruleset[PistolConfig, PistolState, PistolOrder]):
             if d.pid == pid:
                 return d
         raise Rejection("no_such_participant", pid=pid)
-
-
-def render_grid(
-    config: PistolConfig, marks: Mapping[tuple[int, int], str] | None = None
-) -> list[str]:
-    """The silhouette grid over the aim window as text rows (top row first), with x labels on
-    the last row and y labels on the left: ``H`` head, ``T`` torso, ``A`` arm, ``L`` leg, ``.``
-    empty; ``marks`` overrides cells (e.g. ``X`` where a shot landed). For docs and the bot."""
-    letter = {"head": "H", "torso": "T", "arm": "A", "leg": "L"}
-    cells = {cell: letter[part] for part, cs in config.silhouette.items() for cell in cs}
-    cells.update(marks or {})
-    xs = range(config.aim_min, config.aim_max + 1)
-    rows = []
-    for y in range(config.aim_max, config.aim_min - 1, -1):
-        rows.append(f"{y:>3} " + " ".join(f"{cells.get((x, y), '.'):>2}" for x in xs))
-    rows.append("    " + " ".join(f"{x:>2}" for x in xs))
-    return rows
 
 
 RULESET = PistolRuleset()

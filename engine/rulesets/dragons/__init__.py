@@ -1,0 +1,48 @@
+"""Ruleset ``dragons``: a dragon dogfight on Savage Worlds (``docs/rules/dragons.md``, D1-D36).
+The code lives in the package's modules; this re-exports its public names."""
+
+from engine.rulesets.dragons.ruleset import (
+    RULESET,
+    Action,
+    AttackCheck,
+    CharacterSpec,
+    Dragon,
+    DragonOrder,
+    DragonsConfig,
+    DragonsRuleset,
+    DragonsState,
+    MoveOption,
+    attack_check,
+    build_stats,
+    distance,
+    fall_loss,
+    initiative,
+    movement_options,
+    nearest_target,
+    parse_typed,
+    presets,
+    sky_chart,
+)
+
+__all__ = [
+    "RULESET",
+    "Action",
+    "AttackCheck",
+    "CharacterSpec",
+    "Dragon",
+    "DragonOrder",
+    "DragonsConfig",
+    "DragonsRuleset",
+    "DragonsState",
+    "MoveOption",
+    "attack_check",
+    "build_stats",
+    "distance",
+    "fall_loss",
+    "initiative",
+    "movement_options",
+    "nearest_target",
+    "parse_typed",
+    "presets",
+    "sky_chart",
+]

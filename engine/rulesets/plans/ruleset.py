@@ -18,7 +18,7 @@ from engine.rulesets.plans.config import (
     GROUPS,
     PlansConfig,
 )
-from engine.rulesets.plans.plan import Plan, check_plan, dump_plan, parse_plan
+from engine.rulesets.plans.orders import Plan, check_plan, dump_plan, parse_plan
 from engine.rulesets.plans.preview import PlanPreview, preview_plan
 from engine.rulesets.plans.resolve import RUNNING, fighter_view, outcome, resolve_turn
 from engine.rulesets.plans.sheet import PRESETS, CharacterModel, Sheet, check_sheet

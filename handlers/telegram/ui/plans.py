@@ -31,7 +31,7 @@ from engine.match import Match, TurnRecord
 from engine.rulesets.plans import Fighter, PlansConfig, PlansState
 from engine.rulesets.plans import parse_typed as parse_plan_text
 from engine.rulesets.plans.config import ACTIONS, ATTRIBUTES, GROUP_ATTRIBUTES, GROUPS
-from engine.rulesets.plans.plan import parse_plan
+from engine.rulesets.plans.orders import parse_plan
 from engine.rulesets.plans.preview import PlanPreview, preview_plan
 from engine.rulesets.plans.sheet import PRESETS
 from engine.rulesets.plans.typed import GROUP_WORDS, format_typed

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from engine.rulesets.pistol.config import PistolConfig
+    from engine.rulesets.pistol.state import PistolState
 
 
 def render_grid(
@@ -24,3 +26,29 @@ def render_grid(
         rows.append(f"{y:>3} " + " ".join(f"{cells.get((x, y), '.'):>2}" for x in xs))
     rows.append("    " + " ".join(f"{x:>2}" for x in xs))
     return rows
+
+
+def view(state: PistolState, pid: str | None = None) -> dict[str, Any]:
+    """Public: the turn counter, each duelist's weapon, zone, perks and condition, and the
+    silhouette (orders never live in the state)."""
+    cfg = state.rules.config
+    return {
+        "turn": state.turn,
+        "turn_limit": cfg.turn_limit,
+        "duelists": [
+            {
+                "pid": d.pid,
+                "weapon": d.weapon,
+                "zone": d.zone,
+                "speed": d.speed,
+                "perks": list(d.perks),
+                "shrugs_left": d.shrugs_left,
+                "status": d.status,
+                "part": d.part,
+            }
+            for d in state.duelists
+        ],
+        "silhouette": {p: [list(c) for c in cs] for p, cs in cfg.silhouette.items()},
+        "aim_window": [cfg.aim_min, cfg.aim_max],
+        "move_max": cfg.move_max,
+    }

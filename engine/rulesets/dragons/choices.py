@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.rulesets.dragons.config import IN
-from engine.rulesets.dragons.geometry import _params
+from engine.errors import Rejection
+from engine.rulesets.dragons.config import FORCE_CHOICES, FORCE_RAISE_CHOICES, IN
+from engine.rulesets.dragons.geometry import _MoveRow, _params, movement_result
 from engine.rulesets.dragons.orders import Action, DragonOrder
 
 if TYPE_CHECKING:
+    import random
+    from collections.abc import Sequence
+
     from engine.rulesets.dragons.geometry import _Params
     from engine.rulesets.dragons.sheet import Weapon
     from engine.rulesets.dragons.state import Dragon, DragonsState
@@ -99,3 +102,136 @@ class _OrderContext:
 # The context of the last state asked about (one entry, swapped whole: thread-safe enough,
 # a miss only costs a recomputation).
 _CONTEXT: list[_OrderContext | None] = [None]
+
+
+def default_order(state: DragonsState, pid: str) -> DragonOrder:
+    """Level flight, no action (DEFAULT), Speed change from config; a pursuer or a dragon
+    that could not make the change keeps its Speed."""
+    cfg = state.config
+    me = state.dragon(pid)
+    delta = cfg.default_speed_delta
+    if (
+        me.tail_of is not None
+        or movement_result(cfg, state.stats[pid], me, "level", delta)[2] is not None
+    ):
+        delta = 0
+    return DragonOrder("level", delta)
+
+
+def random_order(state: DragonsState, pid: str, rng: random.Random) -> DragonOrder:
+    """A random legal order: a legal movement (with at most 3 units of climb or dive),
+    preferring one after which an attack or a tail attempt is possible, so random battles
+    end: from a uniformly drawn movement on, in the list order (level -1..+2, climb 1..3,
+    dive 1..3) and round to the start, the first such one; the drawn one if none is. Then
+    an occasional aerobatics and 1-3 actions drawn from those that look possible after
+    the movement."""
+    ctx = _CONTEXT[0]
+    if ctx is None or ctx.state is not state:
+        ctx = _CONTEXT[0] = _OrderContext(state)
+    me = ctx.by_pid.get(pid)
+    if me is None:
+        raise Rejection("no_such_participant", pid=pid)
+    params = ctx.params
+    if me.status != IN or me.falling:
+        if params.config.default_speed_delta == 0:
+            return _LEVEL  # default_order's value when the Speed change is 0
+        return default_order(state, pid)
+    stats = state.stats[pid]
+    team = ctx.teams[pid]
+    foes: list[Dragon] = []
+    pursued = False
+    for d, their_team in ctx.alive:
+        if d.tail_of == pid:
+            pursued = True  # D26: its pursuer cannot be attacked
+        elif their_team != team:
+            foes.append(d)
+    tail_of = me.tail_of
+    moves: list[_MoveRow]
+    if tail_of is not None:
+        moves = [("level", 0, me.speed, 0)]  # D26
+    else:
+        top = stats.top_speed
+        found = params.moves.get((me.speed, top))
+        moves = found if found is not None else params.legal_moves(me.speed, top)
+    random_ = rng.random
+    broken = me.broken
+    weapons = [w for w in stats.weapons if w.name not in broken] if broken else stats.weapons
+    altitude = me.altitude
+    count = len(moves)
+    start = int(random_() * count)
+    move, n, speed, climbed = moves[start]
+    if count == 1:  # e.g. a pursuer (D26)
+        candidates = _actions_from(params, weapons, speed, altitude + climbed, tail_of, foes)
+    else:
+        # From the drawn movement on (cyclically), the first after which something can be
+        # attacked (or tailed), so random battles end; the drawn one if there is none.
+        # The test is _actions_from's (a dragon with more than one movement is on no
+        # tail), without building lists: only the chosen movement's actions are built.
+        factor = params.reach_factor
+        if broken:
+            melee = False
+            reach = -1  # the longest Long band of a working ranged weapon; -1: none
+            for w in weapons:
+                if w.bands is None:
+                    melee = melee or w.melee
+                elif w.bands[2] * factor > reach:
+                    reach = w.bands[2] * factor
+        else:  # every weapon works: the sheet's figures
+            melee = stats.melee
+            reach = stats.long_band * factor if stats.long_band >= 0 else -1
+        melee_anywhere = melee and not params.melee_requires_range_5
+        per_speed, per_altitude = params.range_per_speed, params.range_per_altitude
+        candidates = []
+        for i in range(start, start + count):
+            row = moves[i - count] if i >= count else moves[i]
+            row_speed = row[2]
+            row_altitude = altitude + row[3]
+            for foe in foes:
+                if row_altitude == foe.altitude:
+                    if melee_anywhere or (row_speed == foe.speed and (melee or not foe.falling)):
+                        break
+                elif row_altitude > foe.altitude and reach >= 0:
+                    gap = per_speed * abs(row_speed - foe.speed) + per_altitude * (
+                        row_altitude - foe.altitude
+                    )
+                    if gap <= reach:
+                        break
+            else:
+                continue  # nothing from this movement
+            move, n, speed, climbed = row
+            candidates = _actions_from(params, weapons, speed, altitude + climbed, tail_of, foes)
+            break
+    aero = "loop" if tail_of is None and random_() < 0.05 else None
+    if tail_of is not None:
+        choice = FORCE_CHOICES[int(random_() * 2)]
+        raise_choice = FORCE_RAISE_CHOICES[int(random_() * 2)]
+        candidates.append(("force", None, None, choice, raise_choice, ""))
+    if pursued:
+        candidates.append(("break", None, None, None, None, ""))
+    if stats.arcane is not None and random_() < 0.1:
+        candidates.append(("power", None, None, None, None, "power"))
+    key: tuple[Any, ...]
+    if not candidates:
+        key = (move, n, aero)
+    else:
+        count = int(random_() * params.max_actions) + 1
+        chosen: list[_Candidate] = []
+        used: list[str | None] = []
+        # Uniform draws without replacement (the same as shuffling and taking from the
+        # front, without drawing for the candidates never reached); one weapon per order
+        # (D17).
+        while candidates and len(chosen) < count:
+            c = candidates.pop(int(random_() * len(candidates)))
+            if c[0] == "attack":
+                if c[1] in used:
+                    continue
+                used.append(c[1])
+            chosen.append(c)
+        key = (move, n, aero, *chosen)
+    order = _ORDERS.get(key)
+    if order is None:
+        if len(_ORDERS) >= 4096:
+            _ORDERS.clear()
+        actions = tuple([_ACTIONS.get(c) or _action(c) for c in key[3:]])
+        order = _ORDERS[key] = DragonOrder(move, n, aero, actions)
+    return order

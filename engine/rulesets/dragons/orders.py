@@ -13,12 +13,14 @@ from engine.rulesets.dragons.config import (
     FORCE_RAISE_CHOICES,
     MOVE_KINDS,
 )
+from engine.rulesets.dragons.geometry import movement_result
 from engine.savage import (
     edition_rules,
 )
 
 if TYPE_CHECKING:
     from engine.rulesets.dragons.config import DragonsConfig
+    from engine.rulesets.dragons.state import DragonsState
 
 
 # --------------------------------------------------------------------------- orders
@@ -151,3 +153,63 @@ def dump_order_dict(order: DragonOrder) -> dict[str, Any]:
         else:
             actions.append({"type": "power", "text": a.text})
     return {"move": order.move, "n": order.n, "aerobatics": order.aerobatics, "actions": actions}
+
+
+def validate(state: DragonsState, pid: str, order: DragonOrder) -> Rejection | None:
+    cfg = state.config
+    try:
+        me = state.dragon(pid)
+    except Rejection as exc:
+        return exc
+    if not me.in_battle:
+        return Rejection("not_in_battle", pid=pid)
+    stats = state.stats[pid]
+    if me.tail_of is not None:
+        if (order.move, order.n) != ("level", 0) or order.aerobatics:
+            return Rejection("pursuer_copies_victim", victim=me.tail_of)  # D26
+    elif not me.falling:  # D32: a falling dragon's movement is void anyway
+        reason = movement_result(cfg, stats, me, order.move, order.n)[2]
+        if reason is not None:
+            return reason
+    weapons_used: set[str] = set()
+    will_tail = me.tail_of is not None
+    for i, a in enumerate(order.actions):
+        where = f"actions.{i}"
+        if a.type in ("attack", "tail"):
+            target = next((d for d in state.dragons if d.pid == a.target), None)
+            if target is None:
+                return Rejection("no_such_target", field=where, target=a.target)
+            if target.pid == pid:
+                return Rejection("cannot_target_self", field=where)
+            if not target.in_battle:
+                return Rejection("target_not_in_battle", field=where, target=target.pid)
+            if target.team == me.team:
+                return Rejection("target_is_ally", field=where, target=target.pid)
+        if a.type == "attack":
+            weapon = stats.weapon(a.weapon or "")
+            if weapon is None:
+                names = ", ".join(w.name for w in stats.weapons)
+                return Rejection("no_such_weapon", field=where, weapon=a.weapon, choices=names)
+            if weapon.name in me.broken:
+                return Rejection("weapon_broken", field=where, weapon=weapon.name)  # D24
+            if weapon.name in weapons_used:
+                return Rejection("weapon_used_twice", field=where, weapon=weapon.name)  # D17
+            weapons_used.add(weapon.name)
+            if state.dragon(a.target or "").tail_of == pid:
+                return Rejection("cannot_attack_pursuer", field=where, target=a.target)  # D26
+        elif a.type == "tail":
+            if me.tail_of == a.target:
+                return Rejection("already_on_tail", field=where, target=a.target)
+            will_tail = True
+        elif a.type == "force":
+            if not will_tail:
+                return Rejection("not_on_tail", field=where)  # D27
+        elif a.type == "break":
+            pursuers = [d.pid for d in state.dragons if d.tail_of == pid and d.in_battle]
+            if not pursuers:
+                return Rejection("no_pursuer", field=where)  # D28
+            if a.target is not None and a.target not in pursuers:
+                return Rejection("not_your_pursuer", field=where, target=a.target)
+        elif a.type == "power" and stats.arcane is None:
+            return Rejection("no_arcane_skill", field=where)  # D34a
+    return None

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.dice import TurnLog
 from engine.events import Event
 from engine.ruleset import UNSEALED_SEQ, Sealed
 from engine.rulesets.dragons.config import IN
@@ -27,6 +25,9 @@ from engine.savage import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from engine.dice import TurnLog
     from engine.rulesets.dragons.config import DragonsConfig, ManoeuvreRoll
     from engine.rulesets.dragons.sheet import Stats, Weapon
 
@@ -895,3 +896,15 @@ class _Turn:
         self.emit("power", d.pid, text=a.text, roll=roll.to_data(), success=roll.success)
         if roll.crit:
             self.spirit_or_consumed(d, "power_crit")  # D34
+
+
+def resolve_turn(
+    state: DragonsState,
+    orders: Mapping[str, Sealed[DragonOrder]],
+    log: TurnLog,
+) -> DragonsState:
+    turn = _Turn(state, orders, log)
+    turn.run()
+    # ``turn.live`` holds the dragons in state order.
+    dragons = tuple([d.freeze() for d in turn.lives])
+    return _new_state(state.config, state.stats, dragons, state.turn + 1, turn.floor)

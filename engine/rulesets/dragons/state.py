@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import Rejection
-from engine.rulesets.dragons.config import IN
+from engine.rulesets.dragons.config import IN, DragonsConfig
+from engine.rulesets.dragons.sheet import CharacterSpec, build_stats
 
 if TYPE_CHECKING:
-    from engine.rulesets.dragons.config import DragonsConfig
+    from collections.abc import Mapping
+
     from engine.rulesets.dragons.sheet import Stats
 
 
@@ -87,3 +88,23 @@ def _dump_dragon(d: Dragon) -> dict[str, Any]:
         "broken": list(d.broken),
         "consumed": d.consumed,
     }
+
+
+def dump_state(state: DragonsState) -> dict[str, Any]:
+    return {
+        "turn": state.turn,
+        "config": state.config.model_dump(mode="json"),
+        "characters": {pid: s.spec.model_dump(mode="json") for pid, s in state.stats.items()},
+        "dragons": [_dump_dragon(d) for d in state.dragons],
+        "floor": state.floor,
+    }
+
+
+def load_state(raw: Mapping[str, Any]) -> DragonsState:
+    config = DragonsConfig.model_validate(raw["config"])
+    stats = {
+        pid: build_stats(CharacterSpec.model_validate(c)) for pid, c in raw["characters"].items()
+    }
+    dragons = tuple(Dragon(**{**d, "broken": tuple(d["broken"])}) for d in raw["dragons"])
+    floor = raw.get("floor")  # absent from states saved before D31's DEFAULT
+    return DragonsState(config, stats, dragons, int(raw["turn"]), floor)

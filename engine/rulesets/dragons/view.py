@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from engine.rulesets.dragons.state import _dump_dragon
 
 if TYPE_CHECKING:
     from engine.rulesets.dragons.state import DragonsState
@@ -45,3 +47,19 @@ def sky_chart(state: DragonsState) -> str:
         extra = f" {' '.join(marks)}" if marks else ""
         lines.append(f"{letters[d.pid]} {d.pid} [{d.side}] S{d.speed} H{d.altitude}{extra}")
     return "\n".join(lines)
+
+
+def view(state: DragonsState, pid: str | None = None) -> dict[str, Any]:
+    return {
+        "turn": state.turn,
+        "dragons": [
+            {
+                **_dump_dragon(d),
+                "top_speed": state.stats[d.pid].spec.top_speed,
+                "parry": state.stats[d.pid].parry,
+                "weapons": [w.name for w in state.stats[d.pid].weapons],
+            }
+            for d in state.dragons
+        ],
+        "chart": sky_chart(state),
+    }

@@ -1,51 +1,31 @@
 """``coin``: the tests' one toy ruleset, for exercising the core and the stores without a real
-ruleset.
+ruleset, and the proof that a fourth ruleset needs no shared module (``docs/rulesets.md``): it
+has the package shape of every ruleset, a Telegram UI (:mod:`.ui`) and its own catalogs, and
+registers at run time (:mod:`.plugin`).
 
 Each participant calls a face 1-6 and rolls a d6; a match scores a point. The first to
 ``target`` points wins; both at once is a draw. Setup rolls a d6 "initiative" per participant
 (turn 0), so the start-of-match record is exercised too. An order may carry a free-text
 ``note`` (up to 1,000,000 characters), so storage tests can seal secrets and big orders;
-:data:`ENDLESS` is the configuration of a match that does not end by itself.
+:data:`ENDLESS` is the configuration of a match that does not end by itself. Rules: ``rules.md``.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from engine.dice import TurnLog
-from engine.errors import Rejection, parse_model
-from engine.ruleset import RUNNING, Entrant, Outcome, Ruleset, Sealed
+from engine.errors import Rejection
+from engine.ruleset import Entrant, Ruleset
+from tests.support.coin import choices, orders, resolve, state, view
+from tests.support.coin.config import ENDLESS, CoinConfig
+from tests.support.coin.orders import CoinOrder
+from tests.support.coin.sheet import PRESETS, CoinCharacter
+from tests.support.coin.state import CoinState
 
-
-class CoinConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    target: int = Field(default=2, ge=1)
-    max_turns: int = Field(default=10, ge=1)
-    default_call: int = Field(default=1, ge=1, le=6)
-
-
-class CoinCharacter(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    lucky: bool = False
-
-
-class CoinOrder(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    call: int
-    note: str = Field(default="", max_length=1_000_000)
-
-
-@dataclass(frozen=True, slots=True)
-class CoinState:
-    config: CoinConfig
-    pids: tuple[str, ...]
-    scores: tuple[int, ...]
-    turn: int = 1
+__all__ = ["ENDLESS", "RULESET", "Coin"]
 
 
 class Coin(Ruleset[CoinConfig, CoinState, CoinOrder]):
@@ -60,48 +40,22 @@ class Coin(Ruleset[CoinConfig, CoinState, CoinOrder]):
             log.die(6, "initiative", e.pid)
         return CoinState(config, tuple(e.pid for e in entrants), tuple(0 for _ in entrants))
 
+    def presets(self, config: CoinConfig) -> Mapping[str, Mapping[str, Any]]:
+        return PRESETS
+
     def acting(self, state: CoinState) -> frozenset[str]:
         return frozenset(state.pids)
 
-    def parse_order(self, state: CoinState, pid: str, raw: Mapping[str, Any]) -> CoinOrder:
-        return parse_model(CoinOrder, raw)
-
-    def validate(self, state: CoinState, pid: str, order: CoinOrder) -> Rejection | None:
-        if not 1 <= order.call <= 6:
-            return Rejection("call_out_of_range", min=1, max=6, got=order.call)
-        return None
-
-    def dump_order(self, order: CoinOrder) -> dict[str, Any]:
-        return order.model_dump(exclude_defaults=True)
-
-    def default_order(self, state: CoinState, pid: str) -> CoinOrder:
-        return CoinOrder(call=state.config.default_call)
-
-    def random_order(self, state: CoinState, pid: str, rng: random.Random) -> CoinOrder:
-        return CoinOrder(call=rng.randint(1, 6))
-
-    def resolve(
-        self, state: CoinState, orders: Mapping[str, Sealed[CoinOrder]], log: TurnLog
-    ) -> CoinState:
-        scores = list(state.scores)
-        for i, pid in enumerate(state.pids):
-            face = log.die(6, "coin", pid)
-            if face == orders[pid].order.call:
-                scores[i] += 1
-                log.emit("point", pid, face=face)
-        return replace(state, scores=tuple(scores), turn=state.turn + 1)
-
-    def outcome(self, state: CoinState) -> Outcome:
-        best = [
-            p for p, s in zip(state.pids, state.scores, strict=True) if s >= state.config.target
-        ]
-        if len(best) == 1:
-            return Outcome("win", (best[0],))
-        if best:
-            return Outcome("draw", reason="both")
-        if state.turn > state.config.max_turns:
-            return Outcome("draw", reason="turn_limit")
-        return RUNNING
+    parse_order = staticmethod(orders.parse_order)
+    validate = staticmethod(orders.validate)
+    dump_order = staticmethod(orders.dump_order)
+    default_order = staticmethod(choices.default_order)
+    random_order = staticmethod(choices.random_order)
+    outcome = staticmethod(resolve.outcome)
+    resolve = staticmethod(resolve.resolve_turn)  # last: the name is the module's until here
+    view = staticmethod(view.view)
+    dump_state = staticmethod(state.dump_state)
+    load_state = staticmethod(state.load_state)
 
     def editable(self, state: CoinState, pid: str) -> Mapping[str, Any]:
         return {"score": state.scores[state.pids.index(pid)]}
@@ -115,23 +69,5 @@ class Coin(Ruleset[CoinConfig, CoinState, CoinOrder]):
         scores[state.pids.index(pid)] = value
         return replace(state, scores=tuple(scores))
 
-    def view(self, state: CoinState, pid: str | None = None) -> dict[str, Any]:
-        return {"scores": dict(zip(state.pids, state.scores, strict=True)), "turn": state.turn}
-
-    def dump_state(self, state: CoinState) -> dict[str, Any]:
-        return {
-            "config": state.config.model_dump(),
-            "pids": list(state.pids),
-            "scores": list(state.scores),
-            "turn": state.turn,
-        }
-
-    def load_state(self, raw: Mapping[str, Any]) -> CoinState:
-        return CoinState(
-            CoinConfig(**raw["config"]), tuple(raw["pids"]), tuple(raw["scores"]), int(raw["turn"])
-        )
-
 
 RULESET = Coin()
-# A match that runs until a test stops it (storage tests seal turn after turn).
-ENDLESS: Mapping[str, Any] = {"target": 10**9, "max_turns": 10**9}

@@ -1,9 +1,10 @@
 """Per-ruleset user interface, registered by ruleset id.
 
-Adding a ruleset's Telegram UI is adding one module here and one line in :data:`_MODULES`: the
-module exposes ``UI = <RulesetUI subclass instance>``. A ruleset without a UI module gets
-:class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a plain event list
-as its reveal, so a new ruleset is playable before anyone draws its keyboards.
+Adding a built-in ruleset's Telegram UI is adding one package here and one line in
+:data:`_MODULES`: the package exposes ``UI = <RulesetUI subclass instance>``. A plug-in (a
+ruleset living elsewhere) calls :func:`register` at run time, with its own catalogs. A ruleset
+without a UI gets :class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a
+plain event list as its reveal, so a new ruleset is playable before anyone draws its keyboards.
 
 The UI never talks to Telegram or storage: it returns :class:`Screen` values (HTML text and
 rows of :class:`Button`), builds order dicts from button arguments or typed words, and renders
@@ -26,7 +27,7 @@ from typing import Any
 from engine.errors import Rejection
 from engine.match import Match, TurnRecord
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Tr, add_catalogs
 
 _MODULES: dict[str, str] = {
     "pistol": "handlers.telegram.ui.pistol",
@@ -34,6 +35,7 @@ _MODULES: dict[str, str] = {
     "plans": "handlers.telegram.ui.plans",
 }
 _LOADED: dict[str, RulesetUI] = {}
+_PLUGINS: dict[str, RulesetUI] = {}  # UIs registered at run time (register)
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,9 +398,20 @@ def get_ui(ruleset_id: str) -> RulesetUI:
 
 
 def has_ui(ruleset_id: str) -> bool:
-    return ruleset_id in _MODULES
+    return ruleset_id in _MODULES or ruleset_id in _PLUGINS
 
 
-def register(ruleset_id: str, ui: RulesetUI) -> None:
-    """Register a UI object directly (tests, plugins)."""
+def register(ruleset_id: str, ui: RulesetUI, catalogs: Path | None = None) -> None:
+    """Register a UI object directly (a plug-in, or a test's stand-in). ``catalogs``: a
+    directory of the plug-in's own ``<area>.<lang>.po`` files (its ``ruleset.<id>`` name, its
+    help and every message it shows), added to every language's catalog."""
     _LOADED[ruleset_id] = ui
+    _PLUGINS[ruleset_id] = ui
+    if catalogs is not None:
+        add_catalogs(catalogs)
+
+
+def unregister(ruleset_id: str) -> None:
+    """Forget a UI registered with :func:`register` (a test's clean-up)."""
+    _LOADED.pop(ruleset_id, None)
+    _PLUGINS.pop(ruleset_id, None)

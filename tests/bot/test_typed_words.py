@@ -1,6 +1,6 @@
 """Typed orders accept the words the buttons show, in Russian and in English, including the
 translated names of weapons and skills (one alias table per ruleset:
-``handlers/telegram/ui/<ruleset>.aliases.json``)."""
+``handlers/telegram/ui/<ruleset>/aliases.json``)."""
 
 from __future__ import annotations
 

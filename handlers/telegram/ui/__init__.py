@@ -347,12 +347,12 @@ ALIAS_DIR = Path(__file__).parent
 
 @cache
 def aliases(ruleset_id: str) -> dict[str, dict[str, str]]:
-    """The ruleset's table of typed words (``<id>.aliases.json`` beside this module): per
+    """The ruleset's table of typed words (``<id>/aliases.json``, in the ruleset's UI package): per
     part of the syntax, a word or phrase a player may type (the Russian words the buttons
     show, translated names) mapped to the canonical word the parser reads. Data, not code:
     add words there."""
     try:
-        path = ALIAS_DIR / f"{ruleset_id}.aliases.json"
+        path = ALIAS_DIR / ruleset_id / "aliases.json"
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}

@@ -253,7 +253,7 @@ def format_character(sheet: Mapping[str, Any]) -> str:
 
 
 def canonical_order(text: str) -> str:
-    """A typed order with the words of the alias table (``dragons.aliases.json``: the
+    """A typed order with the words of the alias table (``dragons/aliases.json``: the
     buttons' Russian words, translated weapon names) replaced by the canonical ones; the free
     texts (``power TEXT``, ``aero NAME``) are kept as typed."""
     table, weapons = ALIASES.get("order", {}), ALIASES.get("weapons", {})

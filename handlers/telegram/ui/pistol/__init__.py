@@ -136,12 +136,12 @@ class PistolUI(RulesetUI):
         return "move -2 aim 0:1"
 
     def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
-        move = "сдвиг" if tr.lang == "ru" else "move"  # both parse (pistol.aliases.json)
+        move = "сдвиг" if tr.lang == "ru" else "move"  # both parse (pistol/aliases.json)
         aim = "прицел" if tr.lang == "ru" else "aim"
         return [f"{move} -1 {aim} 0:1", f"{move} 0 {aim} 0:0", self.typed_example()]
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
-        """``move N aim A:B`` (or JSON); the words of ``pistol.aliases.json`` work too."""
+        """``move N aim A:B`` (or JSON); the words of ``pistol/aliases.json`` work too."""
         text = " ".join(words).strip()
         if not text.startswith("{"):
             words = alias_words(ALIASES.get("words", {}), text).split()

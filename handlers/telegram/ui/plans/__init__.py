@@ -619,7 +619,7 @@ class PlansUI(RulesetUI):
         return ", ".join(f"+{v}" if op == "add" else f"×{v}" for op, v in steps)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
-        """The typed plan; the words of ``plans.aliases.json`` (Russian skill names, option
+        """The typed plan; the words of ``plans/aliases.json`` (Russian skill names, option
         keys) read as their canonical words, the role-play text after ``--`` as typed."""
         head, sep, tail = " ".join(words).partition("--")
         return parse_plan_text(alias_words(ALIASES.get("words", {}), head) + sep + tail)

@@ -1,5 +1,13 @@
 """Ruleset ``dragons``: a dragon dogfight on Savage Worlds (``docs/rules/dragons.md``, D1-D36).
-The code lives in the package's modules; this re-exports its public names."""
+
+Modules (the shape every ruleset shares, ``docs/rulesets.md``): :mod:`.config` (every DEFAULT
+as data), :mod:`.sheet` (character sheet, stats, presets), :mod:`.state` (state, dump/load),
+:mod:`.orders` (the order, parsing, validation), :mod:`.typed` (typed syntax), :mod:`.resolve`
+(one turn), :mod:`.choices` (default and random orders), :mod:`.view` (the text view, the sky
+chart), :mod:`.ruleset` (the Ruleset); its own :mod:`.geometry` (distance, range bands,
+movements, attack checks, initiative) and the resolution's layers :mod:`.turn` and
+:mod:`.combat`. This module re-exports the public names.
+"""
 
 from engine.rulesets.dragons.config import DragonsConfig
 from engine.rulesets.dragons.geometry import (

@@ -1,6 +1,12 @@
 """Ruleset ``pistol``: the silhouette duel ("battleship"), rules P1-P20 of
-``docs/rules/pistol.md``. The code lives in the package's modules; this re-exports its public
-names."""
+``docs/rules/pistol.md``.
+
+Modules (the shape every ruleset shares, ``docs/rulesets.md``): :mod:`.config` (every DEFAULT
+as data), :mod:`.sheet` (character sheet, presets), :mod:`.state` (the state and the rules
+precomputed for it), :mod:`.orders` (the order, parsing, validation), :mod:`.resolve` (one
+turn), :mod:`.choices` (default and random orders), :mod:`.view` (the text view, the grid),
+:mod:`.ruleset` (the Ruleset). This module re-exports the public names.
+"""
 
 from engine.rulesets.pistol.config import (
     PARTS,

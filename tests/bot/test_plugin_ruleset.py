@@ -40,6 +40,10 @@ def test_coin_registers_and_plays_a_whole_match_through_the_bot(coin_duel: Duel)
     h.press_text(d.gm, lobby, "Start")
     match = d.match()
     assert match.ruleset == "coin" and match.phase is Phase.RUNNING
+    # K1: a bad call is refused in the toy's own words (its catalog) and seals nothing.
+    h.say(d.bob, d.b, "/order call 9")
+    assert "not 9" in plain(h.last(d.b).text)
+    assert h.deps.repo.load(match.id).orders == {}
     for _ in range(match.rules.config(match.config).max_turns):
         if not h.deps.repo.active_in_chat(d.g):
             break

@@ -1,6 +1,7 @@
 """One test over every registered ruleset (in the spirit of open_spiel's and pgx's API tests
 over all games): what the match lifecycle, the stores, the bot and the simulator rely on,
-checked the same way for each. A new ruleset in ``engine/rulesets/_MODULES`` is covered with no
+checked the same way for each. A new ruleset in ``engine/rulesets/_MODULES`` (or a plug-in
+registered at run time, as the toy ``coin`` is by ``tests/conftest.py``) is covered with no
 change here (``docs/rulesets.md``).
 
 Matches are played with random orders from seeded dice (hypothesis draws the seed and the
@@ -10,6 +11,7 @@ properties (rule by rule) live in ``tests/rules/``.
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 import re
@@ -84,6 +86,15 @@ def play(rules: Ruleset[Any, Any, Any], n: int, seed: int) -> Played:
         played.states.append(after)
         state = after
     return played
+
+
+def rules_doc(rid: str) -> Path:
+    """The rules as implemented: ``docs/rules/<id>.md`` for a built-in, ``rules.md`` in its
+    package for a plug-in."""
+    builtin = ROOT / "docs" / "rules" / f"{rid}.md"
+    if builtin.exists():
+        return builtin
+    return Path(inspect.getfile(type(registry.get(rid)))).parent / "rules.md"
 
 
 def sizes(rid: str) -> st.SearchStrategy[int]:
@@ -225,9 +236,10 @@ def test_every_default_is_configuration_data(rid: str) -> None:
     config = rules.config({})
     dumped = _json(config.model_dump(mode="json"))
     assert rules.config(dumped) == config
-    text = (ROOT / "docs" / "rules" / f"{rid}.md").read_text(encoding="utf-8")
+    doc = rules_doc(rid)
+    text = doc.read_text(encoding="utf-8")
     section = re.search(r"^## [^\n]*[Cc]onfiguration[^\n]*\n(.*?)(?=^## |\Z)", text, re.S | re.M)
-    assert section, f"docs/rules/{rid}.md has no configuration section"
+    assert section, f"{doc} has no configuration section"
     documented = {
         name.split(".")[0]
         for line in section.group(1).splitlines()

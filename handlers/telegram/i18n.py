@@ -28,6 +28,9 @@ from infra.catalogs import compile_catalog, mo_file
 
 LANGS: tuple[str, ...] = ("ru", "en")
 LOCALE_DIR = Path(__file__).with_name("locale")
+# Catalog directories of plug-ins (a ruleset UI registered at run time, ``ui.register``):
+# their ``<lang>.po``/``<area>.<lang>.po`` files extend every language's catalog.
+_PLUGIN_DIRS: list[Path] = []
 
 
 class Raw(str):
@@ -47,12 +50,24 @@ def normalize(lang: str | None, default: str = "ru") -> str:
 @cache
 def catalog(lang: str) -> gettext.GNUTranslations:
     """The catalog of ``lang``: its precompiled ``.mo`` if the build wrote one, else its
-    ``.po`` files compiled now (cached either way)."""
+    ``.po`` files compiled now (cached either way). A plug-in's messages are a fallback: they
+    add message ids and never change ours."""
     try:
         with mo_file(lang, LOCALE_DIR).open("rb") as fh:
-            return gettext.GNUTranslations(fh)
+            found = gettext.GNUTranslations(fh)
     except FileNotFoundError:
-        return gettext.GNUTranslations(io.BytesIO(compile_catalog(lang, LOCALE_DIR)))
+        found = gettext.GNUTranslations(io.BytesIO(compile_catalog(lang, LOCALE_DIR)))
+    for directory in _PLUGIN_DIRS:
+        found.add_fallback(gettext.GNUTranslations(io.BytesIO(compile_catalog(lang, directory))))
+    return found
+
+
+def add_catalogs(directory: Path) -> None:
+    """Extend every language's catalog with the ``.po`` files in ``directory`` (a plug-in's
+    own messages, so adding a ruleset edits no shared catalog)."""
+    if directory not in _PLUGIN_DIRS:
+        _PLUGIN_DIRS.append(directory)
+        catalog.cache_clear()
 
 
 def _fmt(text: str, params: dict[str, Any]) -> str:

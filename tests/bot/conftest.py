@@ -55,7 +55,7 @@ class Duel:
     def alice_seals(self, move: int, a: int, b: int) -> None:
         h = self.h
         h.press(self.alice, h.last(self.a, with_buttons=True), move + 2)
-        # The aim keyboard: rows y = 3..-2, columns x = -3..3 (handlers/telegram/ui/pistol.py).
+        # The aim keyboard: rows y = 3..-2, columns x = -3..3 (ui/pistol/builder.py).
         h.press(self.alice, h.last(self.a, with_buttons=True), (3 - b) * 7 + (a + 3))
         h.press_text(self.alice, h.last(self.a, with_buttons=True), "🔒")
 

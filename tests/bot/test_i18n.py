@@ -96,7 +96,8 @@ def test_every_reason_a_dragon_falls_or_loses_a_tail_for_has_words_in_both_langu
 
     from handlers.telegram.i18n import Tr
 
-    source = (Path(__file__).resolve().parents[2] / "engine/rulesets/dragons.py").read_text()
+    package = Path(__file__).resolve().parents[2] / "engine/rulesets/dragons"
+    source = "\n".join(f.read_text() for f in sorted(package.glob("*.py")))
     reasons = set(re.findall(r'start_fall\(\w+, "(\w+)"\)', source))
     assert {"speed_zero", "dangerous", "manoeuvre_crit"} <= reasons
     # ... and why a tail ended (``tail_broken``: clear_tails' reasons and the literal ones)

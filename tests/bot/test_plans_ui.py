@@ -14,7 +14,7 @@ import pytest
 
 from engine.match import Phase
 from engine.rulesets.plans import RULESET
-from engine.rulesets.plans.plan import parse_plan
+from engine.rulesets.plans.orders import parse_plan
 from handlers.telegram.callbacks import MAX_BYTES
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import Harness, plain

@@ -1,6 +1,6 @@
 """Typed orders accept the words the buttons show, in Russian and in English, including the
 translated names of weapons and skills (one alias table per ruleset:
-``handlers/telegram/ui/<ruleset>.aliases.json``)."""
+``handlers/telegram/ui/<ruleset>/aliases.json``)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_a_russian_pistol_order_is_sealed(duel: Duel) -> None:
 
 def test_every_alias_table_maps_to_words_the_parser_reads() -> None:
     """The tables are data: each canonical word is one the ruleset's parser knows."""
-    from engine.rulesets.dragons import _WORDS
+    from engine.rulesets.dragons.typed import _WORDS
 
     assert set(aliases("dragons")["order"].values()) <= set(_WORDS.values())
     assert set(aliases("pistol")["words"].values()) <= {"move", "aim", "pick"}

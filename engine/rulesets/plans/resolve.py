@@ -26,7 +26,7 @@ from engine.dice import TurnLog
 from engine.events import Event
 from engine.ruleset import Outcome
 from engine.rulesets.plans.config import GROUP_INDEX, GROUPS
-from engine.rulesets.plans.plan import Plan, dump_plan
+from engine.rulesets.plans.orders import Plan, dump_plan
 from engine.rulesets.plans.state import Fighter, PlansState
 from engine.rulesets.plans.tables import Rules, SheetInfo, info_of, restore_of, rules_of
 

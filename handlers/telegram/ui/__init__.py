@@ -1,9 +1,10 @@
 """Per-ruleset user interface, registered by ruleset id.
 
-Adding a ruleset's Telegram UI is adding one module here and one line in :data:`_MODULES`: the
-module exposes ``UI = <RulesetUI subclass instance>``. A ruleset without a UI module gets
-:class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a plain event list
-as its reveal, so a new ruleset is playable before anyone draws its keyboards.
+Adding a built-in ruleset's Telegram UI is adding one package here and one line in
+:data:`_MODULES`: the package exposes ``UI = <RulesetUI subclass instance>``. A plug-in (a
+ruleset living elsewhere) calls :func:`register` at run time, with its own catalogs. A ruleset
+without a UI gets :class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a
+plain event list as its reveal, so a new ruleset is playable before anyone draws its keyboards.
 
 The UI never talks to Telegram or storage: it returns :class:`Screen` values (HTML text and
 rows of :class:`Button`), builds order dicts from button arguments or typed words, and renders
@@ -15,18 +16,21 @@ from __future__ import annotations
 
 import html
 import importlib
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from engine.errors import Rejection
 from engine.match import Match, TurnRecord
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Tr, add_catalogs
+from handlers.telegram.ui.words import ALIAS_DIR as ALIAS_DIR  # the typed words, re-exported
+from handlers.telegram.ui.words import alias_words as alias_words
+from handlers.telegram.ui.words import aliases as aliases
+from handlers.telegram.ui.words import leading_phrase as leading_phrase
+from handlers.telegram.ui.words import parse_words as parse_words
 
 _MODULES: dict[str, str] = {
     "pistol": "handlers.telegram.ui.pistol",
@@ -34,6 +38,7 @@ _MODULES: dict[str, str] = {
     "plans": "handlers.telegram.ui.plans",
 }
 _LOADED: dict[str, RulesetUI] = {}
+_PLUGINS: dict[str, RulesetUI] = {}  # UIs registered at run time (register)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,95 +300,6 @@ def purpose_label(tr: Tr, purpose: str) -> str:
     return tr(key) if tr.has(key) else purpose
 
 
-def _value(word: str) -> Any:
-    """A typed value: int, ``a:b`` pair of ints, comma list, or the word itself."""
-    try:
-        return int(word)
-    except ValueError:
-        pass
-    if ":" in word:
-        a, _, b = word.partition(":")
-        try:
-            return [int(a), int(b)]
-        except ValueError:
-            return word
-    if "," in word:
-        return [_value(w) for w in word.split(",") if w]
-    return word
-
-
-def parse_words(words: Sequence[str], *, what: str) -> dict[str, Any]:
-    """``{"a": 1}`` JSON, or ``key value key value`` / ``key=value`` words. Raises a
-    :class:`Rejection` (``typed_syntax``) naming what was expected."""
-    text = " ".join(words).strip()
-    if not text:
-        raise Rejection("typed_empty", what=what)
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise Rejection("typed_json", what=what, detail=exc.msg) from None
-        except RecursionError:  # a message can nest deeper than the parser recurses
-            raise Rejection("typed_too_deep", what=what) from None
-        if not isinstance(value, dict):
-            raise Rejection("typed_json", what=what, detail="object expected")
-        return value
-    flat: list[str] = []
-    for w in words:
-        if "=" in w:
-            k, _, v = w.partition("=")
-            flat += [k, v]
-        else:
-            flat.append(w)
-    if len(flat) % 2:
-        raise Rejection("typed_pairs", what=what, word=flat[-1])
-    return {flat[i].lower(): _value(flat[i + 1]) for i in range(0, len(flat), 2)}
-
-
-ALIAS_DIR = Path(__file__).parent
-
-
-@cache
-def aliases(ruleset_id: str) -> dict[str, dict[str, str]]:
-    """The ruleset's table of typed words (``<id>.aliases.json`` beside this module): per
-    part of the syntax, a word or phrase a player may type (the Russian words the buttons
-    show, translated names) mapped to the canonical word the parser reads. Data, not code:
-    add words there."""
-    try:
-        path = ALIAS_DIR / f"{ruleset_id}.aliases.json"
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    return {
-        part: {k.lower(): v for k, v in table.items()}
-        for part, table in raw.items()
-        if isinstance(table, dict)
-    }
-
-
-def leading_phrase(table: Mapping[str, str], words: Sequence[str]) -> tuple[str, int] | None:
-    """The canonical word for the longest phrase (up to 4 words) ``words`` start with, and how
-    many words it took; None when they start with no phrase of ``table``."""
-    for size in range(min(4, len(words)), 0, -1):
-        phrase = " ".join(words[:size]).lower()
-        if phrase in table:
-            return table[phrase], size
-    return None
-
-
-def alias_words(table: Mapping[str, str], text: str) -> str:
-    """``text`` with every word of ``table`` replaced by its canonical word, also inside
-    ``key:value`` and ``a/b/c`` (other words and the spacing of the rest are kept)."""
-
-    def one(word: str) -> str:
-        return table.get(word.lower(), word)
-
-    def token(tok: str) -> str:
-        return ":".join("/".join(one(p) for p in part.split("/")) for part in tok.split(":"))
-
-    return " ".join(token(t) for t in text.split(" "))
-
-
 def get_ui(ruleset_id: str) -> RulesetUI:
     """The UI registered for ``ruleset_id`` (the fallback when there is none)."""
     ui = _LOADED.get(ruleset_id)
@@ -396,9 +312,20 @@ def get_ui(ruleset_id: str) -> RulesetUI:
 
 
 def has_ui(ruleset_id: str) -> bool:
-    return ruleset_id in _MODULES
+    return ruleset_id in _MODULES or ruleset_id in _PLUGINS
 
 
-def register(ruleset_id: str, ui: RulesetUI) -> None:
-    """Register a UI object directly (tests, plugins)."""
+def register(ruleset_id: str, ui: RulesetUI, catalogs: Path | None = None) -> None:
+    """Register a UI object directly (a plug-in, or a test's stand-in). ``catalogs``: a
+    directory of the plug-in's own ``<area>.<lang>.po`` files (its ``ruleset.<id>`` name, its
+    help and every message it shows), added to every language's catalog."""
     _LOADED[ruleset_id] = ui
+    _PLUGINS[ruleset_id] = ui
+    if catalogs is not None:
+        add_catalogs(catalogs)
+
+
+def unregister(ruleset_id: str) -> None:
+    """Forget a UI registered with :func:`register` (a test's clean-up)."""
+    _LOADED.pop(ruleset_id, None)
+    _PLUGINS.pop(ruleset_id, None)

@@ -20,10 +20,14 @@ from engine import match as lifecycle
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import Loaded, MatchRepository
+from engine.ports import Loaded, MatchRepository, Owed
 from engine.ruleset import Outcome
 
 RETRIES = 6
+# A match whose sweep fails this many times in a row is parked (out of the due index, flagged
+# for the GM) so it cannot take the sweep's time from healthy matches.
+PARK_AFTER = 3
+PARKED = "parked: "  # the ``attention`` of a parked match starts with this
 
 T = TypeVar("T")
 
@@ -98,6 +102,42 @@ class SealResult:
 class Resolution:
     match: Match
     record: TurnRecord
+
+
+def _owed(before: Match, kind: str, turn: int, now: float, i: int = 0, **data: Any) -> Owed:
+    """An announcement owed after saving the version after ``before``'s (the outbox): what is
+    owed (``kind``, ``turn``, ``data``), never its text, which the edge renders when sending."""
+    return Owed(
+        match_id=before.id,
+        key=f"{kind}:{turn}",
+        kind=kind,
+        chat_id=before.chat_id,
+        turn=turn,
+        seq=(before.version + 1) * 16 + i,
+        created_at=now,
+        data=data,
+    )
+
+
+def _resolved(before: Match, record: TurnRecord, now: float, i: int = 0) -> Owed:
+    """The announcement of a resolved turn: its reveal, the old status closed, the next turn
+    (or the summary); with ``reason`` deadline also the default orders."""
+    return _owed(
+        before,
+        "resolved",
+        record.turn,
+        now,
+        i,
+        status=before.ui.get("status"),
+        reason=record.reason,
+    )
+
+
+def unpark(match: Match) -> Match:
+    """The match without a parking flag (the GM acted on it; see :func:`sweep`)."""
+    if match.attention is not None and match.attention.startswith(PARKED):
+        return replace(match, attention=None)
+    return match
 
 
 def _retry(step: Callable[[], T]) -> T:
@@ -326,7 +366,7 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
             raise Rejection("stale_turn", turn=turn)
         missing = lifecycle.missing(loaded.match)
         audited = lifecycle.intervene(
-            loaded.match, user_id, "force_resolve", deps.clock(), missing=list(missing)
+            unpark(loaded.match), user_id, "force_resolve", deps.clock(), missing=list(missing)
         )
         return _resolve_loaded(deps, Loaded(audited, loaded.orders), "forced")
 
@@ -349,10 +389,16 @@ def expire(deps: Deps, match_id: str, turn: int) -> Resolution | None:
 
 
 def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
+    now = deps.clock()
     resolved, record = lifecycle.resolve(
-        loaded.match, loaded.orders, deps.clock(), deps.entropy.seed(), reason=reason
+        loaded.match, loaded.orders, now, deps.entropy.seed(), reason=reason
     )
-    saved = deps.repo.save(resolved, expected_version=loaded.match.version, record=record)
+    saved = deps.repo.save(
+        resolved,
+        expected_version=loaded.match.version,
+        record=record,
+        owe=[_resolved(loaded.match, record, now)],
+    )
     return Resolution(saved, record)
 
 
@@ -408,11 +454,20 @@ class Resumed:
     record: TurnRecord | None
 
 
-SweepResult = Resolution | Reminder | Resumed
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """The match failed :data:`PARK_AFTER` sweeps in a row and was parked: out of the due
+    index, ``attention`` = ``detail``, until its next change (the GM's)."""
+
+    match_id: str
+    detail: str
+
+
+SweepResult = Resolution | Reminder | Resumed | Parked
 
 
 def _gm_step(deps: Deps, match_id: str, change: Callable[[Match, float], Match]) -> Match:
-    return _update(deps, match_id, lambda ld: change(ld.match, deps.clock()))
+    return _update(deps, match_id, lambda ld: change(unpark(ld.match), deps.clock()))
 
 
 def pause(deps: Deps, match_id: str, user_id: int) -> Match:
@@ -441,10 +496,11 @@ def _save_maybe_resolving(
     seal: SealedOrder | None = None,
     now: float | None = None,
     withdraw: str | None = None,
+    owe: tuple[Owed, ...] = (),
 ) -> SealResultLike:
     """Save ``changed`` (and the newly sealed order ``seal``, if any; without ``withdraw``'s
     order); when it leaves every order in, resolve the turn in the same conditional write, at
-    ``now`` (default: the clock)."""
+    ``now`` (default: the clock), owing its announcement after ``owe``."""
     if lifecycle.ready(changed):
         orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
         at = deps.clock() if now is None else now
@@ -457,10 +513,11 @@ def _save_maybe_resolving(
             seal=seal,
             withdraw=withdraw,
             record=record,
+            owe=[*owe, _resolved(loaded.match, record, at, len(owe))],
         )
         return saved, record
     saved = deps.repo.save(
-        changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw
+        changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw, owe=owe
     )
     return saved, None
 
@@ -565,13 +622,16 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             if now < m.paused_at + clock.clock_config(m).max_pause_seconds:
                 return None
             resumed = gm.resume(m, None, now)
-            saved, record = _save_maybe_resolving(deps, loaded, resumed)
+            note = _owed(m, "resumed", m.turn, now, status=m.ui.get("status"))
+            saved, record = _save_maybe_resolving(deps, loaded, resumed, owe=(note,))
             return Resumed(saved, record)
         if m.deadline is not None and m.deadline <= now:
             return _resolve_loaded(deps, loaded, "deadline")
         due = clock.reminder_at(m)
         if due is not None and due <= now:
-            saved = deps.repo.save(clock.mark_reminded(m), expected_version=m.version)
+            missing = lifecycle.missing(m)
+            note = _owed(m, "reminder", m.turn, now, missing=list(missing))
+            saved = deps.repo.save(clock.mark_reminded(m), expected_version=m.version, owe=[note])
             return Reminder(saved, lifecycle.missing(saved))
         return None
 
@@ -579,17 +639,25 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
 
 
 def sweep(
-    deps: Deps, limit: int = 50, on_error: Callable[[str, Exception], None] | None = None
+    deps: Deps,
+    limit: int = 50,
+    on_error: Callable[[str, Exception], None] | None = None,
+    *,
+    park_after: int = PARK_AFTER,
+    time_left: Callable[[], bool] | None = None,
 ) -> list[SweepResult]:
     """Everything the clock asks of all matches now (the Lambda sweeper and the local timer
-    both call this).
+    both call this), up to ``limit`` matches and while ``time_left()`` says so.
 
     One match's failure (a bug on a damaged state, throttling) neither stops the matches
     behind it in the index nor loses the results already saved, which no later sweep would
     return (those turns are no longer due): it goes to ``on_error`` (else the log) and the
-    match stays due, so the next sweep tries it again."""
+    match stays due, so the next sweep tries it again - up to ``park_after`` failures in a
+    row, then it is parked (:class:`Parked`) and no longer takes sweep time."""
     results: list[SweepResult] = []
     for match_id in deps.repo.due(deps.clock(), limit):
+        if time_left is not None and not time_left():
+            break
         try:
             result = tick(deps, match_id)
         except (CorruptRecordError, NotFoundError, TryAgainError):
@@ -599,6 +667,13 @@ def sweep(
                 log.error("sweeping match %s failed: %s: %s", match_id, type(exc).__name__, exc)
             else:
                 on_error(match_id, exc)
+            detail = f"{PARKED}{type(exc).__name__}: {exc}"[:300]
+            try:
+                if deps.repo.note_failure(match_id, detail, park_after):
+                    log.error("match %s parked after %d failed sweeps", match_id, park_after)
+                    results.append(Parked(match_id, detail))
+            except Exception as note_exc:  # the store itself is failing: next sweep
+                log.error("could not count the failure of %s: %s", match_id, note_exc)
             continue
         if result is not None:
             results.append(result)

@@ -13,6 +13,7 @@ membership          ``USER#<user id>``     ``MATCH#<id>``              -
 preferences         ``USER#<user id>``     ``PREFS``                   -
 processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl``; a lease:
                                                                        ``token``, ``lease``)
+owed message        ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` while pending
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
@@ -30,7 +31,8 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -38,7 +40,7 @@ from botocore.exceptions import ClientError
 from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
@@ -49,6 +51,8 @@ CHAT_INDEX = "GSI2"
 MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
+OWED_SK = "OWED#"
+OWED_TTL_SECONDS = 14 * 24 * 3600  # a delivered (or given up) owed item is kept this long
 _USERS_CACHE_MAX = 1024
 
 Item = dict[str, dict[str, Any]]
@@ -143,6 +147,21 @@ class DynamoRepository:
             for i in range(parts)
         ]
 
+    def _owed_item(self, item: Owed) -> Item:
+        out: Item = {
+            "PK": _s(f"MATCH#{item.match_id}"),
+            "SK": _s(f"{OWED_SK}{item.key}"),
+            "type": _s("owed"),
+            "doc": _s(_dumps(item.to_doc())),
+            "token": _s(item.token),
+        }
+        if item.done:  # out of the index; swept by TTL after a while
+            out["ttl"] = _n(math.ceil(max(item.next_at, item.created_at) + OWED_TTL_SECONDS))
+        else:
+            out["GSI1PK"] = _s("OWED")
+            out["GSI1SK"] = _s(f"{_sortable(item.next_at)}#{item.match_id}#{item.key}")
+        return out
+
     # ------------------------------------------------------------------ membership cache
 
     def _remember(self, match_id: str, version: int, users: frozenset[int]) -> None:
@@ -230,6 +249,7 @@ class DynamoRepository:
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         version = expected_version + 1
         item, doc = self._match_item(match, version)
@@ -267,6 +287,8 @@ class DynamoRepository:
                 put(it)
         if withdraw is not None:
             delete(self._order_key(match.id, withdraw))
+        for owed in owe:  # replaces a pending item of the same key (and its lease)
+            put(self._owed_item(replace(owed, token="", lease=0.0, done=False)))
         if seal is not None and not discard_orders and (record is None or seal.turn > record.turn):
             put(
                 {
@@ -382,14 +404,100 @@ class DynamoRepository:
 
     def due(self, now: float, limit: int = 50) -> list[str]:
         # Keys "<deadline>#<id>" all sort below "<now>$" when deadline <= now ('#' < '$').
-        page = self.client.query(
-            TableName=self.table,
+        # Paginated: a page ends at 1 MB or ``Limit`` items, whichever comes first.
+        out: list[str] = []
+        for i in self._query(
             IndexName=DEADLINE_INDEX,
             KeyConditionExpression="GSI1PK = :d AND GSI1SK < :upper",
             ExpressionAttributeValues={":d": _s("DUE"), ":upper": _s(f"{_sortable(now)}$")},
-            Limit=limit,
+            Limit=min(limit, 1000),
+        ):
+            out.append(i["PK"]["S"].removeprefix("MATCH#"))
+            if len(out) >= limit:
+                break
+        return out
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        # The count lives on the match item; a save Puts the whole item, which resets it.
+        try:
+            got = self.client.update_item(
+                TableName=self.table,
+                Key=self._match_key(match_id),
+                UpdateExpression="ADD sweep_failures :one",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeValues={":one": _n(1)},
+                ReturnValues="UPDATED_NEW",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        if int(got["Attributes"]["sweep_failures"]["N"]) != park_after:
+            return False
+        # Parked: out of the deadline index until the next save writes the keys again.
+        self.client.update_item(
+            TableName=self.table,
+            Key=self._match_key(match_id),
+            UpdateExpression="SET attention = :d REMOVE GSI1PK, GSI1SK ADD version :one",
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeValues={":d": _s(detail), ":one": _n(1)},
         )
-        return [i["PK"]["S"].removeprefix("MATCH#") for i in page.get("Items", [])]
+        return True
+
+    # ------------------------------------------------------------------ outbox
+
+    def owed(self, match_id: str) -> list[Owed]:
+        items = self._query(
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :o)",
+            ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":o": _s(OWED_SK)},
+            ConsistentRead=True,
+        )
+        owed = [Owed.from_doc(json.loads(i["doc"]["S"])) for i in items]
+        return sorted((o for o in owed if not o.done), key=lambda o: o.seq)
+
+    def _put_owed_if(self, item: Owed, token: str) -> bool:
+        try:
+            self.client.put_item(
+                TableName=self.table,
+                Item=self._owed_item(item),
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":token": _s(token)},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        got = self.client.get_item(
+            TableName=self.table,
+            Key={"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{OWED_SK}{key}")},
+            ConsistentRead=True,
+        )
+        if "Item" not in got:
+            return None
+        item = Owed.from_doc(json.loads(got["Item"]["doc"]["S"]))
+        if item.done or item.next_at > now or item.lease > now:
+            return None
+        claimed = replace(item, token=uuid.uuid4().hex, lease=now + lease)
+        return claimed if self._put_owed_if(claimed, item.token) else None
+
+    def update_owed(self, item: Owed) -> bool:
+        return bool(item.token) and self._put_owed_if(item, item.token)
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        found: dict[str, None] = {}
+        for i in self._query(
+            IndexName=DEADLINE_INDEX,
+            KeyConditionExpression="GSI1PK = :o AND GSI1SK < :upper",
+            ExpressionAttributeValues={":o": _s("OWED"), ":upper": _s(f"{_sortable(now)}$")},
+        ):
+            found[i["PK"]["S"].removeprefix("MATCH#")] = None
+            if len(found) >= limit:
+                break
+        return list(found)
 
     # ------------------------------------------------------------------ history
 

@@ -16,13 +16,14 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 
 log = logging.getLogger("sekundant.storage")
 
@@ -100,6 +101,9 @@ class MemoryRepository:
         # update id -> (record expiry, lease expiry, token); a lease has a token, "" = done.
         self.updates: dict[int, tuple[float, float, str]] = {}
         self.prefs: dict[int, dict[str, Any]] = {}
+        self.outbox: dict[str, dict[str, dict[str, Any]]] = {}  # match id -> key -> Owed doc
+        self.failures: dict[str, int] = {}  # failed sweeps in a row (note_failure)
+        self.parked: set[str] = set()  # out of due() until the next save
         # The JSON text of a stored order beside the very dict it was made from (a dict
         # replaced behind our back, as tests do, is simply not found), and the _Meta of a
         # match beside the very text it was read from.
@@ -163,6 +167,7 @@ class MemoryRepository:
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         with self._lock:
             if match.id not in self.matches:
@@ -184,6 +189,11 @@ class MemoryRepository:
                 self.records[match.id] = [
                     r for r in self.records[match.id] if r["turn"] != drop_record
                 ]
+            box = self.outbox.setdefault(match.id, {})
+            for item in owe:
+                box[item.key] = _frozen(replace(item, token="", lease=0.0, done=False).to_doc())
+            self.failures.pop(match.id, None)
+            self.parked.discard(match.id)
             return self._put_match(match, expected_version + 1)
 
     def _active(self, wanted: Callable[[_Meta], bool]) -> list[Match]:
@@ -226,6 +236,7 @@ class MemoryRepository:
     def due(self, now: float, limit: int = 50) -> list[str]:
         with self._lock:
             due = self._active(lambda meta: meta.wake_at is not None and meta.wake_at <= now)
+            due = [m for m in due if m.id not in self.parked]
             due.sort(key=lambda m: m.wake_at or 0.0)
             return [m.id for m in due[:limit]]
 
@@ -293,6 +304,49 @@ class MemoryRepository:
     def _corrupt(self, exc: CorruptRecordError) -> None:
         log.error("corrupt record: match %s: %s", exc.match_id, exc.detail)
         self.flag(exc.match_id, exc.detail)
+
+    # ------------------------------------------------------------------ outbox
+
+    def owed(self, match_id: str) -> list[Owed]:
+        with self._lock:
+            items = [Owed.from_doc(_frozen(d)) for d in self.outbox.get(match_id, {}).values()]
+        return sorted((i for i in items if not i.done), key=lambda i: i.seq)
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        with self._lock:
+            doc = self.outbox.get(match_id, {}).get(key)
+            if doc is None or doc["done"] or doc["next_at"] > now or doc["lease"] > now:
+                return None
+            doc["token"], doc["lease"] = uuid.uuid4().hex, now + lease
+            return Owed.from_doc(_frozen(doc))
+
+    def update_owed(self, item: Owed) -> bool:
+        with self._lock:
+            box = self.outbox.get(item.match_id, {})
+            doc = box.get(item.key)
+            if doc is None or not item.token or doc["token"] != item.token:
+                return False
+            box[item.key] = _frozen(item.to_doc())
+            return True
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        with self._lock:
+            found = sorted(
+                (d["next_at"], mid)
+                for mid, box in self.outbox.items()
+                for d in box.values()
+                if not d["done"] and d["next_at"] <= now
+            )
+        return list(dict.fromkeys(mid for _, mid in found))[:limit]
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        with self._lock:
+            n = self.failures[match_id] = self.failures.get(match_id, 0) + 1
+            if n < park_after or match_id in self.parked:
+                return False
+            self.parked.add(match_id)
+            self._flag(match_id, detail)
+            return True
 
     def load_prefs(self, user_id: int) -> dict[str, Any]:
         with self._lock:

@@ -17,22 +17,24 @@ import logging
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
 
 # PRAGMA user_version: the table layout (documents carry their own schema). 2: the update
 # lease (``updates.token`` and ``lease_until``, added to a layout-1 file when it is opened).
-LAYOUT_VERSION = 2
+# 3: the outbox and the count of failed sweeps (new tables, created when an older file opens).
+LAYOUT_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -75,10 +77,27 @@ CREATE TABLE IF NOT EXISTS updates (
     token       TEXT,                     -- a processing lease's token; NULL once done
     lease_until REAL                      -- when that lease runs out
 );
+CREATE TABLE IF NOT EXISTS outbox (
+    match_id TEXT NOT NULL,
+    key      TEXT NOT NULL,
+    pending  INTEGER NOT NULL,            -- 0 once delivered (or given up)
+    next_at  REAL NOT NULL,
+    seq      INTEGER NOT NULL,
+    token    TEXT NOT NULL,               -- the deliverer's lease token ("" when none)
+    doc      TEXT NOT NULL,               -- engine.ports.Owed as JSON
+    PRIMARY KEY (match_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE pending = 1;
+CREATE TABLE IF NOT EXISTS sweep_failures (
+    match_id TEXT PRIMARY KEY,
+    n        INTEGER NOT NULL
+) WITHOUT ROWID;
 """
 
 
-_TABLES = frozenset({"matches", "match_users", "orders", "records", "prefs", "updates"})
+_TABLES = frozenset(
+    {"matches", "match_users", "orders", "records", "prefs", "updates", "outbox", "sweep_failures"}
+)
 
 
 class StoreOpenError(ValueError):
@@ -256,6 +275,7 @@ class SqliteRepository:
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         version = expected_version + 1
         doc = codec.match_to_doc(match) | {"version": version}
@@ -303,6 +323,9 @@ class SqliteRepository:
                 db.execute(
                     "DELETE FROM records WHERE match_id = ? AND turn = ?", (match.id, drop_record)
                 )
+            for item in owe:
+                self._put_owed(db, replace(item, token="", lease=0.0, done=False))
+            db.execute("DELETE FROM sweep_failures WHERE match_id = ?", (match.id,))
             self._index_users(db, match)
         return codec.match_from_doc(doc)
 
@@ -411,6 +434,87 @@ class SqliteRepository:
     def release_update(self, update_id: int, token: str) -> None:
         with self._write() as db:
             db.execute("DELETE FROM updates WHERE update_id = ? AND token = ?", (update_id, token))
+
+    # ------------------------------------------------------------------ outbox
+
+    @staticmethod
+    def _put_owed(db: sqlite3.Connection, item: Owed) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO outbox (match_id, key, pending, next_at, seq, token, doc)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.match_id,
+                item.key,
+                int(not item.done),
+                item.next_at,
+                item.seq,
+                item.token,
+                _dumps(item.to_doc()),
+            ),
+        )
+
+    def owed(self, match_id: str) -> list[Owed]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT doc FROM outbox WHERE match_id = ? AND pending = 1 ORDER BY seq",
+                (match_id,),
+            ).fetchall()
+        return [Owed.from_doc(json.loads(r[0])) for r in rows]
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        with self._write() as db:
+            row = db.execute(
+                "SELECT doc FROM outbox WHERE match_id = ? AND key = ? AND pending = 1"
+                " AND next_at <= ?",
+                (match_id, key, now),
+            ).fetchone()
+            if row is None:
+                return None
+            item = Owed.from_doc(json.loads(row[0]))
+            if item.lease > now:
+                return None
+            item = replace(item, token=uuid.uuid4().hex, lease=now + lease)
+            self._put_owed(db, item)
+            return item
+
+    def update_owed(self, item: Owed) -> bool:
+        with self._write() as db:
+            row = db.execute(
+                "SELECT token FROM outbox WHERE match_id = ? AND key = ?",
+                (item.match_id, item.key),
+            ).fetchone()
+            if row is None or not item.token or row[0] != item.token:
+                return False
+            self._put_owed(db, item)
+            return True
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT match_id, MIN(next_at) AS at FROM outbox WHERE pending = 1"
+                " AND next_at <= ? GROUP BY match_id ORDER BY at, match_id LIMIT ?",
+                (now, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO sweep_failures (match_id, n) VALUES (?, 1)"
+                " ON CONFLICT (match_id) DO UPDATE SET n = n + 1",
+                (match_id,),
+            )
+            (n,) = db.execute(
+                "SELECT n FROM sweep_failures WHERE match_id = ?", (match_id,)
+            ).fetchone()
+            if n != park_after:
+                return False
+            # Parked: out of the due index (the next save sets ``due`` again) and flagged.
+            cur = db.execute(
+                "UPDATE matches SET due = NULL, attention = ?, version = version + 1 WHERE id = ?",
+                (detail, match_id),
+            )
+            return cur.rowcount == 1
 
     # ------------------------------------------------------------------ preferences
 

@@ -54,7 +54,7 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render
+from handlers.telegram import npc, outbox, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen, reveal_proof
@@ -171,11 +171,19 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
 async def _api(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
     """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
     webhook answers 500 and Telegram retries later). ``retries``: how many times a network
-    error or a Telegram 5xx is tried again after a short pause (for messages nothing else
-    would send again, such as a reveal; a duplicate is the lesser harm)."""
+    error or a Telegram 5xx is tried again after a short pause. Inside an outbox delivery the
+    call goes through its journal (:mod:`handlers.telegram.outbox`): a message sent by an
+    earlier attempt is not sent again."""
+    journal = outbox.current()
+    if journal is None:
+        return await _api_call(svc, call, retries)
+    return await journal.run(lambda: _api_call(svc, call, retries))
+
+
+async def _api_call(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
     for attempt in range(retries):
         try:
-            return await _api(svc, call)
+            return await _api_call(svc, call)
         except NetworkError as exc:
             if isinstance(exc, BadRequest | Forbidden | RetryAfter):
                 raise  # permanent, or already waited for
@@ -336,6 +344,14 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
     await edit(context, match.chat_id, int(mid), screen)
+    # Never back in time: if the turn resolved while this edit travelled, the resolution's
+    # closing edit may have landed first and been overwritten; close it again (the same
+    # edit twice changes nothing, so whichever lands last shows the newer state).
+    latest = svc.deps.repo.load(match.id).match
+    if latest.turn != match.turn or latest.phase is not Phase.RUNNING:
+        record = next((r for r in svc.deps.repo.history(match.id) if r.turn == match.turn), None)
+        if record is not None:
+            await close_status(context, int(mid), latest, record)
 
 
 def group_match(svc: Services, chat_id: int) -> Match:
@@ -945,24 +961,35 @@ async def _seal(
 
 
 async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
-    """A turn resolved: close its status message, post the reveal, then the next turn (or the
-    final summary). The reveal is tried again on a network hiccup: nothing else sends it."""
+    """A turn resolved, and its announcement was saved with it in the outbox: deliver it now
+    (:func:`announce_resolved`); what fails is delivered by the sweeper."""
     services(context).resolved += 1  # see Services.resolved
+    await outbox.deliver(context, after.id)
+
+
+async def close_status(context: Ctx, status_id: int, after: Match, record: TurnRecord) -> None:
+    """Turn ``record.turn``'s status message, closed."""
+    fps = {o.pid: o.fingerprint for o in record.orders if not o.default}
+    screen = render.closed_status(Tr(after.lang), after, record.turn, fps)
+    await edit(context, after.chat_id, status_id, screen)
+
+
+async def announce_resolved(
+    context: Ctx, status_id: int | None, after: Match, record: TurnRecord, *, last: bool = True
+) -> None:
+    """The owed announcement of a resolved turn (``handlers.telegram.owed``): close its
+    status message, post the reveal, then (``last``: no later turn resolved meanwhile) the
+    next turn or the final summary. The reveal is tried again on a network hiccup."""
     gtr = Tr(after.lang)
-    status_id = before.ui.get("status")
     if status_id is not None:
-        fps = {o.pid: o.fingerprint for o in record.orders if not o.default}
-        await edit(
-            context,
-            after.chat_id,
-            int(status_id),
-            render.closed_status(gtr, after, record.turn, fps),
-        )
+        await close_status(context, status_id, after, record)
     ui = get_ui(after.ruleset)
     text = ui.render_reveal(gtr, after, record)
     text += "\n\n" + render.turn_label(gtr, after, record.turn)
     text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
     await send(context, after.chat_id, Screen(text), retries=REVEAL_RETRIES)
+    if not last:
+        return
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return
@@ -1217,6 +1244,9 @@ def build_application(
 
     clock.register(app)  # turn clock: /clock, lobby clock buttons
     gm_panel.register(app)  # GM powers, player commands, /dossier
+    from handlers.telegram import owed
+
+    owed.register()  # the outbox's send functions
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

@@ -1,0 +1,57 @@
+"""The Telegram layer's send functions for the outbox (:mod:`handlers.telegram.outbox`).
+
+Each renders its owed item from the latest stored state when it runs, so a late delivery
+never shows an older state than the chat has seen: a reveal is the record of its turn; the next
+turn is opened only if no later turn resolved meanwhile; a reminder goes only to players who
+still have not sealed that turn. New kinds (a picture after the reveal, a commitment message)
+plug in with :func:`handlers.telegram.outbox.register`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import match as lifecycle
+from engine.match import Phase
+from engine.ports import Owed
+from handlers.telegram import bot, clock, outbox
+
+
+async def send_resolved(context: Any, item: Owed) -> None:
+    """A resolved turn: with ``reason`` deadline the default orders first (group and each
+    defaulted player), then the reveal and the next turn (``bot.announce_resolved``)."""
+    repo = bot.services(context).deps.repo
+    latest = repo.load(item.match_id).match
+    history = repo.history(item.match_id)
+    record = next((r for r in history if r.turn == item.turn), None)
+    if record is None:
+        return  # undone before it was announced: the GM's undo told the chat
+    if record.reason == "deadline":
+        await clock.announce_deadline(context, latest, record)
+    status = item.data.get("status")
+    last = record.turn == history[-1].turn
+    await bot.announce_resolved(
+        context, None if status is None else int(status), latest, record, last=last
+    )
+
+
+async def send_reminder(context: Any, item: Owed) -> None:
+    """The turn's one reminder, to those still missing when it is sent."""
+    latest = bot.services(context).deps.repo.load(item.match_id).match
+    if latest.phase is not Phase.RUNNING or latest.turn != item.turn:
+        return
+    missing = lifecycle.missing(latest)
+    if missing:
+        await clock.remind(context, latest, missing)
+
+
+async def send_resumed(context: Any, item: Owed) -> None:
+    """A pause that ran out by itself (a resolution it caused is owed on its own)."""
+    latest = bot.services(context).deps.repo.load(item.match_id).match
+    await clock.announce_resumed(context, latest, None, refresh=latest.turn == item.turn)
+
+
+def register() -> None:
+    outbox.register("resolved", send_resolved)
+    outbox.register("reminder", send_reminder)
+    outbox.register("resumed", send_resumed)

@@ -35,6 +35,8 @@ class UpdateClaim:
 
     status: Literal["claimed", "processing", "done"]
     token: str = ""
+    attempt: int = 1  # with "claimed": how many times this update was claimed, this one too
+    error: str = ""  # with "claimed": the error a previous attempt released it with
 
 
 # How long one deliverer holds an owed message (a webhook and the sweeper never both send it).
@@ -147,9 +149,10 @@ class MatchRepository(Protocol):
         it is not (released, or claimed again after it ran out)."""
         ...
 
-    def release_update(self, update_id: int, token: str) -> None:
-        """Drop the lease claimed with ``token`` after a transient failure, so Telegram's
-        redelivery is processed; nothing when the lease is no longer that one."""
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
+        """End the lease claimed with ``token`` after a failure (noting ``error``), so
+        Telegram's redelivery is claimed again (its ``attempt`` counting on); nothing when the
+        lease is no longer that one."""
         ...
 
     def flag(self, match_id: str, detail: str) -> None:

@@ -578,21 +578,31 @@ class DynamoRepository:
         # A lease is the item with ``token`` and ``lease`` (its end); a done update has neither
         # (as every claim written before leases). TTL deletion is lazy (up to days late), so
         # an expired item counts as absent.
+        # An UpdateItem, not a Put: ``attempts`` counts the claims across released leases.
         token = uuid.uuid4().hex
         key = self._update_key(update_id)
         try:
-            self.client.put_item(
+            got = self.client.update_item(
                 TableName=self.table,
-                Item=key
-                | {
-                    "type": _s("update"),
-                    "ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
-                    "token": _s(token),
-                    "lease": _n(now + lease),
-                },
+                Key=key,
+                UpdateExpression="SET #type = :type, #ttl = :ttl, #token = :token, #lease = :lease"
+                " ADD attempts :one",
                 ConditionExpression="attribute_not_exists(PK) OR #ttl <= :now OR #lease <= :now",
-                ExpressionAttributeNames={"#ttl": "ttl", "#lease": "lease"},
-                ExpressionAttributeValues={":now": _n(now)},
+                ExpressionAttributeNames={
+                    "#type": "type",
+                    "#ttl": "ttl",
+                    "#token": "token",
+                    "#lease": "lease",
+                },
+                ExpressionAttributeValues={
+                    ":type": _s("update"),
+                    ":ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
+                    ":token": _s(token),
+                    ":lease": _n(now + lease),
+                    ":now": _n(now),
+                    ":one": _n(1),
+                },
+                ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as exc:
@@ -604,7 +614,9 @@ class DynamoRepository:
                 held = got.get("Item")
             # Gone meanwhile (released): "processing" makes Telegram retry, and that claims it.
             return UpdateClaim("done" if held is not None and "token" not in held else "processing")
-        return UpdateClaim("claimed", token)
+        new = got.get("Attributes", {})
+        attempts = int(new.get("attempts", {}).get("N", "1"))
+        return UpdateClaim("claimed", token, attempts, new.get("error", {}).get("S", ""))
 
     def confirm_update(self, update_id: int, token: str, now: float) -> bool:
         try:
@@ -625,14 +637,20 @@ class DynamoRepository:
             raise
         return True
 
-    def release_update(self, update_id: int, token: str) -> None:
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
+        # The lease ends now (``lease`` 0: the next claim takes it); ``attempts`` stays.
         try:
-            self.client.delete_item(
+            self.client.update_item(
                 TableName=self.table,
                 Key=self._update_key(update_id),
+                UpdateExpression="SET #lease = :zero, #error = :error",
                 ConditionExpression="#token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={":token": _s(token)},
+                ExpressionAttributeNames={"#token": "token", "#lease": "lease", "#error": "error"},
+                ExpressionAttributeValues={
+                    ":token": _s(token),
+                    ":zero": _n(0),
+                    ":error": _s(error),
+                },
             )
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":

@@ -34,6 +34,15 @@ def _frozen(doc: dict[str, Any]) -> dict[str, Any]:
     return copied
 
 
+def _row(kept: tuple[Any, ...] | None) -> tuple[float, float, str, int, str] | None:
+    """An update record; one written before attempts were counted has three fields."""
+    if kept is None:
+        return None
+    expiry, lease_until, token, *rest = kept
+    attempts, error = (*rest, 0, "")[:2]
+    return expiry, lease_until, token, int(attempts), str(error)
+
+
 class _Meta(NamedTuple):
     """What :meth:`MemoryRepository._active` filters on, read from one version of a match."""
 
@@ -98,8 +107,9 @@ class MemoryRepository:
         self.matches = _Docs()
         self.orders: dict[str, dict[str, dict[str, Any]]] = {}
         self.records: dict[str, list[dict[str, Any]]] = {}
-        # update id -> (record expiry, lease expiry, token); a lease has a token, "" = done.
-        self.updates: dict[int, tuple[float, float, str]] = {}
+        # update id -> (record expiry, lease expiry, token, attempts, error); a lease has a
+        # token, "" = done; a released lease has lease expiry 0.
+        self.updates: dict[int, tuple[float, float, str, int, str]] = {}
         self.prefs: dict[int, dict[str, Any]] = {}
         self.outbox: dict[str, dict[str, dict[str, Any]]] = {}  # match id -> key -> Owed doc
         self.failures: dict[str, int] = {}  # failed sweeps in a row (note_failure)
@@ -262,30 +272,38 @@ class MemoryRepository:
 
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
         with self._lock:
-            kept = self.updates.get(update_id)
+            kept = _row(self.updates.get(update_id))
+            attempts, error = 0, ""
             if kept is not None and kept[0] > now:
-                _, lease_until, token = kept
+                _, lease_until, token, attempts, error = kept
                 if not token:
                     return UpdateClaim("done")
                 if lease_until > now:
                     return UpdateClaim("processing")
             token = uuid.uuid4().hex
-            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, now + lease, token)
-            return UpdateClaim("claimed", token)
+            attempts += 1
+            self.updates[update_id] = (
+                now + UPDATE_TTL_SECONDS,
+                now + lease,
+                token,
+                attempts,
+                error,
+            )
+            return UpdateClaim("claimed", token, attempts, error)
 
     def confirm_update(self, update_id: int, token: str, now: float) -> bool:
         with self._lock:
-            kept = self.updates.get(update_id)
+            kept = _row(self.updates.get(update_id))
             if kept is None or not token or kept[2] != token:
                 return False
-            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, 0.0, "")
+            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, 0.0, "", kept[3], kept[4])
             return True
 
-    def release_update(self, update_id: int, token: str) -> None:
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
         with self._lock:
-            kept = self.updates.get(update_id)
+            kept = _row(self.updates.get(update_id))
             if kept is not None and token and kept[2] == token:
-                del self.updates[update_id]
+                self.updates[update_id] = (kept[0], 0.0, token, kept[3], error)
 
     def flag(self, match_id: str, detail: str) -> None:
         with self._lock:

@@ -75,7 +75,9 @@ CREATE TABLE IF NOT EXISTS updates (
     update_id   INTEGER PRIMARY KEY,
     expires     REAL NOT NULL,            -- the dedup record's end (and a lease's)
     token       TEXT,                     -- a processing lease's token; NULL once done
-    lease_until REAL                      -- when that lease runs out
+    lease_until REAL,                     -- when that lease runs out (0: released)
+    attempts    INTEGER NOT NULL DEFAULT 0, -- claims so far (layout 3)
+    error       TEXT                      -- what the last released attempt failed with
 );
 CREATE TABLE IF NOT EXISTS outbox (
     match_id TEXT NOT NULL,
@@ -139,7 +141,12 @@ def _migrate(db: sqlite3.Connection) -> None:
     """Bring a store of an older layout up to :data:`LAYOUT_VERSION` (in the caller's write
     transaction, so two processes opening the same old file do not both alter it)."""
     columns = {r[1] for r in db.execute("PRAGMA table_info(updates)")}
-    for name, decl in (("token", "TEXT"), ("lease_until", "REAL")):
+    for name, decl in (
+        ("token", "TEXT"),
+        ("lease_until", "REAL"),
+        ("attempts", "INTEGER NOT NULL DEFAULT 0"),
+        ("error", "TEXT"),
+    ):
         if name not in columns:  # layout 1: its claims have no token, so they count as done
             db.execute(f"ALTER TABLE updates ADD COLUMN {name} {decl}")
     db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
@@ -404,15 +411,20 @@ class SqliteRepository:
         token = uuid.uuid4().hex
         with self._write() as db:
             cur = db.execute(
-                "INSERT INTO updates (update_id, expires, token, lease_until) VALUES (?, ?, ?, ?)"
+                "INSERT INTO updates (update_id, expires, token, lease_until, attempts)"
+                " VALUES (?, ?, ?, ?, 1)"
                 " ON CONFLICT (update_id) DO UPDATE SET expires = excluded.expires,"
-                " token = excluded.token, lease_until = excluded.lease_until"
+                " token = excluded.token, lease_until = excluded.lease_until,"
+                " attempts = updates.attempts + 1"
                 " WHERE updates.expires <= ? OR (updates.token IS NOT NULL"
                 " AND updates.lease_until <= ?)",
                 (update_id, now + UPDATE_TTL_SECONDS, token, now + lease, now, now),
             )
             if cur.rowcount == 1:
-                claim = UpdateClaim("claimed", token)
+                attempts, error = db.execute(
+                    "SELECT attempts, error FROM updates WHERE update_id = ?", (update_id,)
+                ).fetchone()
+                claim = UpdateClaim("claimed", token, attempts, error or "")
             else:
                 held = db.execute(
                     "SELECT token FROM updates WHERE update_id = ?", (update_id,)
@@ -431,9 +443,12 @@ class SqliteRepository:
             )
             return cur.rowcount == 1
 
-    def release_update(self, update_id: int, token: str) -> None:
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
         with self._write() as db:
-            db.execute("DELETE FROM updates WHERE update_id = ? AND token = ?", (update_id, token))
+            db.execute(
+                "UPDATE updates SET lease_until = 0, error = ? WHERE update_id = ? AND token = ?",
+                (error, update_id, token),
+            )
 
     # ------------------------------------------------------------------ outbox
 

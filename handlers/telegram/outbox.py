@@ -20,9 +20,7 @@ send it both; items of one match go out in order, and a failed one holds back th
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
-import os
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -33,6 +31,7 @@ from telegram import Chat, Message
 from telegram.error import BadRequest, Forbidden, RetryAfter
 
 from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
+from handlers.metrics import metric
 
 log = logging.getLogger("sekundant.outbox")
 
@@ -197,30 +196,3 @@ async def deliver_due(
             oldest = max(oldest, now - item.created_at)
     metric("OldestOwedAge", oldest, unit="Seconds")
     return {"delivered": delivered, "oldest_owed_age": oldest}
-
-
-def metric(name: str, value: float, unit: str = "Count") -> None:
-    """One CloudWatch metric in the embedded metric format (a JSON log line that CloudWatch
-    Logs turns into a metric: no API call); namespace ``Sekundant`` (``template.yaml``'s
-    alarms). Outside Lambda it is only logged."""
-    if not os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
-        log.debug("metric %s = %s", name, value)
-        return
-    print(
-        json.dumps(
-            {
-                "_aws": {
-                    "Timestamp": int(datetime.now(UTC).timestamp() * 1000),
-                    "CloudWatchMetrics": [
-                        {
-                            "Namespace": "Sekundant",
-                            "Dimensions": [[]],
-                            "Metrics": [{"Name": name, "Unit": unit}],
-                        }
-                    ],
-                },
-                name: value,
-            }
-        ),
-        flush=True,
-    )

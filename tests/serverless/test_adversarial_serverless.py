@@ -440,8 +440,8 @@ def test_a_bad_secret_is_refused_naming_where_never_what(
         env = _env(aws, SEKUNDANT_TOKEN_PARAMETER=None, SEKUNDANT_TOKEN_SECRET=arn)
     else:
         env = _env(aws, SEKUNDANT_WEBHOOK_SECRET=arn)
-    with pytest.raises(SecretError) as err:
-        cold_start(env, request=FakeBotAPI(), clients=aws)
+    with pytest.raises(SecretError) as err:  # the token is read when the bot is wired
+        cold_start(env, request=FakeBotAPI(), clients=aws).wire()
     message = str(err.value)
     assert expected in message and arn in message
     assert TOKEN not in message and SECRET not in message
@@ -464,7 +464,7 @@ def test_a_missing_secret_is_refused_naming_it(
     aws: Callable[[str], Any], changes: dict[str, str | None], named: str
 ) -> None:
     with pytest.raises(SecretError, match=named):
-        cold_start(_env(aws, **changes), request=FakeBotAPI(), clients=aws)
+        cold_start(_env(aws, **changes), request=FakeBotAPI(), clients=aws).wire()
 
 
 def test_a_json_token_secret_with_a_token_key_works(aws: Callable[[str], Any]) -> None:

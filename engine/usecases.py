@@ -104,14 +104,25 @@ class Resolution:
     record: TurnRecord
 
 
-def _owed(before: Match, kind: str, turn: int, now: float, i: int = 0, **data: Any) -> Owed:
+def _owed(
+    before: Match,
+    kind: str,
+    turn: int,
+    now: float,
+    i: int = 0,
+    *,
+    chat_id: int | None = None,
+    key: str = "",
+    **data: Any,
+) -> Owed:
     """An announcement owed after saving the version after ``before``'s (the outbox): what is
-    owed (``kind``, ``turn``, ``data``), never its text, which the edge renders when sending."""
+    owed (``kind``, ``turn``, ``data``), never its text, which the edge renders when sending.
+    ``chat_id``: where it goes first (default the match's group)."""
     return Owed(
         match_id=before.id,
-        key=f"{kind}:{turn}",
+        key=key or f"{kind}:{turn}",
         kind=kind,
-        chat_id=before.chat_id,
+        chat_id=before.chat_id if chat_id is None else chat_id,
         turn=turn,
         seq=(before.version + 1) * 16 + i,
         created_at=now,
@@ -261,9 +272,13 @@ def seal_order(
     raw_order: Mapping[str, Any],
     *,
     turn: int | None = None,
+    receipt: Mapping[str, Any] | None = None,
 ) -> SealResult:
     """Seal or replace an order; when it is the last one missing, resolve the turn in the same
-    conditional write (so two last orders sealed at once give exactly one resolution).
+    conditional write (so two last orders sealed at once give exactly one resolution), and
+    then owe the player's receipt (``receipt``: the edge's data for it, e.g. the message to
+    edit) before the turn's announcement: past the turn, a failed receipt cannot be had by
+    re-sending the order.
 
     The order is bound to one turn: ``turn`` when given (the turn the player's screen showed),
     else the turn of the first load. If that turn resolves meanwhile (a race, or a storage retry
@@ -281,8 +296,17 @@ def seal_order(
         sealed_match, order = lifecycle.seal(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
         )
-        saved, record = _save_maybe_resolving(deps, loaded, sealed_match, seal=order, now=now)
-        return SealResult(saved, order, pid in loaded.orders, record)
+        replaced = pid in loaded.orders
+        owe: tuple[Owed, ...] = ()
+        if receipt is not None:
+            data = {**receipt, "pid": pid, "user": user_id, "replaced": replaced}
+            m = loaded.match
+            key = f"receipt:{m.turn}:{pid}"
+            owe = (_owed(m, "receipt", m.turn, now, 0, chat_id=user_id, key=key, **data),)
+        saved, record = _save_maybe_resolving(
+            deps, loaded, sealed_match, seal=order, now=now, owe_if_resolved=owe
+        )
+        return SealResult(saved, order, replaced, record)
 
     return _retry(step)
 
@@ -497,10 +521,12 @@ def _save_maybe_resolving(
     now: float | None = None,
     withdraw: str | None = None,
     owe: tuple[Owed, ...] = (),
+    owe_if_resolved: tuple[Owed, ...] = (),
 ) -> SealResultLike:
     """Save ``changed`` (and the newly sealed order ``seal``, if any; without ``withdraw``'s
     order); when it leaves every order in, resolve the turn in the same conditional write, at
-    ``now`` (default: the clock), owing its announcement after ``owe``."""
+    ``now`` (default: the clock), owing its announcement after ``owe`` and
+    ``owe_if_resolved``."""
     if lifecycle.ready(changed):
         orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
         at = deps.clock() if now is None else now
@@ -513,7 +539,7 @@ def _save_maybe_resolving(
             seal=seal,
             withdraw=withdraw,
             record=record,
-            owe=[*owe, _resolved(loaded.match, record, at, len(owe))],
+            owe=[*owe, *owe_if_resolved, _resolved(loaded.match, record, at, 15)],
         )
         return saved, record
     saved = deps.repo.save(

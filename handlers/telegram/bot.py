@@ -49,7 +49,7 @@ from engine import match as lifecycle
 from engine import rulesets as registry
 from engine import usecases
 from engine.errors import ConflictError, NotFoundError, Rejection
-from engine.match import Match, Phase, TurnRecord
+from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
@@ -939,16 +939,16 @@ async def _seal(
     svc = services(context)
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
-    res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
-    receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
-        tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
+    # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
+    # a failed receipt could not be had again by re-sending the order past the turn.
+    where = {"message": message.message_id if message is not None else None, "lang": tr.lang}
+    res = usecases.seal_order(
+        svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
     try:
-        if message is not None:
-            await edit(context, message.chat.id, message.message_id, receipt)
-        else:
-            await send(context, user_id, receipt)
-    finally:  # a lost receipt must not cost the group its reveal (nor Services.resolved)
+        if res.record is None:
+            await send_receipt(context, tr, res.match, res.order, res.replaced, where)
+    finally:  # a lost receipt must not cost the group its status (nor Services.resolved)
         if res.record is None:
             fps = {pid: res.order.fingerprint}
             if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
@@ -958,6 +958,26 @@ async def _seal(
             await on_resolved(context, match, res.match, res.record)
     for hook in SEAL_HOOKS:
         await hook(context, match, res)
+
+
+async def send_receipt(
+    context: Ctx,
+    tr: Tr,
+    match: Match,
+    order: SealedOrder,
+    replaced: bool,
+    where: Mapping[str, Any],
+) -> None:
+    """A player's receipt (the order, its salt and full fingerprint, the deadline): the builder
+    message ``where["message"]`` becomes it, else a new private message."""
+    svc = services(context)
+    final = match.turn != order.turn or match.phase is not Phase.RUNNING
+    receipt = receipt_screen(tr, match, order, replaced, svc.deps.clock(), final=final)
+    user_id = order.by_user if order.by_user is not None else match.gm_user_id
+    if where.get("message") is not None:
+        await edit(context, user_id, int(where["message"]), receipt)
+    else:
+        await send(context, user_id, receipt)
 
 
 async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:

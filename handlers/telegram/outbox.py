@@ -14,7 +14,8 @@ Bot API call it makes goes through the item's :class:`Journal` (``bot._api`` ask
 delivery that resumes after a failure replays the recorded sends instead of repeating them
 (edits are simply made again: the same edit twice changes nothing). A delivery holds a lease
 on the item (:data:`engine.ports.OWED_LEASE_SECONDS`), so a webhook and the sweeper never
-send it both; items of one match go out in order, and a failed one holds back the later ones.
+send it both; a match's items go out in order, and a failed one holds back the later ones of
+its chat (a player's failed receipt does not hold back the group's reveal).
 """
 
 from __future__ import annotations
@@ -101,16 +102,19 @@ async def deliver(context: Any, match_id: str) -> int:
     deps = _services(context).deps
     repo: MatchRepository = deps.repo
     delivered = 0
+    waiting: set[int] = set()  # chats whose next item is not delivered now
     try:
         for item in repo.owed(match_id):
+            if item.chat_id in waiting:
+                continue  # in order: a chat's later items wait for its earlier one
             now = deps.clock()
-            if item.next_at > now:
-                break  # in order: the later items wait for this one
-            claimed = repo.claim_owed(match_id, item.key, now, OWED_LEASE_SECONDS)
-            if claimed is None:
-                break  # another deliverer holds it, and goes on with the rest
-            if not await _deliver_one(context, repo, claimed, deps.clock):
-                break
+            claimed = None
+            if item.next_at <= now:  # else backing off
+                claimed = repo.claim_owed(match_id, item.key, now, OWED_LEASE_SECONDS)
+            # Not claimed: another deliverer holds it (and goes on with the rest).
+            if claimed is None or not await _deliver_one(context, repo, claimed, deps.clock):
+                waiting.add(item.chat_id)
+                continue
             delivered += 1
     except Exception as exc:  # the store failed: the leases run out, the sweeper goes on
         log.error("delivering the outbox of %s failed: %s: %s", match_id, type(exc).__name__, exc)

@@ -15,6 +15,7 @@ from engine import match as lifecycle
 from engine.match import Phase
 from engine.ports import Owed
 from handlers.telegram import bot, clock, outbox
+from handlers.telegram.i18n import Tr
 
 
 async def send_resolved(context: Any, item: Owed) -> None:
@@ -35,6 +36,19 @@ async def send_resolved(context: Any, item: Owed) -> None:
     )
 
 
+async def send_receipt(context: Any, item: Owed) -> None:
+    """The receipt of the order that resolved its turn (the order as revealed)."""
+    repo = bot.services(context).deps.repo
+    latest = repo.load(item.match_id).match
+    record = next((r for r in repo.history(item.match_id) if r.turn == item.turn), None)
+    pid = item.data.get("pid")
+    order = None if record is None else next((o for o in record.orders if o.pid == pid), None)
+    if order is None or order.default:
+        return  # undone meanwhile: the GM's undo told the players
+    tr = Tr(str(item.data.get("lang") or latest.lang))
+    await bot.send_receipt(context, tr, latest, order, bool(item.data.get("replaced")), item.data)
+
+
 async def send_reminder(context: Any, item: Owed) -> None:
     """The turn's one reminder, to those still missing when it is sent."""
     latest = bot.services(context).deps.repo.load(item.match_id).match
@@ -52,6 +66,7 @@ async def send_resumed(context: Any, item: Owed) -> None:
 
 
 def register() -> None:
+    outbox.register("receipt", send_receipt)
     outbox.register("resolved", send_resolved)
     outbox.register("reminder", send_reminder)
     outbox.register("resumed", send_resumed)

@@ -13,7 +13,8 @@ later updates meanwhile, so retries must be rare and useful):
   claim so Telegram's redelivery is processed again - unless the update had already resolved
   a turn (``Services.resolved``): then 200, since a redelivery would apply it once more past
   the turn boundary (a typed order into the next turn). Also when the claim cannot be made.
-  After :data:`MAX_UPDATE_ATTEMPTS` attempts the update is *parked*: not processed again,
+  After :data:`MAX_UPDATE_ATTEMPTS` attempts (:data:`MAX_TRANSIENT_ATTEMPTS` while they
+  fail only transiently) the update is *parked*: not processed again,
   its last error kept on its record and logged, metric ``UpdateParked`` (an alarm), a short
   apology in its chat, and 200. What a handled update owes the chats after its save (a
   reveal...) is in the outbox (``handlers.telegram.outbox``): a failed send there fails
@@ -57,8 +58,12 @@ LEASE_MARGIN_SECONDS = 5.0
 # Without a Lambda context (tests, a local run): the webhook function's ``Timeout`` in
 # ``template.yaml`` (25 s) plus the margin.
 FALLBACK_LEASE_SECONDS = 30.0
-# Attempts at one update (Telegram's redeliveries after our 500s) before it is parked.
+# Attempts at one update (Telegram's redeliveries after our 500s) before it is parked: after
+# an unexpected error (a bug, a broken build) or an attempt that died (timeout, out of
+# memory), and - with more patience, since an outage ends - after transient ones.
 MAX_UPDATE_ATTEMPTS = 3
+MAX_TRANSIENT_ATTEMPTS = 20
+TRANSIENT = "transient: "  # how a release notes a transient error
 
 # DynamoDB error codes worth a retry (AWS SDK retry guidance), and the per-item reasons of a
 # cancelled transaction that mean the same (named without "Exception" there).
@@ -122,7 +127,8 @@ def handle(
     if claim.status == "processing":
         log.warning("update %s is being processed by another attempt: retry later", update_id)
         return _status(503)
-    if claim.attempt > MAX_UPDATE_ATTEMPTS:
+    transient_before = claim.error.startswith(TRANSIENT)
+    if claim.attempt > (MAX_TRANSIENT_ATTEMPTS if transient_before else MAX_UPDATE_ATTEMPTS):
         _park(rt, data, update_id, claim.attempt - 1, claim.error)
         _confirm(rt, update_id, claim.token)
         return _status(200)
@@ -149,7 +155,8 @@ def handle(
         _confirm(rt, update_id, claim.token)
         return _status(200)
     try:
-        repo.release_update(update_id, claim.token, _describe(retry[0])[:500])
+        kind = TRANSIENT if all(is_transient(e) for e in retry) else ""
+        repo.release_update(update_id, claim.token, (kind + _describe(retry[0]))[:500])
     except Exception as exc:
         # The lease stays until it runs out; a redelivery after that is processed.
         log.error("could not release update %s: %s", update_id, _describe(exc))

@@ -27,6 +27,16 @@ class Fault:
     kind: str
     times: int
     match: Callable[[str, dict[str, Any]], bool]
+    after: int = 0  # matching calls let through first
+
+    def hits(self, name: str, params: dict[str, Any]) -> bool:
+        if self.times <= 0 or not self.match(name, params):
+            return False
+        if self.after > 0:
+            self.after -= 1
+            return False
+        self.times -= 1
+        return True
 
 
 def throttled(op: str) -> ClientError:
@@ -53,8 +63,7 @@ class FaultyDynamo:
 
         def call(**kwargs: Any) -> Any:
             for fault in self.faults:
-                if fault.times > 0 and fault.match(name, kwargs):
-                    fault.times -= 1
+                if fault.hits(name, kwargs):
                     self.failed += 1
                     if fault.kind == "throttle":
                         raise throttled(name)
@@ -67,8 +76,9 @@ class FaultyDynamo:
 
 
 class FaultyTelegram:
-    """Wraps the fake Bot API's ``do_request``; ``arm(kind, times, method, chat_id)`` fails
-    the next matching calls with ``429`` (retry_after 30), ``500``, ``timeout`` or ``die``."""
+    """Wraps the fake Bot API's ``do_request``; ``arm(kind, times, method, chat_id, after)``
+    fails the next matching calls (after letting ``after`` through) with ``429`` (retry_after
+    30), ``500``, ``timeout`` or ``die``."""
 
     def __init__(self, api: FakeBotAPI) -> None:
         self.api = api
@@ -82,8 +92,7 @@ class FaultyTelegram:
             name = url.rsplit("/", 1)[-1]
             params = dict(request_data.parameters) if request_data else {}
             for fault in self.faults:
-                if fault.times > 0 and fault.match(name, params):
-                    fault.times -= 1
+                if fault.hits(name, params):
                     self.failed += 1
                     return self._fail(fault.kind)
             return await real(url, method, request_data, *a, **k)
@@ -91,12 +100,17 @@ class FaultyTelegram:
         api.do_request = do_request  # type: ignore[method-assign]
 
     def arm(
-        self, kind: str, times: int, method: str = "sendMessage", chat_id: int | None = None
+        self,
+        kind: str,
+        times: int,
+        method: str = "sendMessage",
+        chat_id: int | None = None,
+        after: int = 0,
     ) -> None:
         def match(name: str, params: dict[str, Any]) -> bool:
             return name == method and (chat_id is None or params.get("chat_id") == chat_id)
 
-        self.faults.append(Fault(kind, times, match))
+        self.faults.append(Fault(kind, times, match, after))
 
     @staticmethod
     def _fail(kind: str) -> tuple[int, bytes]:

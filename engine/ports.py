@@ -84,8 +84,11 @@ class Owed:
 
 
 class MatchRepository(Protocol):
-    def create(self, match: Match) -> Match:
-        """Store a new match (version 1). Raises ``ConflictError`` if the id exists."""
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
+        """Store a new match (version 1). Raises ``ConflictError`` if the id exists. With
+        ``lock_chat``, in the same write, take the chat's creation lock (one item per chat):
+        while an unfinished match holds it, raise ``ChatBusyError`` naming that match (a lock
+        whose match is finished or gone is taken over)."""
         ...
 
     def load(self, match_id: str) -> Loaded:

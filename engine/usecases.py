@@ -183,9 +183,12 @@ def create_match(
     lang: str = "ru",
     config: Mapping[str, Any] | None = None,
     match_id: str | None = None,
+    lock_chat: bool = False,
 ) -> Match:
     """A new lobby. ``match_id`` (else a new one) lets a caller make the creation idempotent:
-    a second create with the same id raises ``ConflictError`` and writes nothing."""
+    a second create with the same id raises ``ConflictError`` and writes nothing.
+    ``lock_chat``: one unfinished match per chat, held by the store (``ChatBusyError`` names
+    the one there is), so two pickers pressed at once create one lobby."""
     match = lifecycle.new_match(
         match_id or deps.entropy.new_id(),
         chat_id,
@@ -196,6 +199,8 @@ def create_match(
         config=config,
         seed=deps.entropy.seed(),
     )
+    if lock_chat:
+        return deps.repo.create(match, lock_chat=True)
     return deps.repo.create(match)
 
 

@@ -14,6 +14,7 @@ preferences         ``USER#<user id>``     ``PREFS``                   -
 processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl``; a lease:
                                                                        ``token``, ``lease``)
 owed message        ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` while pending
+chat lock           ``CHAT#<chat id>``     ``LOCK``                    - (``match_id``)
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
@@ -38,7 +39,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from engine import codec
-from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 from infra.store import wake_at
@@ -177,7 +178,7 @@ class DynamoRepository:
 
     # ------------------------------------------------------------------ matches
 
-    def create(self, match: Match) -> Match:
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         item, doc = self._match_item(match, 1)
         users = frozenset(index_users(match))
         ops: list[dict[str, Any]] = [
@@ -190,17 +191,70 @@ class DynamoRepository:
             }
         ]
         ops += [self._put_member(uid, match) for uid in sorted(users)]
-        try:
-            self.client.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            # Only the match item's condition failing means the id exists (or a concurrent
-            # create won); a throttled or conflicting transaction wrote nothing, so the caller
-            # must not be told it did (the webhook retries it).
-            if cancel_codes(exc)[:1] == ["ConditionalCheckFailed"]:
-                raise ConflictError(match.id) from None
-            raise
+        stale: str | None = None  # a lock held by a finished (or missing) match: taken over
+        for _ in range(3):
+            lock = [self._lock_op(match, stale)] if lock_chat else []
+            try:
+                self.client.transact_write_items(TransactItems=[ops[0], *lock, *ops[1:]])
+                break
+            except ClientError as exc:
+                # Only the match item's condition failing means the id exists (or a
+                # concurrent create won); a throttled or conflicting transaction wrote
+                # nothing, so the caller must not be told it did (the webhook retries it).
+                codes = cancel_codes(exc)
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    raise ConflictError(match.id) from None
+                if not lock_chat or codes[1:2] != ["ConditionalCheckFailed"]:
+                    raise
+                reasons = exc.response.get("CancellationReasons") or []
+                held = (reasons[1].get("Item") if len(reasons) > 1 else None) or self._lock_of(
+                    match.chat_id
+                )
+                holder = held.get("match_id", {}).get("S") if held else None
+                if holder is not None and self._unfinished(holder):
+                    raise ChatBusyError(holder) from None
+                stale = holder
+        else:
+            raise ConflictError(match.id)
         self._remember(match.id, 1, users)
         return codec.match_from_doc(doc)
+
+    def _lock_op(self, match: Match, stale: str | None) -> dict[str, Any]:
+        """The chat's creation lock for ``match``: new, or taken over from ``stale``."""
+        put: dict[str, Any] = {
+            "TableName": self.table,
+            "Item": {
+                "PK": _s(f"CHAT#{match.chat_id}"),
+                "SK": _s("LOCK"),
+                "type": _s("chatlock"),
+                "match_id": _s(match.id),
+            },
+            "ConditionExpression": "attribute_not_exists(PK)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        if stale is not None:
+            put["ConditionExpression"] = "match_id = :stale"
+            put["ExpressionAttributeValues"] = {":stale": _s(stale)}
+        return {"Put": put}
+
+    def _lock_of(self, chat_id: int) -> Item | None:
+        got = self.client.get_item(
+            TableName=self.table,
+            Key={"PK": _s(f"CHAT#{chat_id}"), "SK": _s("LOCK")},
+            ConsistentRead=True,
+        )
+        item: Item | None = got.get("Item")
+        return item
+
+    def _unfinished(self, match_id: str) -> bool:
+        got = self.client.get_item(
+            TableName=self.table,
+            Key=self._match_key(match_id),
+            ConsistentRead=True,
+            ProjectionExpression="phase",
+        )
+        phase = got.get("Item", {}).get("phase", {}).get("S")
+        return phase is not None and phase != Phase.FINISHED.value
 
     def _put_member(self, user_id: int, match: Match) -> dict[str, Any]:
         return {

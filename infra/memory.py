@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from engine import codec
-from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 
@@ -114,6 +114,7 @@ class MemoryRepository:
         self.outbox: dict[str, dict[str, dict[str, Any]]] = {}  # match id -> key -> Owed doc
         self.failures: dict[str, int] = {}  # failed sweeps in a row (note_failure)
         self.parked: set[str] = set()  # out of due() until the next save
+        self.chat_locks: dict[int, str] = {}  # chat id -> the match holding its creation lock
         # The JSON text of a stored order beside the very dict it was made from (a dict
         # replaced behind our back, as tests do, is simply not found), and the _Meta of a
         # match beside the very text it was read from.
@@ -139,13 +140,22 @@ class MemoryRepository:
             self._order_texts[match_id, pid] = kept
         return codec.order_from_doc(json.loads(kept[1]))
 
-    def create(self, match: Match) -> Match:
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         with self._lock:
             if match.id in self.matches:
                 raise ConflictError(match.id)
+            if lock_chat:
+                holder = self.chat_locks.get(match.chat_id)
+                if holder is not None and self._unfinished(holder):
+                    raise ChatBusyError(holder)
+                self.chat_locks[match.chat_id] = match.id
             self.orders[match.id] = {}
             self.records[match.id] = []
             return self._put_match(match, 1)
+
+    def _unfinished(self, match_id: str) -> bool:
+        text = self.matches.text(match_id)
+        return text is not None and json.loads(text).get("phase") != Phase.FINISHED.value
 
     def load(self, match_id: str) -> Loaded:
         try:

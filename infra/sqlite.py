@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import codec
-from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 from infra.store import wake_at
@@ -33,7 +33,8 @@ log = logging.getLogger("sekundant.storage")
 
 # PRAGMA user_version: the table layout (documents carry their own schema). 2: the update
 # lease (``updates.token`` and ``lease_until``, added to a layout-1 file when it is opened).
-# 3: the outbox and the count of failed sweeps (new tables, created when an older file opens).
+# 3: the outbox, the count of failed sweeps and the chats' creation locks (new tables, created
+# when an older file opens), the update's attempts and last error (new columns).
 LAYOUT_VERSION = 3
 
 _SCHEMA = """
@@ -90,6 +91,10 @@ CREATE TABLE IF NOT EXISTS outbox (
     PRIMARY KEY (match_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE pending = 1;
+CREATE TABLE IF NOT EXISTS chat_locks (
+    chat_id  INTEGER PRIMARY KEY,         -- one creation lock per chat (create(lock_chat=True))
+    match_id TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS sweep_failures (
     match_id TEXT PRIMARY KEY,
     n        INTEGER NOT NULL
@@ -98,7 +103,17 @@ CREATE TABLE IF NOT EXISTS sweep_failures (
 
 
 _TABLES = frozenset(
-    {"matches", "match_users", "orders", "records", "prefs", "updates", "outbox", "sweep_failures"}
+    {
+        "matches",
+        "match_users",
+        "orders",
+        "records",
+        "prefs",
+        "updates",
+        "outbox",
+        "sweep_failures",
+        "chat_locks",
+    }
 )
 
 
@@ -229,10 +244,22 @@ class SqliteRepository:
 
     # ------------------------------------------------------------------ matches
 
-    def create(self, match: Match) -> Match:
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         doc = codec.match_to_doc(match) | {"version": 1}
         try:
             with self._write() as db:
+                if lock_chat:
+                    held = db.execute(
+                        "SELECT l.match_id FROM chat_locks l JOIN matches m ON m.id = l.match_id"
+                        " WHERE l.chat_id = ? AND m.active = 1",
+                        (match.chat_id,),
+                    ).fetchone()
+                    if held is not None and held[0] != match.id:
+                        raise ChatBusyError(held[0])
+                    db.execute(
+                        "INSERT OR REPLACE INTO chat_locks (chat_id, match_id) VALUES (?, ?)",
+                        (match.chat_id, match.id),
+                    )
                 db.execute(
                     "INSERT INTO matches (id, chat_id, created_at, active, due, version,"
                     " attention, doc) VALUES (?, ?, ?, ?, ?, 1, ?, ?)",

@@ -48,7 +48,7 @@ from telegram.warnings import PTBUserWarning
 from engine import match as lifecycle
 from engine import rulesets as registry
 from engine import usecases
-from engine.errors import ConflictError, NotFoundError, Rejection
+from engine.errors import ChatBusyError, ConflictError, NotFoundError, Rejection
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
@@ -780,7 +780,19 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     lang = svc.user_lang(user)
     mid = cb.arg(2) or None  # pickers drawn before ids were carried: a new id
     try:
-        match = usecases.create_match(svc.deps, msg.chat.id, user.id, rid, lang=lang, match_id=mid)
+        match = usecases.create_match(
+            svc.deps, msg.chat.id, user.id, rid, lang=lang, match_id=mid, lock_chat=True
+        )
+    except ChatBusyError as busy:
+        # Another picker of this chat was pressed at the same instant (both passed the check
+        # above) and made the chat's match: this press shows that lobby too.
+        match = svc.deps.repo.load(busy.match_id).match
+        if match.phase is not Phase.LOBBY:
+            raise Alert(tr("duel.exists", id=match.id)) from None
+        gtr = Tr(match.lang)
+        screen = render.lobby_screen(gtr, match, _lobby_url(context, match))
+        await edit(context, msg.chat.id, msg.message_id, screen)
+        return None
     except ConflictError:
         # This picker's match exists: the other tap of a double tap, or this press before a
         # failed edit (Telegram re-sent it). Show its lobby again, as the first press would.

@@ -207,3 +207,30 @@ def test_a_status_edit_that_lands_after_the_turn_resolved_is_closed_again(
     status = next(m for m in fake_api.chat(GROUP_ID).messages if m.message_id == status_id)
     assert "Ход 1" in status.text and not status.buttons, status.text  # closed, turn 1
     assert h.deps.repo.load(match_id).match.phase is Phase.RUNNING
+
+
+# --------------------------------------------------------------------------- one match per chat
+
+
+def test_two_pickers_pressed_at_once_create_one_lobby_and_both_show_it(
+    harness: WebhookHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two /duel pickers in one group, pressed at the same instant: both presses pass the
+    "no match here yet" check (the chat index is read before either creates). The chat's
+    creation lock lets one create the lobby; the other press shows that lobby."""
+    h = harness
+    alice, _bob = fixture_users(h)
+    h.say(alice, GROUP_ID, "/duel@sekundant_bot")
+    h.say(alice, GROUP_ID, "/duel@sekundant_bot")
+    first, second = [m for m in h.api.chat(GROUP_ID).messages if m.from_bot and m.buttons]
+    repo: Any = h.deps.repo
+    monkeypatch.setattr(repo, "active_in_chat", lambda chat_id: [])  # both see no match yet
+    h.press(alice, first, 0)
+    h.press(alice, second, 0)
+    monkeypatch.undo()
+    (match,) = h.deps.repo.active_in_chat(GROUP_ID)
+    assert match.phase is Phase.LOBBY
+    for picker in (first, second):
+        shown = next(m for m in h.api.chat(GROUP_ID).messages if m.message_id == picker.message_id)
+        assert match.id in shown.text  # the lobby, with its join button
+        assert any("url" in b for b in shown.buttons)

@@ -1,6 +1,6 @@
-"""The outbox and the parking of failing matches, on every store (memory, SQLite, DynamoDB):
-owed items are written with the save that owes them, replaced by key, leased to one deliverer,
-found by the sweeper, and never pending once done."""
+"""The outbox, the parking of failing matches and the chats' creation lock, on every store
+(memory, SQLite, DynamoDB): owed items are written with the save that owes them, replaced by
+key, leased to one deliverer, found by the sweeper, and never pending once done."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from dataclasses import replace
 import pytest
 
 from engine import usecases
-from engine.errors import ConflictError
+from engine.errors import ChatBusyError, ConflictError
 from engine.ports import MatchRepository, Owed
+from engine.ruleset import Outcome
 from tests.storage.helpers import make_deps, started
 
 T0 = 1_800_000_000.0
@@ -99,3 +100,21 @@ def test_a_match_that_keeps_failing_is_parked_out_of_due_until_its_next_save(
     resumed = usecases.pause(deps, m.id, 11)  # the GM acts: back in the index
     assert resumed.attention is None and repo.due(far * 2) == [m.id]
     assert not repo.note_failure(m.id, "parked: again", 3)  # the count started over
+
+
+def test_the_chat_lock_lets_one_unfinished_match_be_created_per_chat(
+    repo: MatchRepository,
+) -> None:
+    deps = make_deps(repo)
+    a = usecases.create_match(deps, -1001, 11, "tiny", lock_chat=True)
+    with pytest.raises(ChatBusyError) as busy:
+        usecases.create_match(deps, -1001, 12, "tiny", lock_chat=True)
+    assert busy.value.match_id == a.id
+    assert [m.id for m in repo.active_in_chat(-1001)] == [a.id]  # nothing else written
+    with pytest.raises(ConflictError) as same:  # the same picker twice: its own id exists
+        usecases.create_match(deps, -1001, 11, "tiny", lock_chat=True, match_id=a.id)
+    assert not isinstance(same.value, ChatBusyError)
+    usecases.create_match(deps, -1002, 11, "tiny", lock_chat=True)  # another chat: free
+    usecases.end_match(deps, a.id, 11, Outcome("draw"))
+    b = usecases.create_match(deps, -1001, 12, "tiny", lock_chat=True)  # a finished holder
+    assert [m.id for m in repo.active_in_chat(-1001)] == [b.id]

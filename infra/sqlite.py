@@ -36,6 +36,7 @@ log = logging.getLogger("sekundant.storage")
 # 3: the outbox, the count of failed sweeps and the chats' creation locks (new tables, created
 # when an older file opens), the update's attempts and last error (new columns).
 LAYOUT_VERSION = 3
+OWED_KEEP_SECONDS = 14 * 24 * 3600  # how long a delivered owed item stays (as on DynamoDB)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -528,6 +529,12 @@ class SqliteRepository:
             if row is None or not item.token or row[0] != item.token:
                 return False
             self._put_owed(db, item)
+            if item.done:  # delivered items are kept a while for inspection, then dropped
+                db.execute(
+                    "DELETE FROM outbox WHERE pending = 0"
+                    " AND json_extract(doc, '$.created_at') < ?",
+                    (item.created_at - OWED_KEEP_SECONDS,),
+                )
             return True
 
     def owed_due(self, now: float, limit: int = 100) -> list[str]:

@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,17 @@ def dynamodb_requests() -> None:
             repo.confirm_update(1, claim.token, time.time())
 
         measure("claim + confirm an update id", None, claim_and_confirm)
+
+        def deliver_owed() -> None:  # the outbox of the resolution above, one message sent
+            (item,) = repo.owed(match_id)
+            claimed = repo.claim_owed(match_id, item.key, time.time(), 60.0)
+            assert claimed is not None
+            sent = replace(claimed, sent={"1": [CHAT, 1]})
+            repo.update_owed(sent)  # the journal: one per message Telegram accepted
+            repo.update_owed(replace(sent, done=True))
+
+        measure("outbox: list, claim, 1 message, done", None, deliver_owed)
+        measure("outbox: sweeper's query", None, lambda: repo.owed_due(time.time()))
 
 
 def _ready(deps: Deps) -> str:

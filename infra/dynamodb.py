@@ -52,6 +52,7 @@ CHAT_INDEX = "GSI2"
 MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
+CONF_SK = "TURN#CONF#"  # sorts after every "TURN#<digits>": one history Query reads both
 OWED_SK = "OWED#"
 OWED_TTL_SECONDS = 14 * 24 * 3600  # a delivered (or given up) owed item is kept this long
 _USERS_CACHE_MAX = 1024
@@ -87,6 +88,8 @@ class DynamoRepository:
         # re-puts all of them and stale ones are filtered when read.
         self._users: dict[str, tuple[int, frozenset[int]]] = {}
         self._users_lock = threading.Lock()
+        # (match id, config ref) this instance wrote or read: not written again.
+        self._configs: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ keys and items
 
@@ -128,10 +131,22 @@ class DynamoRepository:
         return item, doc
 
     def _record_items(self, record: TurnRecord) -> list[Item]:
-        """One item per turn record; a record too big for one item is split into parts."""
-        text = _dumps(codec.record_to_doc(record))
+        """One item per turn record (stored compactly: ``codec.record_to_stored``); a record
+        too big for one item is split into parts. Plus an item per configuration it refers
+        to that this instance has not written for the match yet (``TURN#CONF#<ref>``: after
+        every turn in the history Query)."""
+        stored, configs = codec.record_to_stored(record)
+        text = _dumps(stored)
         data = text.encode()
         pk = _s(f"MATCH#{record.match_id}")
+        extra: list[Item] = [
+            {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), "doc": _s(_dumps(c))}
+            for ref, c in configs.items()
+            if (record.match_id, ref) not in self._configs
+        ]
+        return extra + self._record_parts(record, text, data, pk)
+
+    def _record_parts(self, record: TurnRecord, text: str, data: bytes, pk: Any) -> list[Item]:
         base = {"type": _s("turn"), "turn": _n(record.turn)}
         if len(data) <= RECORD_CHUNK_BYTES:
             sk = _s(f"{TURN_SK}{record.turn:06d}#000")
@@ -380,6 +395,9 @@ class DynamoRepository:
                 raise ConflictError(match.id) from None
             raise
         self._remember(match.id, version, users)
+        for _, sk in ops:
+            if sk.startswith(CONF_SK) and len(self._configs) < 4096:
+                self._configs.add((match.id, sk.removeprefix(CONF_SK)))
         return codec.match_from_doc(doc)
 
     def _exists(self, match_id: str) -> bool:
@@ -564,19 +582,26 @@ class DynamoRepository:
         )
 
     def history(self, match_id: str) -> list[TurnRecord]:
-        records: list[TurnRecord] = []
+        texts: list[str] = []
+        configs: dict[str, Any] = {}
         chunks: list[bytes] = []
         try:
             for item in self._turn_items(match_id):
+                sk = item["SK"]["S"]
+                if sk.startswith(CONF_SK):
+                    configs[sk.removeprefix(CONF_SK)] = json.loads(item["doc"]["S"])
+                    continue
                 if "doc" in item:
-                    records.append(_record_from_text(match_id, item["doc"]["S"]))
+                    texts.append(item["doc"]["S"])
                     continue
                 chunks.append(bytes(item["blob"]["B"]))
                 if len(chunks) == int(item["parts"]["N"]):
-                    records.append(_record_from_text(match_id, b"".join(chunks).decode()))
+                    texts.append(b"".join(chunks).decode())
                     chunks = []
             if chunks:
                 raise CorruptRecordError(match_id, "turn record with missing parts")
+            records = [_record_from_text(match_id, text, configs) for text in texts]
+            self._configs.update((match_id, ref) for ref in configs)
         except (KeyError, ValueError, UnicodeDecodeError) as exc:
             err = CorruptRecordError(match_id, f"unreadable turn record: {exc!r}")
             self._corrupt(err)
@@ -604,8 +629,13 @@ class DynamoRepository:
         last = list(
             self.client.query(
                 TableName=self.table,
-                KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
-                ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":t": _s(TURN_SK)},
+                # The turns' parts only ("TURN#<digits>"), not the configurations after them.
+                KeyConditionExpression="PK = :pk AND SK BETWEEN :first AND :last",
+                ExpressionAttributeValues={
+                    ":pk": _s(f"MATCH#{match_id}"),
+                    ":first": _s(f"{TURN_SK}0"),
+                    ":last": _s(f"{TURN_SK}9~"),
+                },
                 ConsistentRead=True,
                 ScanIndexForward=False,
                 Limit=1,
@@ -810,8 +840,8 @@ def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 
 
-def _record_from_text(match_id: str, text: str) -> TurnRecord:
+def _record_from_text(match_id: str, text: str, configs: Mapping[str, Any]) -> TurnRecord:
     try:
-        return codec.record_from_doc(json.loads(text))
+        return codec.record_from_stored(json.loads(text), configs)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CorruptRecordError(match_id, f"unreadable turn record: {exc!r}") from exc

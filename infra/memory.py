@@ -107,6 +107,7 @@ class MemoryRepository:
         self.matches = _Docs()
         self.orders: dict[str, dict[str, dict[str, Any]]] = {}
         self.records: dict[str, list[dict[str, Any]]] = {}
+        self.configs: dict[str, dict[str, Any]] = {}  # the records' configurations, by reference
         # update id -> (record expiry, lease expiry, token, attempts, error); a lease has a
         # token, "" = done; a released lease has lease expiry 0.
         self.updates: dict[int, tuple[float, float, str, int, str]] = {}
@@ -200,7 +201,9 @@ class MemoryRepository:
             if withdraw is not None:
                 orders.pop(withdraw, None)
             if record is not None:
-                self.records[match.id].append(_frozen(codec.record_to_doc(record)))
+                doc, configs = codec.record_to_stored(record)
+                self.records[match.id].append(_frozen(doc))
+                self.configs.setdefault(match.id, {}).update(_frozen(configs))
                 for pid in [p for p, o in orders.items() if o["turn"] <= record.turn]:
                     del orders[pid]
             if discard_orders:
@@ -264,8 +267,10 @@ class MemoryRepository:
         try:
             with self._lock:
                 try:
+                    configs = self.configs.get(match_id, {})
                     return [
-                        codec.record_from_doc(_frozen(r)) for r in self.records.get(match_id, [])
+                        codec.record_from_stored(_frozen(r), configs)
+                        for r in self.records.get(match_id, [])
                     ]
                 except (KeyError, TypeError, ValueError) as exc:
                     detail = f"unreadable turn record: {exc!r}"

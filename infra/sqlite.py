@@ -33,8 +33,9 @@ log = logging.getLogger("sekundant.storage")
 
 # PRAGMA user_version: the table layout (documents carry their own schema). 2: the update
 # lease (``updates.token`` and ``lease_until``, added to a layout-1 file when it is opened).
-# 3: the outbox, the count of failed sweeps and the chats' creation locks (new tables, created
-# when an older file opens), the update's attempts and last error (new columns).
+# 3: the outbox, the count of failed sweeps, the chats' creation locks and the records'
+# configurations (new tables, created when an older file opens), the update's attempts and
+# last error (new columns).
 LAYOUT_VERSION = 3
 OWED_KEEP_SECONDS = 14 * 24 * 3600  # how long a delivered owed item stays (as on DynamoDB)
 
@@ -92,6 +93,12 @@ CREATE TABLE IF NOT EXISTS outbox (
     PRIMARY KEY (match_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE pending = 1;
+CREATE TABLE IF NOT EXISTS record_configs (
+    match_id TEXT NOT NULL,
+    ref      TEXT NOT NULL,               -- codec.config_ref: what the records refer to
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (match_id, ref)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS chat_locks (
     chat_id  INTEGER PRIMARY KEY,         -- one creation lock per chat (create(lock_chat=True))
     match_id TEXT NOT NULL
@@ -114,6 +121,7 @@ _TABLES = frozenset(
         "outbox",
         "sweep_failures",
         "chat_locks",
+        "record_configs",
     }
 )
 
@@ -344,9 +352,14 @@ class SqliteRepository:
                     "DELETE FROM orders WHERE match_id = ? AND pid = ?", (match.id, withdraw)
                 )
             if record is not None:
+                stored, configs = codec.record_to_stored(record)
                 db.execute(
                     "INSERT OR REPLACE INTO records (match_id, turn, doc) VALUES (?, ?, ?)",
-                    (match.id, record.turn, _dumps(codec.record_to_doc(record))),
+                    (match.id, record.turn, _dumps(stored)),
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO record_configs (match_id, ref, doc) VALUES (?, ?, ?)",
+                    [(match.id, ref, _dumps(c)) for ref, c in configs.items()],
                 )
                 # The record reveals the turn's orders; the sealed items are no longer needed.
                 db.execute(
@@ -419,8 +432,12 @@ class SqliteRepository:
             rows = db.execute(
                 "SELECT doc FROM records WHERE match_id = ? ORDER BY turn", (match_id,)
             ).fetchall()
+            config_rows = db.execute(
+                "SELECT ref, doc FROM record_configs WHERE match_id = ?", (match_id,)
+            ).fetchall()
         try:
-            return [_record_from_text(match_id, r[0]) for r in rows]
+            configs = {ref: json.loads(doc) for ref, doc in config_rows}
+            return [_record_from_text(match_id, r[0], configs) for r in rows]
         except CorruptRecordError as exc:
             self._corrupt(exc)
             raise
@@ -630,8 +647,8 @@ def _order_from_text(match_id: str, text: str) -> SealedOrder:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 
 
-def _record_from_text(match_id: str, text: str) -> TurnRecord:
+def _record_from_text(match_id: str, text: str, configs: Mapping[str, Any]) -> TurnRecord:
     try:
-        return codec.record_from_doc(json.loads(text))
+        return codec.record_from_stored(json.loads(text), configs)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CorruptRecordError(match_id, f"unreadable turn record: {exc!r}") from exc

@@ -132,9 +132,33 @@ def sqlite_seals() -> None:
         repo.close()
 
 
+def record_sizes() -> None:
+    """Bytes of a stored turn record per turn: whole (as every version before stored it) and
+    compact (``codec.record_to_stored``; the configuration, stored once per match, not
+    counted). Target: at most half."""
+    import json
+
+    from engine import codec
+    from tests.support.records import RULESETS, turn_records
+
+    for ruleset in RULESETS:
+        records = turn_records(ruleset)
+        whole = sum(len(json.dumps(codec.record_to_doc(r), separators=(",", ":"))) for r in records)
+        compact = sum(
+            len(json.dumps(codec.record_to_stored(r)[0], separators=(",", ":"))) for r in records
+        )
+        ratio = compact / whole
+        mark = "" if ratio <= 0.5 else "  OVER TARGET"
+        print(
+            f"   record bytes per turn, {ruleset:<8} {whole // len(records):>6} whole"
+            f" -> {compact // len(records):>6} stored ({ratio:.0%}, target <= 50%){mark}"
+        )
+
+
 def main() -> None:
     dynamodb_requests()
     sqlite_seals()
+    record_sizes()
 
 
 if __name__ == "__main__":

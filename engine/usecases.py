@@ -255,12 +255,18 @@ def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
 
 def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:
     """Start the match; the setup (turn 0, e.g. initiative rolls) is stored as a turn record and
-    its events returned for the announcement."""
+    its events returned; its announcement (the lobby message becomes the start, then the first
+    turn opens) is owed in the same write."""
 
     def step() -> tuple[Match, tuple[Event, ...]]:
         loaded = deps.repo.load(match_id)
-        started, record = lifecycle.start(loaded.match, user_id, deps.clock(), deps.entropy.seed())
-        saved = deps.repo.save(started, expected_version=loaded.match.version, record=record)
+        now = deps.clock()
+        started, record = lifecycle.start(loaded.match, user_id, now, deps.entropy.seed())
+        lobby = loaded.match.ui.get("lobby")
+        note = _owed(loaded.match, "started", started.turn, now, lobby=lobby)
+        saved = deps.repo.save(
+            started, expected_version=loaded.match.version, record=record, owe=[note]
+        )
         return saved, record.events
 
     return _retry(step)

@@ -831,7 +831,19 @@ async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
     match = gm_lobby(svc, tr, cb, user)
-    match, events = usecases.start(svc.deps, match.id, user.id)
+    if match.ui.get("lobby") != msg.message_id:  # the start goes where this press was
+        match = usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
+    match, _events = usecases.start(svc.deps, match.id, user.id)
+    await outbox.deliver(context, match.id)  # announce_started, owed with the start
+    return None
+
+
+async def announce_started(
+    context: Ctx, lobby_id: int | None, match: Match, events: Sequence[Any], *, opened: bool
+) -> None:
+    """The owed announcement of a start (``handlers.telegram.owed``): the lobby message
+    becomes the start (seats, setup events such as initiative), then (``opened``: the first
+    turn is still the match's turn) the turn opens."""
     gtr = Tr(match.lang)
     ui = get_ui(match.ruleset)
     names = names_of(match)
@@ -843,9 +855,12 @@ async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
             )
         )
     lines += [ui.event_text(gtr, names, e.kind, e.actor, e.data) for e in events]
-    await edit(context, match.chat_id, msg.message_id, Screen("\n".join(lines)))
-    await open_turn(context, match)
-    return None
+    if lobby_id is not None:
+        await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+    else:
+        await send(context, match.chat_id, Screen("\n".join(lines)))
+    if opened:
+        await open_turn(context, match)
 
 
 async def open_turn(context: Ctx, match: Match) -> None:

@@ -36,6 +36,20 @@ async def send_resolved(context: Any, item: Owed) -> None:
     )
 
 
+async def send_started(context: Any, item: Owed) -> None:
+    """A match started: the start in place of the lobby, then the first turn (unless a later
+    turn is already the match's: it was announced by then)."""
+    repo = bot.services(context).deps.repo
+    latest = repo.load(item.match_id).match
+    history = repo.history(item.match_id)
+    events = history[0].events if history and history[0].turn == 0 else ()
+    lobby = item.data.get("lobby")
+    opened = latest.phase is Phase.RUNNING and latest.turn == item.turn
+    await bot.announce_started(
+        context, None if lobby is None else int(lobby), latest, events, opened=opened
+    )
+
+
 async def send_receipt(context: Any, item: Owed) -> None:
     """The receipt of the order that resolved its turn (the order as revealed)."""
     repo = bot.services(context).deps.repo
@@ -66,6 +80,7 @@ async def send_resumed(context: Any, item: Owed) -> None:
 
 
 def register() -> None:
+    outbox.register("started", send_started)
     outbox.register("receipt", send_receipt)
     outbox.register("resolved", send_resolved)
     outbox.register("reminder", send_reminder)

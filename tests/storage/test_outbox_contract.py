@@ -10,11 +10,22 @@ import pytest
 
 from engine import usecases
 from engine.errors import ChatBusyError, ConflictError
+from engine.match import Match
 from engine.ports import MatchRepository, Owed
 from engine.ruleset import Outcome
 from tests.storage.helpers import make_deps, started
 
 T0 = 1_800_000_000.0
+
+
+def announced(deps: usecases.Deps) -> Match:
+    """A started match whose start announcement (owed by ``start``) was delivered."""
+    m = started(deps)
+    (start,) = deps.repo.owed(m.id)
+    assert start.kind == "started"
+    claimed = deps.repo.claim_owed(m.id, start.key, T0, 60.0)
+    assert claimed is not None and deps.repo.update_owed(replace(claimed, done=True))
+    return m
 
 
 def owed(match_id: str, key: str, seq: int, **changes: object) -> Owed:
@@ -23,7 +34,7 @@ def owed(match_id: str, key: str, seq: int, **changes: object) -> Owed:
 
 
 def test_owed_items_are_saved_with_the_match_and_listed_in_order(repo: MatchRepository) -> None:
-    m = started(make_deps(repo))
+    m = announced(make_deps(repo))
     b, a = owed(m.id, "b", 2), owed(m.id, "a", 1)
     saved = repo.save(m, expected_version=m.version, owe=[b, a])
     assert repo.owed(m.id) == [a, b]
@@ -38,7 +49,7 @@ def test_a_use_case_owes_the_announcement_of_a_resolution_in_its_save(
     repo: MatchRepository,
 ) -> None:
     deps = make_deps(repo)
-    m = started(deps)
+    m = announced(deps)
     usecases.seal_order(deps, m.id, 21, "p1", {"n": 1})
     assert repo.owed(m.id) == []  # a seal that resolves nothing owes nothing
     res = usecases.seal_order(deps, m.id, 22, "p2", {"n": 2})
@@ -49,7 +60,7 @@ def test_a_use_case_owes_the_announcement_of_a_resolution_in_its_save(
 
 
 def test_one_deliverer_holds_an_item_until_its_lease_runs_out(repo: MatchRepository) -> None:
-    m = started(make_deps(repo))
+    m = announced(make_deps(repo))
     repo.save(m, expected_version=m.version, owe=[owed(m.id, "a", 1)])
     first = repo.claim_owed(m.id, "a", T0, 60.0)
     assert first is not None and first.token and first.lease == T0 + 60.0
@@ -66,7 +77,7 @@ def test_one_deliverer_holds_an_item_until_its_lease_runs_out(repo: MatchReposit
 def test_a_delivered_item_is_no_longer_owed_and_a_deferred_one_waits(
     repo: MatchRepository,
 ) -> None:
-    m = started(make_deps(repo))
+    m = announced(make_deps(repo))
     repo.save(m, expected_version=m.version, owe=[owed(m.id, "a", 1), owed(m.id, "b", 2)])
     assert repo.owed_due(T0) == [m.id]
     a = repo.claim_owed(m.id, "a", T0, 60.0)
@@ -87,7 +98,7 @@ def test_a_match_that_keeps_failing_is_parked_out_of_due_until_its_next_save(
     repo: MatchRepository,
 ) -> None:
     deps = make_deps(repo)
-    m = started(deps)
+    m = announced(deps)
     m = repo.save(replace(m, deadline=T0), expected_version=m.version)
     far = T0 + 3600
     assert repo.due(far) == [m.id]

@@ -12,7 +12,10 @@ own, ``handlers.telegram.owed``) that renders from the latest stored state when 
 Bot API call it makes goes through the item's :class:`Journal` (``bot._api`` asks
 :func:`current`): a sent message's id is recorded on the item before the next call, and a
 delivery that resumes after a failure replays the recorded sends instead of repeating them
-(edits are simply made again: the same edit twice changes nothing). A delivery holds a lease
+(edits are simply made again: the same edit twice changes nothing). So a send function must
+make the same sends in the same order when it runs again: it may skip what the latest state
+says is no longer owed (a later turn opened), as long as it skips it from then on (state only
+moves forward). A Bot API call made around ``bot._api`` is not journaled. A delivery holds a lease
 on the item (:data:`engine.ports.OWED_LEASE_SECONDS`), so a webhook and the sweeper never
 send it both; a match's items go out in order, and a failed one holds back the later ones of
 its chat (a player's failed receipt does not hold back the group's reveal).

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from engine.ports import MatchRepository
     from engine.usecases import Deps
-    from handlers.telegram.bot import Services
+    from handlers.telegram.shared.context import Services
 
 T = TypeVar("T")
 log = logging.getLogger("sekundant.lambda")
@@ -148,7 +148,7 @@ class Runtime:
 
     @property
     def services(self) -> Services:
-        from handlers.telegram.bot import SERVICES
+        from handlers.telegram.shared.context import SERVICES
 
         svc: Services = self.app.bot_data[SERVICES]
         return svc

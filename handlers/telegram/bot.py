@@ -11,299 +11,86 @@ private alert for a button), nothing changed; lost races become "please try agai
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import hashlib
 import logging
-import warnings
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import timedelta
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
-    InlineKeyboardMarkup,
     InputFile,
     Message,
     Update,
     User,
 )
-from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
+from telegram.error import BadRequest
 from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
-    ContextTypes,
     filters,
 )
-from telegram.helpers import create_deep_linked_url
 from telegram.request import BaseRequest
-from telegram.warnings import PTBUserWarning
 
 from engine import match as lifecycle
 from engine import rulesets as registry
 from engine import usecases
-from engine.errors import ConflictError, NotFoundError, Rejection
+from engine.errors import ConflictError, Rejection
 from engine.match import Match, Phase, TurnRecord
-from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
-from engine.usecases import Deps, TryAgainError
+from engine.usecases import Deps
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram import hints, npc, plain, render, reveal, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
-from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, label, names_of
+from handlers.telegram.shared.context import (
+    SERVICES,
+    Ctx,
+    Services,
+    callback_secret,
+    services,
+)
+from handlers.telegram.shared.guards import (
+    EXPECTED,
+    Alert,
+    Button_,
+    _choose,
+    _load,
+    _order_example,
+    _own_seat,
+    _pick_match,
+    _rejection_text,
+    _require_gm,
+    _require_turn,
+    _user_matches,
+    command,
+    gm_lobby,
+    group_match,
+)
+from handlers.telegram.shared.send import (
+    _api,
+    deep_link,
+    dm,
+    edit,
+    send,
+)
+from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
 
-Ctx = ContextTypes.DEFAULT_TYPE
-SERVICES = "sekundant"
-RETRY_AFTER_MAX = 5.0  # seconds we are willing to sleep on a 429 inside one update
 REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
-_NO_PREVIEW = {"is_disabled": True}
-_RAW_NO_PREVIEW = {"link_preview_options": _NO_PREVIEW}
-# edit() calls editMessageText through do_api_request on purpose (see there); PTB warns that a
-# typed method exists.
-warnings.filterwarnings(
-    "ignore", message=r"Please use 'Bot\.editMessageText'", category=PTBUserWarning
-)
-
-
-@dataclass
-class Services:
-    """What the handlers need, reached through ``application.bot_data``."""
-
-    deps: Deps
-    secret: bytes
-    default_lang: str = "ru"
-    retry_after_max: float = RETRY_AFTER_MAX
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-    errors: list[BaseException] = field(default_factory=list)  # for a webhook's status code
-    # Turns this process resolved and began to announce (on_resolved, which every resolution
-    # reaches, a seal's even when its receipt fails). The webhook asks Telegram to re-send
-    # a failed update only if this did not move while handling it: past a turn boundary, a
-    # redelivery would apply the update again (a typed order into the next turn).
-    resolved: int = 0
-    _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
-    _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
-
-    # --- per-user language (/lang): the store when it supports prefs, else process memory ---
-
-    def user_lang(self, user: User | None) -> str:
-        """A user's language: their ``/lang`` choice, else their Telegram client's."""
-        if user is None:
-            return self.default_lang
-        seen = normalize(user.language_code, self.default_lang)
-        self._seen[user.id] = seen
-        return self.lang_for(user.id, seen)
-
-    def lang_for(self, user_id: int, fallback: str) -> str:
-        """The language to DM ``user_id`` in when no update of theirs is at hand."""
-        if user_id in self._prefs:
-            return self._prefs[user_id]
-        repo = self.deps.repo
-        if isinstance(repo, PrefsRepository):
-            lang = repo.load_prefs(user_id).get("lang")
-            if lang in LANGS:
-                self._prefs[user_id] = str(lang)
-                return str(lang)
-        return self._seen.get(user_id, fallback)
-
-    def set_user_lang(self, user_id: int, lang: str) -> None:
-        self._prefs[user_id] = lang
-        repo = self.deps.repo
-        if isinstance(repo, PrefsRepository):
-            repo.save_prefs(user_id, {**repo.load_prefs(user_id), "lang": lang})
-
-    def cb(self, callback: Callback) -> str:
-        return cbcodec.encode(callback, self.secret)
-
-
-def services(context: Ctx) -> Services:
-    svc: Services = context.application.bot_data[SERVICES]
-    return svc
 
 
 # --------------------------------------------------------------------------- sending
 
 
-class _Keyboard(InlineKeyboardMarkup):
-    """An inline keyboard we only send: its JSON built straight from our rows.
-
-    PTB would build an :class:`InlineKeyboardButton` per button and turn each back into a dict
-    on every call (~50 µs a button; the pistol aim keyboard has 42). ``inline_keyboard`` stays
-    empty: nothing reads a keyboard we send, incoming messages carry PTB's parsed one.
-    """
-
-    __slots__ = ("_rows",)
-
-    def __init__(self, rows: list[list[dict[str, str]]]) -> None:
-        super().__init__(())
-        self._rows = rows
-
-    def to_dict(self, recursive: bool = True) -> dict[str, Any]:
-        return {"inline_keyboard": self._rows}
-
-
-def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
-    if not rows:
-        return None
-    return _Keyboard(
-        [
-            [
-                {"text": label(b.label), "url": b.url}
-                if b.url
-                else {"text": label(b.label), "callback_data": svc.cb(b.cb or Callback("x"))}
-                for b in row
-            ]
-            for row in rows
-        ]
-    )
-
-
-async def _api(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
-    """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
-    webhook answers 500 and Telegram retries later). ``retries``: how many times a network
-    error or a Telegram 5xx is tried again after a short pause (for messages nothing else
-    would send again, such as a reveal; a duplicate is the lesser harm)."""
-    for attempt in range(retries):
-        try:
-            return await _api(svc, call)
-        except NetworkError as exc:
-            if isinstance(exc, BadRequest | Forbidden | RetryAfter):
-                raise  # permanent, or already waited for
-            log.warning("Bot API call failed (%s), trying again", exc.message)
-            await svc.sleep(0.5 * (attempt + 1))
-    try:
-        return await call()
-    except RetryAfter as exc:
-        with warnings.catch_warnings():  # PTB 22.2+: int now, timedelta later; both handled
-            warnings.simplefilter("ignore")
-            delay = exc.retry_after
-        seconds = delay.total_seconds() if isinstance(delay, timedelta) else float(delay)
-        if seconds > svc.retry_after_max:
-            raise
-        await svc.sleep(seconds)
-        return await call()
-
-
-async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> Message:
-    """Send a screen (split under 4096 characters; the keyboard goes on the last part);
-    ``retries`` as in :func:`_api`."""
-    svc = services(context)
-    parts = render.split_text(screen.text)
-    msg: Message | None = None
-    for i, part in enumerate(parts):
-        kb = markup(svc, screen.rows) if i == len(parts) - 1 else None
-
-        async def call(part: str = part, kb: InlineKeyboardMarkup | None = kb) -> Message:
-            return await context.bot.send_message(
-                chat_id,
-                part,
-                parse_mode=ParseMode.HTML,
-                reply_markup=kb,
-                api_kwargs=_RAW_NO_PREVIEW,  # as JSON: no LinkPreviewOptions object per send
-            )
-
-        msg = await _api(svc, call, retries)
-    assert msg is not None
-    return msg
-
-
-async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
-    """Edit a message in place; "not modified" is fine, a vanished message is logged."""
-    svc = services(context)
-    params = {
-        "chat_id": chat_id,
-        "message_id": message_id,
-        "text": render.split_text(screen.text)[0],
-        "parse_mode": ParseMode.HTML,
-        "reply_markup": markup(svc, screen.rows),
-        "link_preview_options": _NO_PREVIEW,
-    }
-    try:
-        # Raw: Telegram answers with the whole edited message, keyboard included, and PTB
-        # would parse it into objects nobody reads (~2 ms for the 42-button aim keyboard).
-        await _api(svc, lambda: context.bot.do_api_request("editMessageText", params))
-    except BadRequest as exc:
-        if "not modified" not in exc.message.lower():
-            log.warning("edit of %s/%s failed: %s", chat_id, message_id, exc.message)
-
-
-async def dm(context: Ctx, match: Match, user_id: int, screen: Screen) -> Message | None:
-    """A private message to a player. ``Forbidden`` (never started the bot, or blocked it)
-    marks them unreachable and tells the group with a deep-link button; the match goes on."""
-    try:
-        return await send(context, user_id, screen)
-    except Forbidden:
-        await mark_unreachable(context, match, user_id)
-        return None
-
-
-async def mark_unreachable(context: Ctx, match: Match, user_id: int) -> None:
-    svc = services(context)
-    seat = match.seat_of_user(user_id)
-    if seat is None:
-        if user_id == match.gm_user_id:  # e.g. the NPCs' order screens: the turn waits on them
-            url = deep_link(context, f"play_{match.id}")
-            tr = Tr(match.lang)
-            button = [[Button(tr("btn.open_private"), url=url)]]
-            await send(context, match.chat_id, Screen(tr("group.gm_unreachable"), button))
-        return
-    if seat.reachable:
-        with contextlib.suppress(Rejection, NotFoundError, TryAgainError):
-            usecases.set_reachable(svc.deps, match.id, user_id, False)
-    tr = Tr(match.lang)
-    url = deep_link(context, f"play_{match.id}")
-    await send(
-        context,
-        match.chat_id,
-        Screen(
-            tr("group.unreachable", name=seat.name), [[Button(tr("btn.open_private"), url=url)]]
-        ),
-    )
-
-
-def deep_link(context: Ctx, payload: str) -> str:
-    return create_deep_linked_url(context.bot.username, payload)
-
-
 # --------------------------------------------------------------------------- guard
-
-
-def _rejection_text(tr: Tr, exc: Exception) -> str:
-    if isinstance(exc, Rejection):  # in plain words, with the example a handler attached
-        return plain.rejection_text(tr, exc)
-    if isinstance(exc, TryAgainError | ConflictError):
-        return tr("err.try_again")
-    return tr("err.no_match")
-
-
-Handler = Callable[[Update, Ctx], Coroutine[Any, Any, None]]
-EXPECTED = (Rejection, TryAgainError, ConflictError, NotFoundError)
-
-
-def command(fn: Handler) -> Handler:
-    """A command handler: expected failures become a translated reply, nothing changed."""
-
-    async def wrapper(update: Update, context: Ctx) -> None:
-        try:
-            await fn(update, context)
-        except EXPECTED as exc:
-            svc = services(context)
-            tr = Tr(svc.user_lang(update.effective_user))
-            if update.effective_chat is not None:
-                await send(context, update.effective_chat.id, Screen(_rejection_text(tr, exc)))
-
-    return wrapper
 
 
 # --------------------------------------------------------------------------- lookups
@@ -330,23 +117,6 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
     await edit(context, match.chat_id, int(mid), screen)
-
-
-def group_match(svc: Services, chat_id: int) -> Match:
-    """The group's match (a group plays one match at a time); NotFoundError when none."""
-    matches = svc.deps.repo.active_in_chat(chat_id)
-    if not matches:
-        raise NotFoundError(chat_id)
-    return matches[0]
-
-
-def _user_matches(svc: Services, user_id: int) -> list[Match]:
-    return svc.deps.repo.active_for_user(user_id)
-
-
-def _own_seat(match: Match, user_id: int) -> str | None:
-    seat = match.seat_of_user(user_id)
-    return seat.pid if seat else None
 
 
 # --------------------------------------------------------------------------- commands
@@ -549,56 +319,6 @@ async def cmd_status(update: Update, context: Ctx) -> None:
     await send(context, chat.id, Screen("\n".join(lines), ui_rows))
 
 
-def _pick_match(
-    svc: Services, user_id: int, words: list[str], phase: Phase
-) -> tuple[Match | None, list[Match], list[str]]:
-    """The match a private command is about: named by its id as the first word, or the only
-    one in ``phase``. Returns (match or None, candidates, remaining words)."""
-    candidates = [
-        m
-        for m in _user_matches(svc, user_id)
-        if m.phase is phase and m.seat_of_user(user_id) is not None
-    ]
-    if words:
-        named = [m for m in candidates if m.id == words[0]]
-        if named:
-            return named[0], candidates, words[1:]
-    if len(candidates) == 1:
-        return candidates[0], candidates, words
-    return None, candidates, words
-
-
-async def _choose(
-    context: Ctx, tr: Tr, chat_id: int, candidates: list[Match], user_id: int, example: str
-) -> None:
-    if not candidates:
-        # Say why when the user does play a match, only not in the phase the command is for
-        # (/character once it started, /order before it starts).
-        for m in _user_matches(services(context), user_id):
-            if m.seat_of_user(user_id) is None:
-                continue
-            if m.phase is Phase.RUNNING:
-                raise Rejection("match_already_running", id=m.id)
-            if m.phase is Phase.LOBBY:
-                raise Rejection("match_not_started", id=m.id)
-        raise Rejection("no_active_match")
-    rows = []
-    for m in candidates:
-        pid = _own_seat(m, user_id) or ""
-        kind = "b" if m.phase is Phase.RUNNING else "pick"
-        rows.append([Button(render.match_title(tr, m), Callback(kind, m.id, m.turn, (pid,)))])
-    await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
-
-
-def _order_example(tr: Tr, candidates: Sequence[Match], user_id: int) -> str:
-    """The several-matches prompt's example: an order for the first match, with its id."""
-    for m in candidates:
-        pid = _own_seat(m, user_id)
-        if pid is not None:
-            return hints.order_example(tr, m, pid, with_id=True)
-    return ""
-
-
 @command
 async def cmd_order(update: Update, context: Ctx) -> None:
     """``/order [match] <typed order>`` in private; with no order, the builder."""
@@ -669,12 +389,6 @@ async def cmd_takegm(update: Update, context: Ctx) -> None:
 # --------------------------------------------------------------------------- buttons
 
 
-class Alert(Exception):  # noqa: N818 - control flow: answer the press with this alert
-    def __init__(self, text: str) -> None:
-        super().__init__(text)
-        self.text = text
-
-
 async def on_button(update: Update, context: Ctx) -> None:
     """Every inline button. Unknown, forged or stale presses get a private alert and change
     nothing; expected failures too."""
@@ -703,7 +417,6 @@ async def on_button(update: Update, context: Ctx) -> None:
         await _api(svc, lambda: query.answer(toast[:200] if toast else None, show_alert=alert))
 
 
-Button_ = Callable[[Ctx, Message, User, Tr, Callback], Awaitable[str | None]]
 # Run after every seal with (context, match before, result): plans' GM review (plan_flow).
 SEAL_HOOKS: list[Callable[[Ctx, Match, usecases.SealResult], Awaitable[None]]] = []
 # Run when the GM role changed hands mid-turn, with the match after: plans' review (plan_flow).
@@ -720,30 +433,6 @@ async def gm_changed(context: Ctx, match: Match) -> None:
     await stale.remember(context, match, sent)
     for hook in GM_HOOKS:
         await hook(context, match)
-
-
-def _load(svc: Services, cb: Callback) -> Match:
-    return svc.deps.repo.load(cb.match).match
-
-
-def _require_turn(tr: Tr, match: Match, cb: Callback) -> None:
-    """Bind a press to the turn it was drawn for: an older button is stale."""
-    if match.phase is not Phase.RUNNING or match.turn != cb.turn:
-        raise Alert(tr("err.stale"))
-
-
-def _require_gm(tr: Tr, match: Match, user: User) -> None:
-    if match.gm_user_id != user.id:
-        raise Alert(tr("err.gm_only"))
-
-
-def gm_lobby(svc: Services, tr: Tr, cb: Callback, user: User) -> Match:
-    """The pressed button's match, for its GM, while it is still in the lobby."""
-    match = _load(svc, cb)
-    _require_gm(tr, match, user)
-    if match.phase is not Phase.LOBBY:
-        raise Alert(tr("err.stale"))
-    return match
 
 
 async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -1206,12 +895,6 @@ async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
     from handlers.telegram import clock
 
     await clock.announce(app, results)
-
-
-def callback_secret(token: str) -> bytes:
-    """The key signing callback data: derived from the bot token, so it is stable across
-    restarts and Lambda containers without another secret to manage."""
-    return hashlib.sha256(b"sekundant-callback|" + token.encode()).digest()
 
 
 def build_application(

@@ -23,9 +23,11 @@ from engine import usecases
 from engine.match import Match, Phase, TurnRecord
 from engine.usecases import Reminder, Resolution, Resumed, SweepResult
 from handlers.telegram import bot, clock_text, render
-from handlers.telegram.bot import Ctx, Services, command, send, services
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.context import SERVICES, Ctx, Services, services
+from handlers.telegram.shared.guards import command, gm_lobby, group_match
+from handlers.telegram.shared.send import dm, send
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.clock")
@@ -40,7 +42,7 @@ _TIMER = "sekundant.timer"
 async def btn_clock(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """A lobby clock button: the GM sets the turn deadline (``t``) or the reminder (``r``)."""
     svc = services(context)
-    match = bot.gm_lobby(svc, tr, cb, user)
+    match = gm_lobby(svc, tr, cb, user)
     what, value = cb.arg(0), int(cb.arg(1))
     if what == "t":
         match = usecases.configure_clock(svc.deps, match.id, user.id, turn_seconds=value or None)
@@ -59,7 +61,7 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = bot.group_match(svc, chat.id)
+    match = group_match(svc, chat.id)
     tr = Tr(match.lang)
     words = list(context.args or [])
     if words:
@@ -145,7 +147,7 @@ async def remind(context: Ctx, match: Match, missing: Sequence[str]) -> None:
             ]
             for p in pids
         ]
-        await bot.dm(context, match, uid, Screen(text, rows))
+        await dm(context, match, uid, Screen(text, rows))
 
 
 async def announce_resumed(context: Ctx, match: Match, record: TurnRecord | None) -> None:
@@ -166,7 +168,7 @@ async def announce_resumed(context: Ctx, match: Match, record: TurnRecord | None
 
 async def sweep_once(app: Any) -> list[SweepResult]:
     """One sweep of every due match, announced."""
-    svc: Services = app.bot_data[bot.SERVICES]
+    svc: Services = app.bot_data[SERVICES]
     results = usecases.sweep(svc.deps)
     if results:
         await announce(app, results)

@@ -38,20 +38,18 @@ from engine.errors import NotFoundError, Rejection
 from engine.match import Match, Phase, TurnRecord
 from engine.ruleset import Outcome
 from handlers.telegram import bot, clock_text, fairness, render
-from handlers.telegram.bot import (
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.guards import (
     Alert,
-    Ctx,
-    Services,
+    _pick_match,
     _require_gm,
     _require_turn,
     command,
-    deep_link,
-    edit,
-    send,
-    services,
+    group_match,
 )
-from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 _USERS = "sekundant.users"  # username (lowercase) -> (user id, full name), seen in updates
@@ -266,7 +264,7 @@ async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, after.lang))
         text = ptr("gm.undo_private", id=after.id, turn=undone.turn)
-        await bot.dm(context, after, seat.user_id, Screen(text))
+        await dm(context, after, seat.user_id, Screen(text))
 
 
 async def btn_replace(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -416,7 +414,7 @@ async def cmd_gm(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = bot.group_match(svc, chat.id)
+    match = group_match(svc, chat.id)
     target = _target_user(context, update, list(context.args or []))
     if target is None:
         raise Rejection("name_a_user")
@@ -433,7 +431,7 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = bot.group_match(svc, chat.id)
+    match = group_match(svc, chat.id)
     words = list(context.args or [])
     if match.gm_user_id != user.id:
         raise Rejection("gm_only")
@@ -512,7 +510,7 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
     svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
-    match = bot.group_match(svc, chat.id)
+    match = group_match(svc, chat.id)
     tr = Tr(match.lang)
     words = list(context.args or [])
     if match.gm_user_id != user.id:
@@ -559,11 +557,11 @@ def _my_match(svc: Services, update: Update, words: list[str], phase: Phase) -> 
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     if chat.type != "private":
-        match = bot.group_match(svc, chat.id)
+        match = group_match(svc, chat.id)
         if match.phase is not phase:
             raise Rejection(f"not_{phase.value}", phase=match.phase.value)
         return match
-    found, candidates, _ = bot._pick_match(svc, user.id, words, phase)
+    found, candidates, _ = _pick_match(svc, user.id, words, phase)
     if found is None:
         raise Rejection("no_active_match" if not candidates else "name_the_match")
     return found
@@ -664,7 +662,7 @@ def _history_match(svc: Services, update: Update, words: list[str]) -> Match:
                 return match
         raise Rejection("not_a_participant")
     if chat.type != "private":
-        return bot.group_match(svc, chat.id)
+        return group_match(svc, chat.id)
     mine = [m for m in svc.deps.repo.active_for_user(user.id) if m.phase is not Phase.LOBBY]
     if len(mine) != 1:
         raise Rejection("no_active_match" if not mine else "name_the_match")
@@ -727,7 +725,7 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
             async def upload(doc: InputFile = doc, caption: str = caption) -> Message:
                 return await context.bot.send_document(user.id, doc, caption=caption)
 
-            await bot._api(svc, upload)
+            await _api(svc, upload)
     except Forbidden:
         await send(context, reply_chat, Screen(tr("fair.dossier_open_private")))
         return
@@ -753,7 +751,7 @@ async def btn_dossier(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         await send_dossier(context, match, user, chat)
     except TelegramError:  # e.g. the private chat is closed: answer the press, say why
         bot.log.warning("dossier of %s for %s not sent", match.id, user.id, exc_info=True)
-        raise bot.Alert(tr("input.dossier_failed")) from None
+        raise Alert(tr("input.dossier_failed")) from None
     return tr("fair.dossier_toast")
 
 

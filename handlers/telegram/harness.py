@@ -18,8 +18,9 @@ from telegram import Update
 
 from engine.ports import MatchRepository
 from engine.usecases import CountingEntropy, Deps, Entropy
-from handlers.telegram.bot import Services, build_application, services
+from handlers.telegram.bot import build_application
 from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI, FakeMessage
+from handlers.telegram.shared.context import Services, services
 
 TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
 GROUP_ID = -1001234567890

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from engine import match as lifecycle
 from engine.match import Match, Phase, TurnRecord
-from handlers.telegram import bot, hints
+from handlers.telegram import hints
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.send import dm, send
 from handlers.telegram.ui import Screen, get_ui
 
 
@@ -36,20 +38,20 @@ def next_step(tr: Tr, matches: list[Match], user_id: int) -> str:
     return tr("input.next.none")
 
 
-async def hint(context: bot.Ctx, tr: Tr, user_id: int) -> None:
+async def hint(context: Ctx, tr: Tr, user_id: int) -> None:
     """Answer an unexpected private message with what the user can do now."""
-    svc = bot.services(context)
+    svc = services(context)
     matches = svc.deps.repo.active_for_user(user_id)
     text = tr("input.unknown_text", next=Raw(next_step(tr, matches, user_id)))
-    await bot.send(context, user_id, Screen(text))
+    await send(context, user_id, Screen(text))
 
 
 async def tell_defaulted(
-    context: bot.Ctx, match: Match, record: TurnRecord, key: str = "input.forced_default"
+    context: Ctx, match: Match, record: TurnRecord, key: str = "input.forced_default"
 ) -> None:
     """Tell each player whose seat got the default order, privately (``key``: the message;
     a forced turn's by default, the deadline's from :mod:`handlers.telegram.clock`)."""
-    svc = bot.services(context)
+    svc = services(context)
     ui = get_ui(match.ruleset)
     for o in record.orders:
         seat = match.seat(o.pid)
@@ -62,4 +64,4 @@ async def tell_defaulted(
             turn=record.turn,
             order=Raw(ui.order_text(ptr, o.order)),
         )
-        await bot.dm(context, match, seat.user_id, Screen(text))
+        await dm(context, match, seat.user_id, Screen(text))

@@ -33,6 +33,9 @@ from handlers.telegram import bot as core
 from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.guards import Alert, _load, _require_turn, command, gm_lobby
+from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
 
 SIDE_LETTERS = "ABCDEF"
@@ -42,9 +45,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the NPC and side commands and buttons to the application."""
     anywhere = filters.UpdateType.MESSAGE
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("npc", core.command(cmd_npc), filters=anywhere))
-    app.add_handler(CommandHandler("side", core.command(cmd_side), filters=anywhere))
-    app.add_handler(CommandHandler("npcorder", core.command(cmd_npcorder), filters=private))
+    app.add_handler(CommandHandler("npc", command(cmd_npc), filters=anywhere))
+    app.add_handler(CommandHandler("side", command(cmd_side), filters=anywhere))
+    app.add_handler(CommandHandler("npcorder", command(cmd_npcorder), filters=private))
     core.BUTTONS.update(
         {
             "nsd": btn_side,
@@ -77,14 +80,12 @@ def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
     return [row]
 
 
-async def open_turn_gm(
-    context: core.Ctx, match: Match, *, unsealed_only: bool = False
-) -> list[Message]:
+async def open_turn_gm(context: Ctx, match: Match, *, unsealed_only: bool = False) -> list[Message]:
     """A turn opened: one order builder per GM-run participant in the GM's private chat
     (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
     Returns the messages sent, oldest first (their keyboards go when the turn resolves:
     ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
-    svc = core.services(context)
+    svc = services(context)
     pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
     sent: list[Message] = []
     if not pids:
@@ -94,7 +95,7 @@ async def open_turn_gm(
         screen = render.builder_screen(tr, match, pid, ())
         if not _has_helpers(screen):
             screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        msg = await core.dm(context, match, match.gm_user_id, screen)
+        msg = await dm(context, match, match.gm_user_id, screen)
         if msg is None:
             break  # the GM cannot be written to: the group was told once, not per NPC
         sent.append(msg)
@@ -108,7 +109,7 @@ def _has_helpers(screen: Screen) -> bool:
 # --------------------------------------------------------------------------- commands
 
 
-def _lobby_for_gm(svc: core.Services, user_id: int, chat_id: int, private: bool) -> list[Match]:
+def _lobby_for_gm(svc: Services, user_id: int, chat_id: int, private: bool) -> list[Match]:
     if private:
         return [
             m
@@ -152,10 +153,10 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
     return sheet, side, name
 
 
-async def cmd_npc(update: Update, context: core.Ctx) -> None:
+async def cmd_npc(update: Update, context: Ctx) -> None:
     """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby;
     ``/npc remove <pid>`` takes one out."""
-    svc = core.services(context)
+    svc = services(context)
     user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
     assert user is not None and chat is not None and msg is not None
     tr = Tr(svc.user_lang(user))
@@ -174,7 +175,7 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
     if len(words) == 2 and words[0].lower() == "remove" and "remove" not in presets:
         name = match.seat(words[1]).name
         match = usecases.remove_npc(svc.deps, match.id, user.id, words[1])
-        await core.send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
+        await send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
         await core.refresh_lobby(context, match)
         return
     lobby = match
@@ -186,11 +187,11 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
     await _announce_npc(context, tr, chat.id, match, seat.pid)
 
 
-async def _announce_npc(context: core.Ctx, tr: Tr, chat_id: int, match: Match, pid: str) -> None:
+async def _announce_npc(context: Ctx, tr: Tr, chat_id: int, match: Match, pid: str) -> None:
     seat = match.seat(pid)
     label = get_ui(match.ruleset).character_label(tr, seat.character or {})
     text = tr("npc.added", name=seat.name, pid=pid, side=seat.side, character=Raw(label))
-    await core.send(context, chat_id, Screen(text))
+    await send(context, chat_id, Screen(text))
     await core.refresh_lobby(context, match)
 
 
@@ -200,9 +201,9 @@ def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
     return f"{base} {same + 1}"
 
 
-async def cmd_side(update: Update, context: core.Ctx) -> None:
+async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
-    svc = core.services(context)
+    svc = services(context)
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     tr = Tr(svc.user_lang(user))
@@ -234,13 +235,13 @@ async def cmd_side(update: Update, context: core.Ctx) -> None:
             raise Rejection("invalid_field", what="side", field="side", expected="/side A")
         match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
     seat = match.seat(pid)
-    await core.send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
+    await send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
     await core.refresh_lobby(context, match)
 
 
-async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
+async def cmd_npcorder(update: Update, context: Ctx) -> None:
     """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
-    svc = core.services(context)
+    svc = services(context)
     user = update.effective_user
     assert user is not None
     tr = Tr(svc.user_lang(user))
@@ -278,12 +279,12 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
 # --------------------------------------------------------------------------- lobby buttons
 
 
-async def btn_side(context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+async def btn_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """A player presses "Side X" under the lobby: their own seat moves to X."""
-    svc = core.services(context)
-    match = core._load(svc, cb)
+    svc = services(context)
+    match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
-        raise core.Alert(tr("err.stale"))
+        raise Alert(tr("err.stale"))
     seat = match.seat_of_user(user.id)
     if seat is None:
         raise Rejection("not_a_participant")
@@ -326,17 +327,15 @@ def panel_screen(tr: Tr, match: Match) -> Screen:
     return Screen("\n".join(lines), rows)
 
 
-async def btn_panel(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+async def btn_panel(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = gm_lobby(svc, tr, cb, user)
     if msg.chat.type == "private":
-        await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+        await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
         return None
-    sent = await core.dm(context, match, user.id, panel_screen(tr, match))
+    sent = await dm(context, match, user.id, panel_screen(tr, match))
     if sent is None:
-        raise core.Alert(tr("npc.start_bot_first"))
+        raise Alert(tr("npc.start_bot_first"))
     return tr("npc.panel_sent")
 
 
@@ -348,61 +347,57 @@ def _sides(match: Match) -> list[str]:
 
 
 async def btn_add_preset(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     """The GM picked a preset: now its side."""
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+    svc = services(context)
+    match = gm_lobby(svc, tr, cb, user)
     preset = cb.arg(0)
     rows = [
         [Button(tr("dr.btn.side", side=s), Callback("npb", match.id, 0, (preset, s)))]
         for s in _sides(match)
     ]
     rows.append([Button(tr("btn.back"), Callback("npp", match.id, 0))])
-    await core.edit(context, msg.chat.id, msg.message_id, Screen(tr("npc.pick_side"), rows))
+    await edit(context, msg.chat.id, msg.message_id, Screen(tr("npc.pick_side"), rows))
     return None
 
 
-async def btn_add_side(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+async def btn_add_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = gm_lobby(svc, tr, cb, user)
     preset, side = cb.arg(0), cb.arg(1)
     rules = match.rules
     presets = rules.presets(rules.config(match.config))
     if preset not in presets:
-        raise core.Alert(tr("err.stale"))
+        raise Alert(tr("err.stale"))
     sheet = dict(presets[preset])
     match = usecases.add_npc(svc.deps, match.id, user.id, _auto_name(match, sheet), side, sheet)
-    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
     await core.refresh_lobby(context, match)
     return tr("npc.added_toast", name=match.seats[-1].name)
 
 
 async def btn_cycle_side(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+    svc = services(context)
+    match = gm_lobby(svc, tr, cb, user)
     seat = match.seat(cb.arg(0))
     sides = _sides(match)
     nxt = sides[(sides.index(seat.side) + 1) % len(sides)] if seat.side in sides else sides[0]
     match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, nxt)
-    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
     await core.refresh_lobby(context, match)
     return None
 
 
-async def btn_remove(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
+async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The GM takes an NPC out of the lobby from the panel."""
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+    svc = services(context)
+    match = gm_lobby(svc, tr, cb, user)
     name = match.seat(cb.arg(0)).name
     match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))
-    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
     await core.refresh_lobby(context, match)
     return tr("npc.removed_toast", name=name)
 
@@ -410,21 +405,21 @@ async def btn_remove(
 # --------------------------------------------------------------------------- NPC helpers
 
 
-def _gm_turn(svc: core.Services, tr: Tr, cb: Callback, user: User) -> tuple[Match, str]:
-    match = core._load(svc, cb)
-    core._require_turn(tr, match, cb)
+def _gm_turn(svc: Services, tr: Tr, cb: Callback, user: User) -> tuple[Match, str]:
+    match = _load(svc, cb)
+    _require_turn(tr, match, cb)
     pid = cb.arg(0)
     if match.seat(pid) not in match.controlled_by(user.id):
-        raise core.Alert(tr("err.not_yours"))
+        raise Alert(tr("err.not_yours"))
     return match, pid
 
 
 async def btn_same_as_last(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     """Seal the order this participant had last turn (refused with the reason if it is no
     longer legal)."""
-    svc = core.services(context)
+    svc = services(context)
     match, pid = _gm_turn(svc, tr, cb, user)
     last = next(
         (
@@ -437,20 +432,18 @@ async def btn_same_as_last(
         None,
     )
     if last is None:
-        raise core.Alert(tr("npc.no_last"))
+        raise Alert(tr("npc.no_last"))
     await core._seal(context, tr, match, pid, user.id, dict(last), message=msg)
     return tr("receipt.toast")
 
 
-async def btn_nearest(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
+async def btn_nearest(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """Seal "attack the nearest foe" (D34's rule for a consumed dragon, handy for NPCs)."""
-    svc = core.services(context)
+    svc = services(context)
     match, pid = _gm_turn(svc, tr, cb, user)
     helper = getattr(get_ui(match.ruleset), "nearest_order", None)
     order = helper(match, pid) if helper is not None else None
     if order is None:
-        raise core.Alert(tr("npc.no_nearest"))
+        raise Alert(tr("npc.no_nearest"))
     await core._seal(context, tr, match, pid, user.id, order, message=msg)
     return tr("receipt.toast")

@@ -28,6 +28,9 @@ from handlers.telegram import bot
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.odds_text import KIND
+from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.guards import Alert, _load
+from handlers.telegram.shared.send import _api, send
 from handlers.telegram.ui import Screen
 
 if TYPE_CHECKING:
@@ -123,39 +126,39 @@ def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | N
     return odds_text(result, rep, lang), chart_png(tr("odds.chart.title", n=result.n), bars)
 
 
-async def btn_odds(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     from engine.simulate import SetupError
 
-    svc = bot.services(context)
-    match = bot._load(svc, cb)
+    svc = services(context)
+    match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
-        raise bot.Alert(tr("err.stale"))
+        raise Alert(tr("err.stale"))
     gm = user.id == match.gm_user_id
     if not gm and match.seat_of_user(user.id) is None:
-        raise bot.Alert(tr("err.not_a_participant"))
+        raise Alert(tr("err.not_a_participant"))
     doc = setup_doc(match)
     if doc is None:
-        raise bot.Alert(tr("odds.not_ready"))
+        raise Alert(tr("odds.not_ready"))
     try:  # CPU work off the event loop (long polling keeps answering meanwhile)
         lang = match.lang if gm else tr.lang  # the group reads the match's language
         text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang)
     except SetupError:
-        raise bot.Alert(tr("odds.not_ready")) from None
+        raise Alert(tr("odds.not_ready")) from None
     chat_id = msg.chat.id if gm else user.id
     try:
         if png is not None and len(text) <= CAPTION_MAX:
-            await bot._api(
+            await _api(
                 svc,
                 lambda: context.bot.send_photo(
                     chat_id, photo=png, caption=text, parse_mode=ParseMode.HTML
                 ),
             )
         else:
-            await bot.send(context, chat_id, Screen(text))
+            await send(context, chat_id, Screen(text))
             if png is not None:
-                await bot._api(svc, lambda: context.bot.send_photo(chat_id, photo=png))
+                await _api(svc, lambda: context.bot.send_photo(chat_id, photo=png))
     except Forbidden:
-        raise bot.Alert(tr("odds.open_private")) from None
+        raise Alert(tr("odds.open_private")) from None
     return None if chat_id == msg.chat.id else tr("odds.sent")
 
 

@@ -12,8 +12,10 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, CommandHandler, filters
 
-from handlers.telegram.bot import Ctx, command, send, services
 from handlers.telegram.i18n import Tr
+from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.guards import command
+from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
 
 MAX_LINES = 15

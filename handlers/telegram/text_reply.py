@@ -32,6 +32,8 @@ from handlers.telegram import bot, stale
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
+from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
 from handlers.telegram.ui import RulesetUI, Screen, get_ui
 
 KIND = "pt"  # the callback kind of the "✍️" button (first used by plans: kept for old buttons)
@@ -52,7 +54,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 # --------------------------------------------------------------------------- the pending step
 
 
-def _prefs(svc: bot.Services) -> PrefsRepository | None:
+def _prefs(svc: Services) -> PrefsRepository | None:
     repo = svc.deps.repo
     return repo if isinstance(repo, PrefsRepository) else None
 
@@ -60,7 +62,7 @@ def _prefs(svc: bot.Services) -> PrefsRepository | None:
 _MEMORY: dict[int, str] = {}  # stores without prefs (none in production): this process only
 
 
-def pending(svc: bot.Services, user_id: int) -> str | None:
+def pending(svc: Services, user_id: int) -> str | None:
     """The signed "✍️" data of ``user_id``'s pending text step, if any."""
     repo = _prefs(svc)
     if repo is None:
@@ -69,7 +71,7 @@ def pending(svc: bot.Services, user_id: int) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def set_pending(svc: bot.Services, user_id: int, data: str | None) -> None:
+def set_pending(svc: Services, user_id: int, data: str | None) -> None:
     """Store (or with None clear) ``user_id``'s pending text step."""
     repo = _prefs(svc)
     if repo is None:
@@ -97,10 +99,10 @@ def text_button(screen: Screen) -> Callback | None:
     return None
 
 
-def remember(context: bot.Ctx, user_id: int, screen: Screen) -> None:
+def remember(context: Ctx, user_id: int, screen: Screen) -> None:
     """A builder screen was shown to ``user_id``: when it waits for a text, that is now the
     user's pending step; when it does not (Back, Start over), no step is pending any more."""
-    svc = bot.services(context)
+    svc = services(context)
     cb = text_button(screen)
     if cb is not None:
         set_pending(svc, user_id, svc.cb(cb))
@@ -108,11 +110,11 @@ def remember(context: bot.Ctx, user_id: int, screen: Screen) -> None:
         set_pending(svc, user_id, None)
 
 
-async def forget_after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
+async def forget_after_seal(context: Ctx, before: Match, res: SealResult) -> None:
     """Any seal of a seat ends the text step its controller had pending for that seat."""
     if not has_text_orders(before.ruleset):
         return
-    svc = bot.services(context)
+    svc = services(context)
     seat = before.seat(res.order.pid)
     gm_runs = seat.npc or seat.user_id is None or seat.pid in lifecycle.gm_controlled(before)
     uid = before.gm_user_id if gm_runs else seat.user_id
@@ -141,11 +143,11 @@ def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
     return None
 
 
-@bot.command
-async def on_text(update: Update, context: bot.Ctx) -> None:
+@command
+async def on_text(update: Update, context: Ctx) -> None:
     """A private plain message: the text of the order whose confirmation it replies to, else
     of the user's pending text step; else a hint of what the user can do now."""
-    svc = bot.services(context)
+    svc = services(context)
     msg, user = update.effective_message, update.effective_user
     if msg is None or user is None or not msg.text:
         return
@@ -168,7 +170,7 @@ async def on_text(update: Update, context: bot.Ctx) -> None:
     await input_flow.hint(context, tr, user.id)
 
 
-def _still_open(svc: bot.Services, cb: Callback) -> bool:
+def _still_open(svc: Services, cb: Callback) -> bool:
     try:
         match = svc.deps.repo.load(cb.match).match
     except NotFoundError:
@@ -176,8 +178,8 @@ def _still_open(svc: bot.Services, cb: Callback) -> bool:
     return match.phase is Phase.RUNNING and match.turn == cb.turn
 
 
-async def _seal_text(context: bot.Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
-    svc = bot.services(context)
+async def _seal_text(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
+    svc = services(context)
     match = svc.deps.repo.load(cb.match).match
     if match.phase is not Phase.RUNNING or match.turn != cb.turn:
         raise Rejection("stale_turn", turn=cb.turn)
@@ -190,14 +192,12 @@ async def _seal_text(context: bot.Ctx, tr: Tr, user_id: int, cb: Callback, text:
     await bot._seal(context, tr, match, pid, user_id, order, message=None)
 
 
-async def btn_text_hint(
-    context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
+async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The "✍️" button itself: the text is awaited from this user now; say how to send it."""
-    svc = bot.services(context)
-    match = bot._load(svc, cb)
-    bot._require_turn(tr, match, cb)
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_turn(tr, match, cb)
     if match.seat(cb.arg(0)) not in match.controlled_by(user.id):
-        raise bot.Alert(tr("err.not_yours"))
+        raise Alert(tr("err.not_yours"))
     set_pending(svc, user.id, svc.cb(cb))
-    raise bot.Alert(tr(get_ui(match.ruleset).reply_alert_key))
+    raise Alert(tr(get_ui(match.ruleset).reply_alert_key))

@@ -28,6 +28,7 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import SERVICES, Ctx, Services, services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match
 from handlers.telegram.shared.send import dm, send
+from handlers.telegram.shared.turns import on_resolved, refresh_lobby, refresh_status
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.clock")
@@ -50,7 +51,7 @@ async def btn_clock(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
         match = usecases.configure_clock(svc.deps, match.id, user.id, reminder_before_seconds=value)
     else:
         raise ValueError(what)
-    await bot.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
     return None
 
 
@@ -70,7 +71,7 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
         with plain.with_example(lambda: "/clock turn=90m reminder=30m"):
             options = clock_text.parse_clock_args(words)
             match = usecases.configure_clock(svc.deps, match.id, user.id, **options)
-        await bot.refresh_lobby(context, match)
+        await refresh_lobby(context, match)
         if match.phase is Phase.RUNNING:
             await send(context, chat.id, Screen(tr("clock.changed_running")))
     await send(context, chat.id, Screen(clock_text.settings_text(tr, match)))
@@ -121,7 +122,7 @@ async def announce_deadline(context: Ctx, match: Match, record: TurnRecord) -> N
     from handlers.telegram import input_flow
 
     await input_flow.tell_defaulted(context, match, record, key="clock.you_defaulted")
-    await bot.on_resolved(context, match, match, record)
+    await on_resolved(context, match, match, record)
 
 
 async def remind(context: Ctx, match: Match, missing: Sequence[str]) -> None:
@@ -158,9 +159,9 @@ async def announce_resumed(context: Ctx, match: Match, record: TurnRecord | None
     deadline = clock_text.deadline_line(gtr, match, svc.deps.clock())
     await send(context, match.chat_id, Screen(f"{text}\n{deadline}" if deadline else text))
     if record is not None:
-        await bot.on_resolved(context, match, match, record)
+        await on_resolved(context, match, match, record)
     else:
-        await bot.refresh_status(context, match)
+        await refresh_status(context, match)
 
 
 # --------------------------------------------------------------------------- the local timer

@@ -32,7 +32,7 @@ from telegram.ext import (
 
 from engine import match as lifecycle
 from engine import usecases
-from engine.clock import absentees, clock_config
+from engine.clock import clock_config
 from engine.dossier import build_dossier
 from engine.errors import NotFoundError, Rejection
 from engine.match import Match, Phase, TurnRecord
@@ -50,6 +50,15 @@ from handlers.telegram.shared.guards import (
     group_match,
 )
 from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
+from handlers.telegram.shared.turns import (
+    _name,
+    gm_changed,
+    on_resolved,
+    open_turn,
+    refresh_lobby,
+    refresh_status,
+    summary_screen,
+)
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 _USERS = "sekundant.users"  # username (lowercase) -> (user id, full name), seen in updates
@@ -62,10 +71,6 @@ def _load(svc: Services, cb: Callback) -> Match:
     return svc.deps.repo.load(cb.match).match
 
 
-def _name(match: Match, pid: str) -> str:
-    return names_of(match).get(pid, esc(pid))
-
-
 async def _announce(context: Ctx, match: Match, key: str, **params: Any) -> None:
     await send(context, match.chat_id, Screen(Tr(match.lang)(key, **params)))
 
@@ -76,12 +81,12 @@ async def _after_change(
     """After a GM step that may have resolved or finished the match: reveal, summary, or an
     updated status message."""
     if record is not None:
-        await bot.on_resolved(context, before, after, record)
+        await on_resolved(context, before, after, record)
     elif after.phase is Phase.FINISHED:
         await _close_status(context, before, after)
-        await send(context, after.chat_id, bot.summary_screen(Tr(after.lang), after))
+        await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
     else:
-        await bot.refresh_status(context, after)
+        await refresh_status(context, after)
 
 
 async def _close_status(context: Ctx, before: Match, after: Match) -> None:
@@ -176,7 +181,7 @@ async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
     if cb.kind == "gpa":
         after = usecases.pause(svc.deps, match.id, user.id)
         await _announce(context, after, "gm.paused")
-        await bot.refresh_status(context, after)
+        await refresh_status(context, after)
         return None
     after, record = usecases.resume(svc.deps, match.id, user.id)
     line = clock_text.deadline_line(gtr, after, svc.deps.clock())
@@ -198,7 +203,7 @@ async def btn_extend(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         d=clock_text.duration(gtr, seconds),
         deadline=Raw(clock_text.deadline_line(gtr, after, svc.deps.clock())),
     )
-    await bot.refresh_status(context, after)
+    await refresh_status(context, after)
     return None
 
 
@@ -233,7 +238,7 @@ async def btn_summary_undo(
     if match.phase is not Phase.FINISHED or match.turn != cb.turn:
         raise Alert(tr("err.stale"))
     gtr = Tr(match.lang)
-    summary = bot.summary_screen(gtr, match)
+    summary = summary_screen(gtr, match)
     if cb.kind == "gsb":  # back: the summary as it was
         await edit(context, msg.chat.id, msg.message_id, summary)
         return None
@@ -257,7 +262,7 @@ async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
     """Announce an undo, reopen the turn (new commitment, builders) and tell the players."""
     svc = services(context)
     await _announce(context, after, "gm.undone", turn=undone.turn)
-    await bot.open_turn(context, after)  # a new status with the new commitment, then builders
+    await open_turn(context, after)  # a new status with the new commitment, then builders
     after = svc.deps.repo.load(after.id).match
     for seat in after.seats:
         if seat.user_id is None or seat.npc or seat.pid not in lifecycle.acting(after):
@@ -335,33 +340,6 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 # --------------------------------------------------------------------------- missed turns
 
 
-async def absentee_alert(context: Ctx, match: Match) -> None:
-    """After a resolution: players who missed ``missed_turns_alert`` turns in a row (and every
-    further such run) are reported to the GM in the group, with Replace/Remove buttons."""
-    if match.phase is not Phase.RUNNING:
-        return
-    limit = clock_config(match).missed_turns_alert
-    due = [p for p in absentees(match) if match.missed.get(p, 0) % limit == 0]
-    if not due:
-        return
-    gtr = Tr(match.lang)
-    lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
-    rows = [
-        [
-            Button(
-                gtr("gm.btn_replace_who", name=match.seat(p).name),
-                Callback("grp", match.id, match.turn, (p,)),
-            ),
-            Button(
-                gtr("gm.btn_remove_who", name=match.seat(p).name),
-                Callback("gko", match.id, match.turn, (p,)),
-            ),
-        ]
-        for p in due
-    ]
-    await send(context, match.chat_id, Screen("\n".join(lines), rows))
-
-
 # --------------------------------------------------------------------------- typed GM commands
 
 
@@ -420,7 +398,7 @@ async def cmd_gm(update: Update, context: Ctx) -> None:
         raise Rejection("name_a_user")
     after = usecases.hand_gm(svc.deps, match.id, user.id, target[0])
     await _announce(context, after, "gm.handed", name=target[1])
-    await bot.gm_changed(context, after)
+    await gm_changed(context, after)
 
 
 @command
@@ -496,11 +474,11 @@ async def _claim(update: Update, context: Ctx) -> None:
     tr = Tr(svc.user_lang(user))
     await send(context, user.id, Screen(tr("gm.claimed", id=after.id)))
     if after.phase is Phase.RUNNING:
-        await bot.refresh_status(context, after)
+        await refresh_status(context, after)
         if pid in lifecycle.acting(after):
             await send(context, user.id, render.builder_screen(tr, after, pid, ()))
     else:
-        await bot.refresh_lobby(context, after)
+        await refresh_lobby(context, after)
 
 
 @command
@@ -545,7 +523,7 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
         new=str(value),
         reason=reason,
     )
-    await bot.refresh_status(context, after)
+    await refresh_status(context, after)
 
 
 # --------------------------------------------------------------------------- player commands
@@ -575,7 +553,7 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
     assert user is not None and chat is not None
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
     after = usecases.leave(svc.deps, match.id, user.id)
-    await bot.refresh_lobby(context, after)
+    await refresh_lobby(context, after)
     await send(context, chat.id, Screen(Tr(svc.user_lang(user))("player.left", id=after.id)))
 
 
@@ -629,7 +607,7 @@ async def btn_withdraw(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callb
     await edit(
         context, msg.chat.id, msg.message_id, Screen(tr("fair.withdrawn", id=match.id), rows)
     )
-    await bot.refresh_status(context, after)
+    await refresh_status(context, after)
     return tr("fair.withdrawn_toast")
 
 

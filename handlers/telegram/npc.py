@@ -2,7 +2,7 @@
 and the GM's private order builders for NPCs (and for seats the ruleset hands to the GM, D34).
 
 Wired by :func:`register` (one line in :func:`handlers.telegram.bot.build_application`) and
-:func:`open_turn_gm` (one line in ``bot.open_turn``). Handlers stay thin: one use case each.
+:func:`open_turn_gm` (one line in ``open_turn``). Handlers stay thin: one use case each.
 
 Commands:
 
@@ -25,17 +25,22 @@ from typing import Any
 from telegram import Message, Update, User
 from telegram.ext import Application, CommandHandler, filters
 
-from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram import bot as core
-from handlers.telegram import hints, plain, render
+from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services, services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn, command, gm_lobby
 from handlers.telegram.shared.send import dm, edit, send
+from handlers.telegram.shared.turns import (
+    _seal,
+    gm_run,
+    refresh_lobby,
+    refuse_if_before_turn,
+)
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
 
 SIDE_LETTERS = "ABCDEF"
@@ -63,47 +68,6 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 
 # --------------------------------------------------------------------------- the turn
-
-
-def gm_run(match: Match) -> list[str]:
-    """Acting seats whose orders the GM gives: NPCs and seats the ruleset handed over."""
-    need = lifecycle.acting(match)
-    taken = lifecycle.gm_controlled(match)
-    return [s.pid for s in match.seats if s.pid in need and (s.npc or s.pid in taken)]
-
-
-def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
-    """One-tap NPC orders: "same as last turn", and "attack nearest" for dragons."""
-    row = [Button(tr("npc.btn.same"), Callback("nsl", match.id, match.turn, (pid,)))]
-    if hasattr(get_ui(match.ruleset), "nearest_order"):
-        row.append(Button(tr("npc.btn.nearest"), Callback("nnr", match.id, match.turn, (pid,))))
-    return [row]
-
-
-async def open_turn_gm(context: Ctx, match: Match, *, unsealed_only: bool = False) -> list[Message]:
-    """A turn opened: one order builder per GM-run participant in the GM's private chat
-    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
-    Returns the messages sent, oldest first (their keyboards go when the turn resolves:
-    ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
-    svc = services(context)
-    pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
-    sent: list[Message] = []
-    if not pids:
-        return sent
-    tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
-    for pid in pids:
-        screen = render.builder_screen(tr, match, pid, ())
-        if not _has_helpers(screen):
-            screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        msg = await dm(context, match, match.gm_user_id, screen)
-        if msg is None:
-            break  # the GM cannot be written to: the group was told once, not per NPC
-        sent.append(msg)
-    return sent
-
-
-def _has_helpers(screen: Screen) -> bool:
-    return any(b.cb is not None and b.cb.kind == "nsl" for row in screen.rows for b in row)
 
 
 # --------------------------------------------------------------------------- commands
@@ -176,7 +140,7 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
         name = match.seat(words[1]).name
         match = usecases.remove_npc(svc.deps, match.id, user.id, words[1])
         await send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
-        await core.refresh_lobby(context, match)
+        await refresh_lobby(context, match)
         return
     lobby = match
     with plain.with_example(lambda: f"/npc {next(iter(presets), 'young')} B Wingman"):
@@ -192,7 +156,7 @@ async def _announce_npc(context: Ctx, tr: Tr, chat_id: int, match: Match, pid: s
     label = get_ui(match.ruleset).character_label(tr, seat.character or {})
     text = tr("npc.added", name=seat.name, pid=pid, side=seat.side, character=Raw(label))
     await send(context, chat_id, Screen(text))
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
 
 
 def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
@@ -236,7 +200,7 @@ async def cmd_side(update: Update, context: Ctx) -> None:
         match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
     seat = match.seat(pid)
     await send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
 
 
 async def cmd_npcorder(update: Update, context: Ctx) -> None:
@@ -271,9 +235,9 @@ async def cmd_npcorder(update: Update, context: Ctx) -> None:
             raise Rejection("no_such_participant", pid=words[0])
         if match.seat(pid) not in match.controlled_by(user.id) or pid != words[0]:
             raise Rejection("not_your_seat")
-        core.refuse_if_before_turn(update, match)
+        refuse_if_before_turn(update, match)
         order = get_ui(match.ruleset).parse_typed(words[1:])
-        await core._seal(context, tr, match, pid, user.id, order, message=None)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- lobby buttons
@@ -290,7 +254,7 @@ async def btn_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
         raise Rejection("not_a_participant")
     side = cb.arg(0)
     match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, side)
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
     return tr("npc.side_set_toast", side=side)
 
 
@@ -373,7 +337,7 @@ async def btn_add_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callb
     sheet = dict(presets[preset])
     match = usecases.add_npc(svc.deps, match.id, user.id, _auto_name(match, sheet), side, sheet)
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
     return tr("npc.added_toast", name=match.seats[-1].name)
 
 
@@ -387,7 +351,7 @@ async def btn_cycle_side(
     nxt = sides[(sides.index(seat.side) + 1) % len(sides)] if seat.side in sides else sides[0]
     match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, nxt)
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
     return None
 
 
@@ -398,7 +362,7 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     name = match.seat(cb.arg(0)).name
     match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
     return tr("npc.removed_toast", name=name)
 
 
@@ -433,7 +397,7 @@ async def btn_same_as_last(
     )
     if last is None:
         raise Alert(tr("npc.no_last"))
-    await core._seal(context, tr, match, pid, user.id, dict(last), message=msg)
+    await _seal(context, tr, match, pid, user.id, dict(last), message=msg)
     return tr("receipt.toast")
 
 
@@ -445,5 +409,5 @@ async def btn_nearest(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
     order = helper(match, pid) if helper is not None else None
     if order is None:
         raise Alert(tr("npc.no_nearest"))
-    await core._seal(context, tr, match, pid, user.id, order, message=msg)
+    await _seal(context, tr, match, pid, user.id, order, message=msg)
     return tr("receipt.toast")

@@ -40,6 +40,14 @@ from handlers.telegram.shared.guards import (
     command,
 )
 from handlers.telegram.shared.send import dm, edit, send
+from handlers.telegram.shared.turns import (
+    GM_HOOKS,
+    SEAL_HOOKS,
+    _seal,
+    on_resolved,
+    refresh_status,
+    refuse_if_before_turn,
+)
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 FP_VETO = 8  # fingerprint characters a veto button carries
@@ -50,10 +58,10 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(CommandHandler("plan", cmd_plan, filters=private))
     bot.BUTTONS.update({"pv": btn_veto, "pa": btn_approve})
-    if after_seal not in bot.SEAL_HOOKS:
-        bot.SEAL_HOOKS.append(after_seal)
-    if review_for_new_gm not in bot.GM_HOOKS:
-        bot.GM_HOOKS.append(review_for_new_gm)
+    if after_seal not in SEAL_HOOKS:
+        SEAL_HOOKS.append(after_seal)
+    if review_for_new_gm not in GM_HOOKS:
+        GM_HOOKS.append(review_for_new_gm)
 
 
 @command
@@ -77,10 +85,10 @@ async def cmd_plan(update: Update, context: Ctx) -> None:
     if not rest.strip():
         await send(context, user.id, render.builder_screen(tr, match, pid, ()))
         return
-    bot.refuse_if_before_turn(update, match)
+    refuse_if_before_turn(update, match)
     with plain.with_example(lambda: hints.order_example(tr, match, pid)):
         order = get_ui(match.ruleset).parse_typed([rest])
-        await bot._seal(context, tr, match, pid, user.id, order, message=None)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- the GM's review
@@ -160,7 +168,7 @@ async def btn_veto(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
         vetoed.chat_id,
         Screen(gtr("plans.group.vetoed", name=Raw(names_of(vetoed)[pid]))),
     )
-    await bot.refresh_status(context, vetoed)
+    await refresh_status(context, vetoed)
     return tr("plans.gm.vetoed_toast")
 
 
@@ -176,5 +184,5 @@ async def btn_approve(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         raise Alert(tr("plans.gm.waiting", names=waiting))
     res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
     await edit(context, msg.chat.id, msg.message_id, Screen(tr("plans.gm.approved")))
-    await bot.on_resolved(context, match, res.match, res.record)
+    await on_resolved(context, match, res.match, res.record)
     return None

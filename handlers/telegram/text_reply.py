@@ -34,6 +34,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx, Services, services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
+from handlers.telegram.shared.turns import SEAL_HOOKS, _seal
 from handlers.telegram.ui import RulesetUI, Screen, get_ui
 
 KIND = "pt"  # the callback kind of the "✍️" button (first used by plans: kept for old buttons)
@@ -47,8 +48,8 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, on_text))
     bot.BUTTONS[KIND] = btn_text_hint
-    if forget_after_seal not in bot.SEAL_HOOKS:
-        bot.SEAL_HOOKS.append(forget_after_seal)
+    if forget_after_seal not in SEAL_HOOKS:
+        SEAL_HOOKS.append(forget_after_seal)
 
 
 # --------------------------------------------------------------------------- the pending step
@@ -189,7 +190,7 @@ async def _seal_text(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str
     if not text.strip():
         raise Rejection("text_empty")
     order = get_ui(match.ruleset).order_with_text(match, pid, cb.args[1:], text.strip())
-    await bot._seal(context, tr, match, pid, user_id, order, message=None)
+    await _seal(context, tr, match, pid, user_id, order, message=None)
 
 
 async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:

@@ -35,22 +35,7 @@ ALLOWED: Mapping[str, frozenset[str]] = {
 # Edges inside the import cycles that exist today, all in the Telegram shell: bot.py imports
 # each feature module's ``register`` and they import its private helpers back. Remove an
 # entry when its edge stops closing a cycle; never add one.
-KNOWN_CYCLE_EDGES: frozenset[tuple[str, str]] = frozenset(
-    {
-        ("handlers.telegram.bot", "handlers.telegram.clock"),
-        ("handlers.telegram.bot", "handlers.telegram.gm_panel"),
-        ("handlers.telegram.bot", "handlers.telegram.npc"),
-        ("handlers.telegram.bot", "handlers.telegram.odds"),
-        ("handlers.telegram.bot", "handlers.telegram.plan_flow"),
-        ("handlers.telegram.bot", "handlers.telegram.text_reply"),
-        ("handlers.telegram.clock", "handlers.telegram.bot"),
-        ("handlers.telegram.gm_panel", "handlers.telegram.bot"),
-        ("handlers.telegram.npc", "handlers.telegram.bot"),
-        ("handlers.telegram.odds", "handlers.telegram.bot"),
-        ("handlers.telegram.plan_flow", "handlers.telegram.bot"),
-        ("handlers.telegram.text_reply", "handlers.telegram.bot"),
-    }
-)
+KNOWN_CYCLE_EDGES: frozenset[tuple[str, str]] = frozenset()
 
 Graph = dict[str, set[str]]
 

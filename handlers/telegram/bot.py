@@ -24,7 +24,6 @@ from telegram import (
     Update,
     User,
 )
-from telegram.error import BadRequest
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -42,7 +41,6 @@ from engine.errors import ConflictError, Rejection
 from engine.match import Match, Phase
 from engine.ruleset import Outcome
 from engine.usecases import Deps
-from handlers.telegram import callbacks as cbcodec
 from handlers.telegram import hints, npc, plain, render, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line
@@ -63,7 +61,6 @@ from handlers.telegram.shared.guards import (
     _order_example,
     _own_seat,
     _pick_match,
-    _rejection_text,
     _require_gm,
     _require_turn,
     _user_matches,
@@ -71,6 +68,7 @@ from handlers.telegram.shared.guards import (
     gm_lobby,
     group_match,
 )
+from handlers.telegram.shared.routing import on_button, router
 from handlers.telegram.shared.send import (
     _api,
     dm,
@@ -372,34 +370,6 @@ async def cmd_takegm(update: Update, context: Ctx) -> None:
 
 
 # --------------------------------------------------------------------------- buttons
-
-
-async def on_button(update: Update, context: Ctx) -> None:
-    """Every inline button. Unknown, forged or stale presses get a private alert and change
-    nothing; expected failures too."""
-    svc = services(context)
-    query = update.callback_query
-    assert query is not None
-    user = query.from_user
-    tr = Tr(svc.user_lang(user))
-    cb = cbcodec.decode(query.data, svc.secret)
-    toast: str | None = None
-    alert = False
-    try:
-        if cb is None:
-            raise Alert(tr("err.forged"))
-        handler = BUTTONS.get(cb.kind)
-        if handler is None:
-            raise Alert(tr("err.forged"))
-        toast = await handler(context, query.message, user, tr, cb)  # type: ignore[arg-type]
-    except Alert as exc:
-        toast, alert = exc.text, True
-    except EXPECTED as exc:
-        toast, alert = _rejection_text(tr, exc), True
-    except (ValueError, IndexError):
-        toast, alert = tr("err.forged"), True
-    with contextlib.suppress(BadRequest):
-        await _api(svc, lambda: query.answer(toast[:200] if toast else None, show_alert=alert))
 
 
 async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -757,6 +727,7 @@ def build_application(
     clock.register(app)  # turn clock: /clock, lobby clock buttons
     odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
     gm_panel.register(app)  # GM powers, player commands, /dossier
+    router(app).add_buttons(BUTTONS)
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

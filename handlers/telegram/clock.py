@@ -22,11 +22,12 @@ from telegram.ext import Application, CallbackContext, CommandHandler, filters
 from engine import usecases
 from engine.match import Match, Phase, TurnRecord
 from engine.usecases import Reminder, Resolution, Resumed, SweepResult
-from handlers.telegram import bot, clock_text, render
+from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import SERVICES, Ctx, Services, services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match
+from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, send
 from handlers.telegram.shared.turns import on_resolved, refresh_lobby, refresh_status
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
@@ -214,6 +215,6 @@ def install_timer(
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    bot.BUTTONS["clk"] = btn_clock
+    router(app).add_buttons({"clk": btn_clock})
     groups = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
     app.add_handler(CommandHandler("clock", cmd_clock, filters=groups))

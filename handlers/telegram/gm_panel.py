@@ -16,6 +16,7 @@ any time).
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -37,7 +38,7 @@ from engine.dossier import build_dossier
 from engine.errors import NotFoundError, Rejection
 from engine.match import Match, Phase, TurnRecord
 from engine.ruleset import Outcome
-from handlers.telegram import bot, clock_text, fairness, render
+from handlers.telegram import clock_text, fairness, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services, services
@@ -49,6 +50,7 @@ from handlers.telegram.shared.guards import (
     command,
     group_match,
 )
+from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
 from handlers.telegram.shared.turns import (
     _name,
@@ -61,6 +63,7 @@ from handlers.telegram.shared.turns import (
 )
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
+log = logging.getLogger("sekundant.bot")
 _USERS = "sekundant.users"  # username (lowercase) -> (user id, full name), seen in updates
 
 
@@ -728,7 +731,7 @@ async def btn_dossier(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         chat = msg.chat.id if msg.chat.type == "private" else user.id
         await send_dossier(context, match, user, chat)
     except TelegramError:  # e.g. the private chat is closed: answer the press, say why
-        bot.log.warning("dossier of %s for %s not sent", match.id, user.id, exc_info=True)
+        log.warning("dossier of %s for %s not sent", match.id, user.id, exc_info=True)
         raise Alert(tr("input.dossier_failed")) from None
     return tr("fair.dossier_toast")
 
@@ -737,7 +740,7 @@ async def btn_dossier(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    bot.BUTTONS.update(
+    router(app).add_buttons(
         {
             "gm": btn_menu,
             "gpa": btn_pause,

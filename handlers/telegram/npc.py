@@ -28,12 +28,12 @@ from telegram.ext import Application, CommandHandler, filters
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
-from handlers.telegram import bot as core
 from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services, services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn, command, gm_lobby
+from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import (
     _seal,
@@ -53,7 +53,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("npc", command(cmd_npc), filters=anywhere))
     app.add_handler(CommandHandler("side", command(cmd_side), filters=anywhere))
     app.add_handler(CommandHandler("npcorder", command(cmd_npcorder), filters=private))
-    core.BUTTONS.update(
+    router(app).add_buttons(
         {
             "nsd": btn_side,
             "npp": btn_panel,

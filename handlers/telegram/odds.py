@@ -24,12 +24,12 @@ from telegram.constants import ParseMode
 from telegram.error import Forbidden
 
 from engine.match import Match, Phase
-from handlers.telegram import bot
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.odds_text import KIND
 from handlers.telegram.shared.context import Ctx, services
 from handlers.telegram.shared.guards import Alert, _load
+from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, send
 from handlers.telegram.ui import Screen
 
@@ -163,4 +163,4 @@ async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
 
 
 def register(app: Any) -> None:
-    bot.BUTTONS[KIND] = btn_odds
+    router(app).add_buttons({KIND: btn_odds})

@@ -24,7 +24,7 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.match import Match, Phase, SealedOrder
 from engine.usecases import SealResult
-from handlers.telegram import bot, hints, plain, render
+from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, services
@@ -39,10 +39,9 @@ from handlers.telegram.shared.guards import (
     _require_turn,
     command,
 )
+from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import (
-    GM_HOOKS,
-    SEAL_HOOKS,
     _seal,
     on_resolved,
     refresh_status,
@@ -57,11 +56,10 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the plans handlers: ``/plan`` and the GM's buttons."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(CommandHandler("plan", cmd_plan, filters=private))
-    bot.BUTTONS.update({"pv": btn_veto, "pa": btn_approve})
-    if after_seal not in SEAL_HOOKS:
-        SEAL_HOOKS.append(after_seal)
-    if review_for_new_gm not in GM_HOOKS:
-        GM_HOOKS.append(review_for_new_gm)
+    routes = router(app)
+    routes.add_buttons({"pv": btn_veto, "pa": btn_approve})
+    routes.on_seal(after_seal)
+    routes.on_gm_change(review_for_new_gm)
 
 
 @command

@@ -28,13 +28,14 @@ from engine.errors import NotFoundError, Rejection
 from engine.match import Match, Phase
 from engine.ports import PrefsRepository
 from engine.usecases import SealResult
-from handlers.telegram import bot, stale
 from handlers.telegram import callbacks as cbcodec
+from handlers.telegram import stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx, Services, services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
-from handlers.telegram.shared.turns import SEAL_HOOKS, _seal
+from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.turns import _seal
 from handlers.telegram.ui import RulesetUI, Screen, get_ui
 
 KIND = "pt"  # the callback kind of the "✍️" button (first used by plans: kept for old buttons)
@@ -47,9 +48,9 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the handler of private plain text (replies included) and the "✍️" button."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, on_text))
-    bot.BUTTONS[KIND] = btn_text_hint
-    if forget_after_seal not in SEAL_HOOKS:
-        SEAL_HOOKS.append(forget_after_seal)
+    routes = router(app)
+    routes.add_buttons({KIND: btn_text_hint})
+    routes.on_seal(forget_after_seal)
 
 
 # --------------------------------------------------------------------------- the pending step

@@ -29,6 +29,7 @@ from handlers.telegram.shared.context import (
     Ctx,
     services,
 )
+from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import (
     _api,
     deep_link,
@@ -78,12 +79,12 @@ GM_HOOKS: list[Callable[[Ctx, Match], Awaitable[None]]] = []
 async def gm_changed(context: Ctx, match: Match) -> None:
     """The GM role changed hands (``/gm``, ``/takegm``): during a turn, the new GM gets what
     the previous one was sent for it - the order builders of the GM-run participants not
-    sealed yet, and whatever the :data:`GM_HOOKS` add (the plans to review)."""
+    sealed yet, and whatever the router's GM-change hooks add (the plans to review)."""
     if match.phase is not Phase.RUNNING:
         return
     sent = await open_turn_gm(context, match, unsealed_only=True)
     await stale.remember(context, match, sent)
-    for hook in GM_HOOKS:
+    for hook in router(context.application).gm_hooks:
         await hook(context, match)
 
 
@@ -174,7 +175,7 @@ async def _seal(
         else:
             edited = message.message_id if message is not None else None
             await on_resolved(context, match, res.match, res.record, edited=edited)
-    for hook in SEAL_HOOKS:
+    for hook in router(context.application).seal_hooks:
         await hook(context, match, res)
 
 

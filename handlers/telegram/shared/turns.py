@@ -20,11 +20,12 @@ from engine import usecases
 from engine.clock import absentees, clock_config
 from engine.errors import Rejection
 from engine.match import Match, Phase, TurnRecord
-from handlers.telegram import render, reveal, stale
+from handlers.telegram import render, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import with_deadline
 from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared.context import (
     Ctx,
     services,
@@ -211,7 +212,7 @@ async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
     story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
     on a network hiccup (nothing else sends it)."""
     await send_reveal_picture(context, match, record)
-    text = reveal.reveal_text(Tr(match.lang), match, record)
+    text = reveal_text(Tr(match.lang), match, record)
     await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
 
 

@@ -25,7 +25,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
     """One sweep with the runtime ``rt``; returns counts for the log (and tests)."""
     from engine import usecases  # wired with the runtime (handlers.runtime)
-    from handlers.telegram import bot
+    from handlers.telegram import app
 
     deps = rt.deps
     errors = rt.services.errors
@@ -39,7 +39,7 @@ def sweep(rt: Runtime, limit: int = 50) -> dict[str, Any]:
     failed = len(errors)
     if results:
         try:  # the results are saved already; a failed announcement is logged, not retried
-            rt.run(bot.announce_sweep(rt.app, results))
+            rt.run(app.announce_sweep(rt.app, results))
         except Exception as exc:
             errors.append(exc)
     for err in errors[failed:]:

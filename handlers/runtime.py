@@ -199,7 +199,7 @@ def _wire(
     clock: Any,
 ) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
     from engine.usecases import Deps, SystemEntropy
-    from handlers.telegram.bot import build_application
+    from handlers.telegram.app import build_application
     from infra.settings import SettingsError, load_settings
     from infra.store import make_repository
 

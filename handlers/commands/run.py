@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
 def poll(settings: Settings, token: str) -> int:
     """Long polling against Telegram (or ``TELEGRAM_API_BASE_URL``) with the configured store."""
     from engine.usecases import Deps, SystemEntropy
-    from handlers.telegram.bot import build_application, set_commands
+    from handlers.telegram.app import build_application, set_commands
     from handlers.telegram.clock import install_timer
     from infra.store import make_repository
 

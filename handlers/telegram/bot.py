@@ -13,26 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
-from typing import Any
 
 from telegram import (
-    BotCommand,
-    BotCommandScopeAllGroupChats,
-    BotCommandScopeAllPrivateChats,
     Message,
     Update,
     User,
 )
-from telegram.ext import (
-    Application,
-    ApplicationBuilder,
-    CallbackQueryHandler,
-    ChatMemberHandler,
-    CommandHandler,
-    filters,
-)
-from telegram.request import BaseRequest
 
 from engine import match as lifecycle
 from engine import rulesets as registry
@@ -40,16 +26,12 @@ from engine import usecases
 from engine.errors import ConflictError, Rejection
 from engine.match import Match, Phase
 from engine.ruleset import Outcome
-from engine.usecases import Deps
-from handlers.telegram import hints, npc, plain, render, stale
+from handlers.telegram import hints, plain, render, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line
-from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
+from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.shared.context import (
-    SERVICES,
     Ctx,
-    Services,
-    callback_secret,
     services,
 )
 from handlers.telegram.shared.guards import (
@@ -68,7 +50,6 @@ from handlers.telegram.shared.guards import (
     gm_lobby,
     group_match,
 )
-from handlers.telegram.shared.routing import on_button, router
 from handlers.telegram.shared.send import (
     _api,
     dm,
@@ -628,107 +609,4 @@ async def on_my_chat_member(update: Update, context: Ctx) -> None:
                 await refresh_status(context, changed)
 
 
-async def on_error(update: object, context: Ctx) -> None:
-    """Unexpected errors: logged, and kept for a webhook handler deciding its status code."""
-    svc = context.application.bot_data.get(SERVICES)
-    if isinstance(svc, Services) and context.error is not None:
-        svc.errors.append(context.error)
-    log.error("update failed", exc_info=context.error)
-
-
 # --------------------------------------------------------------------------- wiring
-
-
-def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
-    """The command menus for private chats and groups in ``lang`` (used by ``run`` on startup
-    and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
-    tr = Tr(lang)
-    private = ["start", "order", "plan", "npcorder", "character", "side", "status", "history"]
-    private += ["dossier", "leave", "forfeit", "lang", "help", "rules"]
-    group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
-    group += ["gm", "lang", "takegm", "help", "rules"]
-    return {
-        "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
-        "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
-    }
-
-
-async def set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Register the command menus for both scopes in both languages (default: English)."""
-    for lang in (*LANGS, None):
-        menus = bot_commands(lang or "en")
-        await app.bot.set_my_commands(
-            menus["private"], scope=BotCommandScopeAllPrivateChats(), language_code=lang
-        )
-        await app.bot.set_my_commands(
-            menus["group"], scope=BotCommandScopeAllGroupChats(), language_code=lang
-        )
-
-
-async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
-    """Announce sweep results (the Lambda sweeper finds this; ``handlers.telegram.clock``)."""
-    from handlers.telegram import clock
-
-    await clock.announce(app, results)
-
-
-def build_application(
-    deps: Deps,
-    token: str,
-    *,
-    request: BaseRequest | None = None,
-    get_updates_request: BaseRequest | None = None,
-    base_url: str = "https://api.telegram.org",
-    default_lang: str = "ru",
-    updater: bool = False,
-) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The one place the bot is wired: handlers, services, request classes.
-
-    ``request`` replaces PTB's HTTP client (the fake Bot API in tests and the sandbox);
-    ``base_url`` is the Bot API root (methods go to ``<root>/bot<token>/<method>``). With
-    ``updater=False`` (webhook, tests) updates are fed with ``process_update``.
-    """
-    builder: ApplicationBuilder[Any, Any, Any, Any, Any, Any] = (
-        Application.builder()
-        .token(token)
-        .base_url(f"{base_url}/bot")
-        .base_file_url(f"{base_url}/file/bot")
-    )
-    if request is not None:
-        builder = builder.request(request)
-        builder = builder.get_updates_request(get_updates_request or request)
-    if not updater:
-        builder = builder.updater(None)
-    app = builder.build()
-    app.bot_data[SERVICES] = Services(
-        deps=deps, secret=callback_secret(token), default_lang=normalize(default_lang)
-    )
-    private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
-    group = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
-    anywhere = filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("start", cmd_start, filters=private))
-    app.add_handler(CommandHandler(["duel", "newmatch"], cmd_duel, filters=anywhere))
-    app.add_handler(CommandHandler("help", cmd_help, filters=anywhere))
-    app.add_handler(CommandHandler("lang", cmd_lang, filters=anywhere))
-    app.add_handler(CommandHandler("status", cmd_status, filters=anywhere))
-    app.add_handler(CommandHandler("order", cmd_order, filters=private))
-    app.add_handler(CommandHandler("character", cmd_character, filters=private))
-    app.add_handler(CommandHandler("takegm", cmd_takegm, filters=group))
-    from handlers.telegram import plan_flow, text_reply
-
-    text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
-    from handlers.telegram import rules_help
-
-    rules_help.register(app)  # /rules: the ruleset in play, in short
-    plan_flow.register(app)  # plans: /plan, the GM's veto
-    npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram import clock, gm_panel, odds  # they use this module's helpers
-
-    clock.register(app)  # turn clock: /clock, lobby clock buttons
-    odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
-    gm_panel.register(app)  # GM powers, player commands, /dossier
-    router(app).add_buttons(BUTTONS)
-    app.add_handler(CallbackQueryHandler(on_button))
-    app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
-    app.add_error_handler(on_error)
-    return app

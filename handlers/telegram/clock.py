@@ -3,7 +3,7 @@ the sweeper did (deadline resolutions with their default orders, the one reminde
 pauses that ran out).
 
 :func:`announce` is shared: the local runner's in-process timer (:func:`install_timer`, started
-by ``sekundant run``) and the Lambda sweeper (through ``bot.announce_sweep``) both call
+by ``sekundant run``) and the Lambda sweeper (through ``app.announce_sweep``) both call
 :func:`engine.usecases.sweep` and hand its results here. Every sweep step is conditional on the
 match version and turn, so a stale or repeated firing changes and announces nothing.
 """

@@ -2,7 +2,7 @@
 feed them through ``process_update`` on one event loop, and read what each chat shows.
 
 Used by the tests, the offline sandbox and the benchmark, so all of them exercise exactly the
-production wiring (:func:`handlers.telegram.bot.build_application`).
+production wiring (:func:`handlers.telegram.app.build_application`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from telegram import Update
 
 from engine.ports import MatchRepository
 from engine.usecases import CountingEntropy, Deps, Entropy
-from handlers.telegram.bot import build_application
+from handlers.telegram.app import build_application
 from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI, FakeMessage
 from handlers.telegram.shared.context import Services, services
 

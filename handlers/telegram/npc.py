@@ -1,7 +1,7 @@
 """Sides and GM-run participants (NPCs): lobby buttons, the GM's NPC panel, typed commands,
 and the GM's private order builders for NPCs (and for seats the ruleset hands to the GM, D34).
 
-Wired by :func:`register` (one line in :func:`handlers.telegram.bot.build_application`) and
+Wired by :func:`register` (one line in :func:`handlers.telegram.app.build_application`) and
 :func:`open_turn_gm` (one line in ``open_turn``). Handlers stay thin: one use case each.
 
 Commands:

@@ -166,7 +166,7 @@ MODULES = our_modules()
 
 
 def test_there_are_modules_to_check() -> None:
-    assert {"engine.match", "infra.store", "handlers.telegram.bot"} <= set(MODULES)
+    assert {"engine.match", "infra.store", "handlers.telegram.app"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("layer", PACKAGES)

@@ -9,11 +9,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from telegram import (
-    BotCommand,
-    BotCommandScopeAllGroupChats,
-    BotCommandScopeAllPrivateChats,
-)
+from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -25,26 +21,10 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from engine.usecases import Deps
-from handlers.telegram import npc
-from handlers.telegram.bot import (
-    BUTTONS,
-    cmd_character,
-    cmd_duel,
-    cmd_help,
-    cmd_lang,
-    cmd_order,
-    cmd_start,
-    cmd_status,
-    cmd_takegm,
-    on_my_chat_member,
-)
+from handlers.telegram import npc, stale
+from handlers.telegram.features import gm_turn, lobby, orders, player
 from handlers.telegram.i18n import LANGS, Tr, normalize
-from handlers.telegram.shared.context import (
-    SERVICES,
-    Ctx,
-    Services,
-    callback_secret,
-)
+from handlers.telegram.shared.context import SERVICES, Ctx, Services, callback_secret
 from handlers.telegram.shared.routing import on_button, router
 
 log = logging.getLogger("sekundant.bot")
@@ -125,14 +105,14 @@ def build_application(
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     group = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
     anywhere = filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("start", cmd_start, filters=private))
-    app.add_handler(CommandHandler(["duel", "newmatch"], cmd_duel, filters=anywhere))
-    app.add_handler(CommandHandler("help", cmd_help, filters=anywhere))
-    app.add_handler(CommandHandler("lang", cmd_lang, filters=anywhere))
-    app.add_handler(CommandHandler("status", cmd_status, filters=anywhere))
-    app.add_handler(CommandHandler("order", cmd_order, filters=private))
-    app.add_handler(CommandHandler("character", cmd_character, filters=private))
-    app.add_handler(CommandHandler("takegm", cmd_takegm, filters=group))
+    app.add_handler(CommandHandler("start", lobby.cmd_start, filters=private))
+    app.add_handler(CommandHandler(["duel", "newmatch"], lobby.cmd_duel, filters=anywhere))
+    app.add_handler(CommandHandler("help", player.cmd_help, filters=anywhere))
+    app.add_handler(CommandHandler("lang", player.cmd_lang, filters=anywhere))
+    app.add_handler(CommandHandler("status", player.cmd_status, filters=anywhere))
+    app.add_handler(CommandHandler("order", orders.cmd_order, filters=private))
+    app.add_handler(CommandHandler("character", lobby.cmd_character, filters=private))
+    app.add_handler(CommandHandler("takegm", player.cmd_takegm, filters=group))
     from handlers.telegram import plan_flow, text_reply
 
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
@@ -146,8 +126,27 @@ def build_application(
     clock.register(app)  # turn clock: /clock, lobby clock buttons
     odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
     gm_panel.register(app)  # GM powers, player commands, /dossier
-    router(app).add_buttons(BUTTONS)
+    # Every button, by its callback kind (a wire format: old buttons live in chats).
+    router(app).add_buttons(
+        {
+            "new": lobby.btn_new,
+            "opt": lobby.btn_option,
+            "start": lobby.btn_start,
+            "chr": lobby.btn_character,
+            "pick": lobby.btn_pick,
+            "b": orders.btn_builder,
+            "s": orders.btn_seal,
+            "gst": gm_turn.btn_gm_status,
+            "gfr": gm_turn.btn_force,
+            "gfc": gm_turn.btn_force,
+            "gend": gm_turn.btn_end,
+            "gec": gm_turn.btn_end,
+            "gx": gm_turn.btn_back,
+            "ul": player.btn_user_lang,
+            stale.KIND: stale.btn_done,
+        }
+    )
     app.add_handler(CallbackQueryHandler(on_button))
-    app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(ChatMemberHandler(lobby.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)
     return app

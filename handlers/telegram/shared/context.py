@@ -8,12 +8,8 @@ import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from telegram import (
-    User,
-)
-from telegram.ext import (
-    ContextTypes,
-)
+from telegram import User
+from telegram.ext import ContextTypes
 
 from engine.ports import PrefsRepository
 from engine.usecases import Deps

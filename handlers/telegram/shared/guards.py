@@ -6,11 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from telegram import (
-    Message,
-    Update,
-    User,
-)
+from telegram import Message, Update, User
 
 from engine.errors import ConflictError, NotFoundError, Rejection
 from engine.match import Match, Phase
@@ -18,14 +14,8 @@ from engine.usecases import TryAgainError
 from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import (
-    Ctx,
-    Services,
-    services,
-)
-from handlers.telegram.shared.send import (
-    send,
-)
+from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Button, Screen
 
 

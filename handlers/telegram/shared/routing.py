@@ -12,9 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import (
-    Update,
-)
+from telegram import Update
 from telegram.error import BadRequest
 from telegram.ext import Application
 
@@ -22,19 +20,9 @@ from engine.match import Match
 from engine.usecases import SealResult
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import (
-    Ctx,
-    services,
-)
-from handlers.telegram.shared.guards import (
-    EXPECTED,
-    Alert,
-    Button_,
-    _rejection_text,
-)
-from handlers.telegram.shared.send import (
-    _api,
-)
+from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.guards import EXPECTED, Alert, Button_, _rejection_text
+from handlers.telegram.shared.send import _api
 
 log = logging.getLogger("sekundant.bot")
 

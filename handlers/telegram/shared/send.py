@@ -10,10 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from telegram import (
-    InlineKeyboardMarkup,
-    Message,
-)
+from telegram import InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 from telegram.helpers import create_deep_linked_url
@@ -26,11 +23,7 @@ from engine.usecases import TryAgainError
 from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import (
-    Ctx,
-    Services,
-    services,
-)
+from handlers.telegram.shared.context import Ctx, Services, services
 from handlers.telegram.ui import Button, Screen, label
 
 log = logging.getLogger("sekundant.bot")

@@ -9,11 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from telegram import (
-    InputFile,
-    Message,
-    Update,
-)
+from telegram import InputFile, Message, Update
 
 from engine import match as lifecycle
 from engine import usecases
@@ -26,18 +22,9 @@ from handlers.telegram.clock_text import with_deadline
 from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens.reveal_text import reveal_text
-from handlers.telegram.shared.context import (
-    Ctx,
-    services,
-)
+from handlers.telegram.shared.context import Ctx, services
 from handlers.telegram.shared.routing import router
-from handlers.telegram.shared.send import (
-    _api,
-    deep_link,
-    dm,
-    edit,
-    send,
-)
+from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")

@@ -9,20 +9,34 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
 from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    TypeHandler,
     filters,
 )
 from telegram.request import BaseRequest
 
 from engine.usecases import Deps
 from handlers.telegram import npc, stale
-from handlers.telegram.features import gm_turn, lobby, orders, player
+from handlers.telegram.features import (
+    gm_commands,
+    gm_panel,
+    gm_turn,
+    lobby,
+    orders,
+    player,
+    records,
+)
 from handlers.telegram.i18n import LANGS, Tr, normalize
 from handlers.telegram.shared.context import SERVICES, Ctx, Services, callback_secret
 from handlers.telegram.shared.routing import on_button, router
@@ -121,11 +135,20 @@ def build_application(
     rules_help.register(app)  # /rules: the ruleset in play, in short
     plan_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram import clock, gm_panel, odds  # they use this module's helpers
+    from handlers.telegram import clock, odds
 
     clock.register(app)  # turn clock: /clock, lobby clock buttons
     odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
-    gm_panel.register(app)  # GM powers, player commands, /dossier
+    # GM powers, player commands, records
+    app.add_handler(TypeHandler(Update, gm_commands.remember_users), group=-2)
+    app.add_handler(CommandHandler("start", gm_commands.cmd_claim, filters=private), group=-1)
+    app.add_handler(CommandHandler("gm", gm_commands.cmd_gm, filters=group))
+    app.add_handler(CommandHandler("replace", gm_commands.cmd_replace, filters=group))
+    app.add_handler(CommandHandler("edit", gm_commands.cmd_edit, filters=group))
+    app.add_handler(CommandHandler("leave", player.cmd_leave, filters=anywhere))
+    app.add_handler(CommandHandler("forfeit", player.cmd_forfeit, filters=anywhere))
+    app.add_handler(CommandHandler("history", records.cmd_history, filters=anywhere))
+    app.add_handler(CommandHandler("dossier", records.cmd_dossier, filters=anywhere))
     # Every button, by its callback kind (a wire format: old buttons live in chats).
     router(app).add_buttons(
         {
@@ -144,6 +167,24 @@ def build_application(
             "gx": gm_turn.btn_back,
             "ul": player.btn_user_lang,
             stale.KIND: stale.btn_done,
+            "gm": gm_panel.btn_menu,
+            "gpa": gm_panel.btn_pause,
+            "gre": gm_panel.btn_pause,
+            "gex": gm_panel.btn_extend,
+            "gun": gm_panel.btn_undo,
+            "guc": gm_panel.btn_undo,
+            "gsu": gm_panel.btn_summary_undo,
+            "gsc": gm_panel.btn_summary_undo,
+            "gsb": gm_panel.btn_summary_undo,
+            "grp": gm_panel.btn_replace,
+            "gko": gm_panel.btn_remove,
+            "gkc": gm_panel.btn_remove,
+            "gwn": gm_panel.btn_result,
+            "gwc": gm_panel.btn_result,
+            "pff": player.btn_forfeit,
+            "pfx": player.btn_forfeit,
+            "wd": player.btn_withdraw,
+            "dos": records.btn_dossier,
         }
     )
     app.add_handler(CallbackQueryHandler(on_button))

@@ -10,15 +10,31 @@ from telegram import Message, Update, User
 from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
-from engine.match import Phase
+from engine.match import Match, Phase
 from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line
 from handlers.telegram.i18n import LANGS, Raw, Tr
-from handlers.telegram.shared.context import Ctx, services
-from handlers.telegram.shared.guards import _own_seat, _user_matches, command, group_match
+from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.guards import (
+    Alert,
+    _load,
+    _own_seat,
+    _pick_match,
+    _require_turn,
+    _user_matches,
+    command,
+    group_match,
+)
 from handlers.telegram.shared.send import _api, edit, send
-from handlers.telegram.shared.turns import gm_changed, refresh_lobby, refresh_status
+from handlers.telegram.shared.turns import (
+    _after_change,
+    _announce,
+    _name,
+    gm_changed,
+    refresh_lobby,
+    refresh_status,
+)
 from handlers.telegram.ui import Button, Screen, get_ui
 
 log = logging.getLogger("sekundant.bot")
@@ -138,3 +154,85 @@ async def btn_user_lang(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
     svc.set_user_lang(user.id, lang)
     await edit(context, msg.chat.id, msg.message_id, Screen(Tr(lang)("lang.set")))
     return None
+
+
+def _my_match(svc: Services, update: Update, words: list[str], phase: Phase) -> Match:
+    """The match a player command is about: the group's active match, or (in private) the one
+    named by id or the only one in ``phase``."""
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    if chat.type != "private":
+        match = group_match(svc, chat.id)
+        if match.phase is not phase:
+            raise Rejection(f"not_{phase.value}", phase=match.phase.value)
+        return match
+    found, candidates, _ = _pick_match(svc, user.id, words, phase)
+    if found is None:
+        raise Rejection("no_active_match" if not candidates else "name_the_match")
+    return found
+
+
+@command
+async def cmd_leave(update: Update, context: Ctx) -> None:
+    """``/leave``: leave a match that has not started."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
+    after = usecases.leave(svc.deps, match.id, user.id)
+    await refresh_lobby(context, after)
+    await send(context, chat.id, Screen(Tr(svc.user_lang(user))("player.left", id=after.id)))
+
+
+@command
+async def cmd_forfeit(update: Update, context: Ctx) -> None:
+    """``/forfeit``: leave a running match (asks for confirmation first)."""
+    svc = services(context)
+    user, chat = update.effective_user, update.effective_chat
+    assert user is not None and chat is not None
+    match = _my_match(svc, update, list(context.args or []), Phase.RUNNING)
+    seat = match.seat_of_user(user.id)
+    if seat is None:
+        raise Rejection("not_a_participant")
+    tr = Tr(svc.user_lang(user))
+    rows = [
+        [
+            Button(tr("player.btn_forfeit"), Callback("pff", match.id, match.turn, (seat.pid,))),
+            Button(tr("btn.back"), Callback("pfx", match.id, match.turn)),
+        ]
+    ]
+    await send(context, chat.id, Screen(tr("player.forfeit_confirm", id=match.id), rows))
+
+
+async def btn_forfeit(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = services(context)
+    match = _load(svc, cb)
+    if cb.kind == "pfx":
+        await edit(context, msg.chat.id, msg.message_id, Screen(tr("player.forfeit_kept")))
+        return None
+    pid = cb.arg(0)
+    seat = match.seat(pid)
+    if seat.user_id != user.id or seat.npc:
+        raise Alert(tr("err.not_yours"))
+    if match.phase is not Phase.RUNNING:
+        raise Alert(tr("err.stale"))
+    after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="own")
+    await edit(context, msg.chat.id, msg.message_id, Screen(tr("player.forfeited", id=match.id)))
+    await _announce(context, after, "player.forfeit_announce", name=Raw(_name(after, pid)))
+    await _after_change(context, match, after, record)
+    return None
+
+
+async def btn_withdraw(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    """Withdraw on a receipt: the order is taken back (the group sees the seat waiting again)."""
+    svc = services(context)
+    match = _load(svc, cb)
+    _require_turn(tr, match, cb)
+    pid = cb.arg(0)
+    after = usecases.withdraw_order(svc.deps, match.id, user.id, pid, turn=cb.turn)
+    rows = [[Button(tr("btn.order_for", id=match.id), Callback("b", match.id, match.turn, (pid,)))]]
+    await edit(
+        context, msg.chat.id, msg.message_id, Screen(tr("fair.withdrawn", id=match.id), rows)
+    )
+    await refresh_status(context, after)
+    return tr("fair.withdrawn_toast")

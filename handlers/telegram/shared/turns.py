@@ -306,3 +306,33 @@ async def absentee_alert(context: Ctx, match: Match) -> None:
         for p in due
     ]
     await send(context, match.chat_id, Screen("\n".join(lines), rows))
+
+
+async def _announce(context: Ctx, match: Match, key: str, **params: Any) -> None:
+    await send(context, match.chat_id, Screen(Tr(match.lang)(key, **params)))
+
+
+async def _after_change(
+    context: Ctx, before: Match, after: Match, record: TurnRecord | None
+) -> None:
+    """After a GM step that may have resolved or finished the match: reveal, summary, or an
+    updated status message."""
+    if record is not None:
+        await on_resolved(context, before, after, record)
+    elif after.phase is Phase.FINISHED:
+        await _close_status(context, before, after)
+        await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
+    else:
+        await refresh_status(context, after)
+
+
+async def _close_status(context: Ctx, before: Match, after: Match) -> None:
+    status_id = before.ui.get("status")
+    if status_id is not None:
+        gtr = Tr(after.lang)
+        await edit(
+            context,
+            after.chat_id,
+            int(status_id),
+            Screen(gtr("gm.status_closed", turn=before.turn)),
+        )

@@ -27,12 +27,13 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from engine.usecases import Deps
-from handlers.telegram import npc, stale
+from handlers.telegram import stale
 from handlers.telegram.features import (
     gm_commands,
     gm_panel,
     gm_turn,
     lobby,
+    npc,
     orders,
     player,
     records,
@@ -79,8 +80,8 @@ async def set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 
 async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
-    """Announce sweep results (the Lambda sweeper finds this; ``handlers.telegram.clock``)."""
-    from handlers.telegram import clock
+    """Announce sweep results (the Lambda sweeper finds this; ``features.clock``)."""
+    from handlers.telegram.features import clock
 
     await clock.announce(app, results)
 
@@ -127,15 +128,15 @@ def build_application(
     app.add_handler(CommandHandler("order", orders.cmd_order, filters=private))
     app.add_handler(CommandHandler("character", lobby.cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", player.cmd_takegm, filters=group))
-    from handlers.telegram import plan_flow, text_reply
+    from handlers.telegram.features import plans_flow, text_reply
 
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
-    from handlers.telegram import rules_help
+    from handlers.telegram.features import rules_help
 
     rules_help.register(app)  # /rules: the ruleset in play, in short
-    plan_flow.register(app)  # plans: /plan, the GM's veto
+    plans_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram import clock, odds
+    from handlers.telegram.features import clock, odds
 
     clock.register(app)  # turn clock: /clock, lobby clock buttons
     odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated

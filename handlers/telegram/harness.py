@@ -150,7 +150,7 @@ class Harness:
 
     def sweep(self) -> list[Any]:
         """One turn-clock sweep at ``self.now`` (what the timer and the Lambda sweeper do)."""
-        from handlers.telegram.clock import sweep_once
+        from handlers.telegram.features.clock import sweep_once
 
         return self.runner.run(sweep_once(self.app))
 

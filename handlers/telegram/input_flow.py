@@ -5,7 +5,8 @@ player gets about orders given in their name.
   naming what the user can do now (pick a character, send an order, wait), with an example
   made for them (:mod:`handlers.telegram.hints`), instead of silence.
 - :func:`tell_defaulted`: when the GM forces a turn, each player who got the default order is
-  told privately, as the deadline path does (:func:`handlers.telegram.clock.announce_deadline`).
+  told privately, as the deadline path does
+  (:func:`handlers.telegram.features.clock.announce_deadline`).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ async def tell_defaulted(
     context: Ctx, match: Match, record: TurnRecord, key: str = "input.forced_default"
 ) -> None:
     """Tell each player whose seat got the default order, privately (``key``: the message;
-    a forced turn's by default, the deadline's from :mod:`handlers.telegram.clock`)."""
+    a forced turn's by default, the deadline's from :mod:`handlers.telegram.features.clock`)."""
     svc = services(context)
     ui = get_ui(match.ruleset)
     for o in record.orders:

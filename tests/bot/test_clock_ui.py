@@ -9,7 +9,8 @@ import inspect
 
 from engine import usecases
 from handlers import lambda_sweeper
-from handlers.telegram import app, clock
+from handlers.telegram import app
+from handlers.telegram.features import clock
 from handlers.telegram.harness import plain
 from tests.bot.conftest import Duel
 

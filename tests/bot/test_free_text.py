@@ -14,8 +14,8 @@ import pytest
 
 from engine import usecases
 from engine.match import Phase
-from handlers.telegram import text_reply
 from handlers.telegram.fake_api import FakeMessage
+from handlers.telegram.features import text_reply
 from handlers.telegram.harness import Harness, plain
 from handlers.telegram.sandbox import Sandbox
 from tests.bot.test_plans_ui import PlansDuel

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from handlers.telegram import odds, odds_chart
+from handlers.telegram import odds_chart
+from handlers.telegram.features import odds
 from handlers.telegram.harness import plain
 from handlers.telegram.odds_chart import chart_png
 from tests.bot.conftest import Duel

@@ -36,7 +36,7 @@ class Router:
     """What a press or a seal is routed to, per application."""
 
     buttons: dict[str, Button_] = field(default_factory=dict)
-    # Run after every seal with (context, match before, result): plans' GM review (plan_flow).
+    # Run after every seal with (context, match before, result): plans' GM review (plans_flow).
     seal_hooks: list[SealHook] = field(default_factory=list)
     # Run when the GM role changed hands mid-turn, with the match after: plans' review.
     gm_hooks: list[GmHook] = field(default_factory=list)

@@ -6,7 +6,7 @@ lobby and status refreshes, the seal and GM-change hooks (moved from ``handlers.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from telegram import InputFile, Message, Update
@@ -54,14 +54,6 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
     await edit(context, match.chat_id, int(mid), screen)
-
-
-# Run after every seal with (context, match before, result): plans' GM review (plan_flow).
-SEAL_HOOKS: list[Callable[[Ctx, Match, usecases.SealResult], Awaitable[None]]] = []
-
-
-# Run when the GM role changed hands mid-turn, with the match after: plans' review (plan_flow).
-GM_HOOKS: list[Callable[[Ctx, Match], Awaitable[None]]] = []
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:

@@ -1,7 +1,8 @@
 """Telegram flow of the ``plans`` ruleset beyond buttons: ``/plan`` and the GM's veto.
 
 The plan's role-play text (C22) is sealed by replying to the builder's confirmation
-(:mod:`handlers.telegram.text_reply`, shared with the dragons' powers) or typed: ``/plan …``
+(:mod:`handlers.telegram.features.text_reply`, shared with the dragons' powers) or typed:
+``/plan …``
 keeps the whole line after the command verbatim, newlines included.
 
 The GM's veto (C22) respects secrecy: by DEFAULT (``gm_sees_plans`` off) nobody, the GM

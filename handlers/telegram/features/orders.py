@@ -65,10 +65,10 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         await edit(context, msg.chat.id, msg.message_id, screen)
     else:
         await stale.remember(context, match, [await dm(context, match, user.id, screen)])
-    from handlers.telegram.features import text_reply
+    from handlers.telegram.shared import text_steps
 
-    if text_reply.has_text_orders(match.ruleset):  # a text step: the next message is its text
-        text_reply.remember(context, user.id, screen)
+    if text_steps.has_text_orders(match.ruleset):  # a text step: the next message is its text
+        text_steps.remember(context, user.id, screen)
     return None
 
 

@@ -34,6 +34,7 @@ from handlers.telegram.features import (
     gm_turn,
     lobby,
     npc,
+    npc_orders,
     orders,
     player,
     records,
@@ -117,6 +118,12 @@ def build_application(
     app.bot_data[SERVICES] = Services(
         deps=deps, secret=callback_secret(token), default_lang=normalize(default_lang)
     )
+    add_handlers(app)
+    return app
+
+
+def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Every command, button and update the bot answers, in one list (as in PTB's examples)."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     group = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
     anywhere = filters.UpdateType.MESSAGE
@@ -186,9 +193,10 @@ def build_application(
             "pfx": player.btn_forfeit,
             "wd": player.btn_withdraw,
             "dos": records.btn_dossier,
+            "nsl": npc_orders.btn_same_as_last,
+            "nnr": npc_orders.btn_nearest,
         }
     )
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(lobby.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)
-    return app

@@ -40,7 +40,7 @@ from handlers.telegram.features import (
     records,
 )
 from handlers.telegram.i18n import LANGS, Tr, normalize
-from handlers.telegram.shared.context import SERVICES, Ctx, Services, callback_secret
+from handlers.telegram.shared.context import CONTEXT_TYPES, SERVICES, Ctx, Services, callback_secret
 from handlers.telegram.shared.routing import on_button, router
 
 log = logging.getLogger("sekundant.bot")
@@ -108,6 +108,7 @@ def build_application(
         .token(token)
         .base_url(f"{base_url}/bot")
         .base_file_url(f"{base_url}/file/bot")
+        .context_types(CONTEXT_TYPES)
     )
     if request is not None:
         builder = builder.request(request)

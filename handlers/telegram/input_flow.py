@@ -15,7 +15,7 @@ from engine import match as lifecycle
 from engine.match import Match, Phase, TurnRecord
 from handlers.telegram import hints
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.send import dm, send
 from handlers.telegram.ui import Screen, get_ui
 
@@ -41,7 +41,7 @@ def next_step(tr: Tr, matches: list[Match], user_id: int) -> str:
 
 async def hint(context: Ctx, tr: Tr, user_id: int) -> None:
     """Answer an unexpected private message with what the user can do now."""
-    svc = services(context)
+    svc = context.svc
     matches = svc.deps.repo.active_for_user(user_id)
     text = tr("input.unknown_text", next=Raw(next_step(tr, matches, user_id)))
     await send(context, user_id, Screen(text))
@@ -52,7 +52,7 @@ async def tell_defaulted(
 ) -> None:
     """Tell each player whose seat got the default order, privately (``key``: the message;
     a forced turn's by default, the deadline's from :mod:`handlers.telegram.features.clock`)."""
-    svc = services(context)
+    svc = context.svc
     ui = get_ui(match.ruleset)
     for o in record.orders:
         seat = match.seat(o.pid)

@@ -54,12 +54,11 @@ def live(match: Match, turn: int) -> list[tuple[int, int]]:
 
 async def remember(context: Ctx, match: Match, messages: Iterable[Message | None]) -> None:
     """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write."""
-    from handlers.telegram.shared.context import services
 
     pairs = [[m.chat.id, m.message_id] for m in messages if m is not None]
     if not pairs:
         return
-    svc = services(context)
+    svc = context.svc
     with contextlib.suppress(Rejection, NotFoundError, usecases.TryAgainError):
         usecases.add_turn_ui(svc.deps, match.id, KEY, match.turn, pairs)
 
@@ -74,10 +73,9 @@ def done_row(tr: Tr, match: Match, turn: int) -> list[list[Button]]:
 async def clear(context: Ctx, match: Match, turn: int, skip: int | None = None) -> int:
     """Replace the keyboards of ``turn``'s remembered messages (not ``skip``, the message the
     resolving seal just edited) by :func:`done_row`; returns the number of Bot API calls."""
-    from handlers.telegram.shared.context import services
     from handlers.telegram.shared.send import _api, markup
 
-    svc = services(context)
+    svc = context.svc
     calls = 0
     for chat, mid in live(match, turn):
         if mid == skip:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from telegram import Message, Update, User
-from telegram.ext import Application, CallbackContext, CommandHandler, filters
+from telegram.ext import Application, CommandHandler, filters
 
 from engine import usecases
 from engine.match import Match, Phase, TurnRecord
@@ -25,7 +25,7 @@ from engine.usecases import Reminder, Resolution, Resumed, SweepResult
 from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import SERVICES, Ctx, Services, services
+from handlers.telegram.shared.context import SERVICES, Ctx, SekundantContext, Services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, send
@@ -43,7 +43,7 @@ _TIMER = "sekundant.timer"
 
 async def btn_clock(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """A lobby clock button: the GM sets the turn deadline (``t``) or the reminder (``r``)."""
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     what, value = cb.arg(0), int(cb.arg(1))
     if what == "t":
@@ -60,7 +60,7 @@ async def btn_clock(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 async def cmd_clock(update: Update, context: Ctx) -> None:
     """``/clock`` in a group: the clock settings; the GM changes them with ``key=value`` words
     (in play, a new turn length applies from the next turn)."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = group_match(svc, chat.id)
@@ -84,8 +84,8 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
 async def announce(app: Any, results: Sequence[SweepResult]) -> None:
     """Tell the chats what a sweep did. One match's failure does not hide the others' (it is
     logged and kept in ``Services.errors``)."""
-    context: Any = CallbackContext(app)
-    svc = services(context)
+    context: Any = SekundantContext(app)
+    svc = context.svc
     for result in results:
         try:
             if isinstance(result, Resolution):
@@ -129,7 +129,7 @@ async def announce_deadline(context: Ctx, match: Match, record: TurnRecord) -> N
 async def remind(context: Ctx, match: Match, missing: Sequence[str]) -> None:
     """The turn's one reminder: a private message to each player who has not sealed (never to
     those who have); GM-run seats remind the GM once."""
-    svc = services(context)
+    svc = context.svc
     now = svc.deps.clock()
     users: dict[int, list[str]] = {}
     for pid in missing:
@@ -154,7 +154,7 @@ async def remind(context: Ctx, match: Match, missing: Sequence[str]) -> None:
 
 async def announce_resumed(context: Ctx, match: Match, record: TurnRecord | None) -> None:
     """A pause ran out by itself (``max_pause_seconds``)."""
-    svc = services(context)
+    svc = context.svc
     gtr = Tr(match.lang)
     text = gtr("clock.auto_resumed")
     deadline = clock_text.deadline_line(gtr, match, svc.deps.clock())

@@ -19,7 +19,7 @@ from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram import render
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     command,
     group_match,
@@ -86,7 +86,7 @@ def _seat_by_word(match: Match, word: str) -> str:
 @command
 async def cmd_gm(update: Update, context: Ctx) -> None:
     """``/gm`` replying to a user's message (or ``/gm @user``): hand the GM role over."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = group_match(svc, chat.id)
@@ -103,7 +103,7 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
     """``/replace <pid|name> [@user]`` (or replying to the new player's message): offer a seat
     to another user. The seat changes hands only when that user presses the deep link
     themselves (their confirmation); with no user named, the first who presses takes it."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = group_match(svc, chat.id)
@@ -149,7 +149,7 @@ async def cmd_claim(update: Update, context: Ctx) -> None:
 
 @command
 async def _claim(update: Update, context: Ctx) -> None:
-    svc = services(context)
+    svc = context.svc
     user = update.effective_user
     assert user is not None and context.args
     match_id, _, pid = context.args[0].removeprefix("claim_").rpartition("_")
@@ -182,7 +182,7 @@ async def _claim(update: Update, context: Ctx) -> None:
 async def cmd_edit(update: Update, context: Ctx) -> None:
     """``/edit <pid|name> <field> <value> <reason…>`` (GM): a ruling on one field of a
     participant's state, announced with its reason. Without arguments: the editable fields."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = group_match(svc, chat.id)

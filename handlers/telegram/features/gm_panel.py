@@ -22,7 +22,7 @@ from engine.ruleset import Outcome
 from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import (
     Alert,
     _require_gm,
@@ -61,7 +61,7 @@ def _seat_rows(tr: Tr, match: Match, kind: str, *, players_only: bool = True) ->
 
 
 async def _panel_screen(context: Ctx, msg: Message, match: Match, extra: str, rows: Any) -> None:
-    svc = services(context)
+    svc = context.svc
     gtr = Tr(match.lang)
     fps = usecases.sealed_fingerprints(svc.deps, match.id)
     text = render.status_text(gtr, match, fps, svc.deps.clock()) + "\n\n" + extra
@@ -69,7 +69,7 @@ async def _panel_screen(context: Ctx, msg: Message, match: Match, extra: str, ro
 
 
 def _gm_checked(context: Ctx, user: User, tr: Tr, cb: Callback) -> Match:
-    match = _load(services(context), cb)
+    match = _load(context.svc, cb)
     _require_gm(tr, match, user)
     _require_turn(tr, match, cb)
     return match
@@ -124,7 +124,7 @@ async def btn_menu(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
 
 
 async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _gm_checked(context, user, tr, cb)
     gtr = Tr(match.lang)
     if cb.kind == "gpa":
@@ -140,7 +140,7 @@ async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 
 
 async def btn_extend(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _gm_checked(context, user, tr, cb)
     seconds = cb.int_arg(0)
     after = usecases.extend(svc.deps, match.id, user.id, seconds)
@@ -157,7 +157,7 @@ async def btn_extend(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 
 
 async def btn_undo(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _gm_checked(context, user, tr, cb)
     gtr = Tr(match.lang)
     if cb.kind == "gun":
@@ -181,7 +181,7 @@ async def btn_summary_undo(
     context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     """Undo the turn that finished the match, from the final summary (GM only, confirmed)."""
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     if match.phase is not Phase.FINISHED or match.turn != cb.turn:
@@ -209,7 +209,7 @@ async def btn_summary_undo(
 
 async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
     """Announce an undo, reopen the turn (new commitment, builders) and tell the players."""
-    svc = services(context)
+    svc = context.svc
     await _announce(context, after, "gm.undone", turn=undone.turn)
     await open_turn(context, after)  # a new status with the new commitment, then builders
     after = svc.deps.repo.load(after.id).match
@@ -234,7 +234,7 @@ async def btn_replace(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
 
 
 async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _gm_checked(context, user, tr, cb)
     gtr = Tr(match.lang)
     if cb.kind == "gko" and not cb.args:
@@ -264,7 +264,7 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 
 
 async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _gm_checked(context, user, tr, cb)
     gtr = Tr(match.lang)
     if cb.kind == "gwn":

@@ -14,7 +14,7 @@ from engine.ruleset import Outcome
 from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
@@ -29,7 +29,7 @@ log = logging.getLogger("sekundant.bot")
 
 
 async def btn_gm_status(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     _require_turn(tr, match, cb)
@@ -49,7 +49,7 @@ async def btn_gm_status(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
 
 
 async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     _require_turn(tr, match, cb)
@@ -79,7 +79,7 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 
 
 async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     if match.phase is Phase.FINISHED or match.turn != cb.turn:
@@ -105,7 +105,7 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
 
 async def btn_back(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """Cancel a GM confirmation: the panel (or lobby) comes back as it was."""
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     if match.phase is Phase.LOBBY:

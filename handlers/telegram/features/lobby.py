@@ -16,7 +16,7 @@ from engine.match import Match, Phase
 from handlers.telegram import hints, plain, render, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     EXPECTED,
     Alert,
@@ -45,7 +45,7 @@ log = logging.getLogger("sekundant.bot")
 @command
 async def cmd_start(update: Update, context: Ctx) -> None:
     """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``) or the welcome."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     tr = Tr(svc.user_lang(user))
@@ -68,7 +68,7 @@ async def cmd_start(update: Update, context: Ctx) -> None:
 
 
 async def _join(update: Update, context: Ctx, match_id: str) -> None:
-    svc = services(context)
+    svc = context.svc
     user = update.effective_user
     assert user is not None
     tr = Tr(svc.user_lang(user))
@@ -127,7 +127,7 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
 @command
 async def cmd_duel(update: Update, context: Ctx) -> None:
     """``/duel`` or ``/newmatch`` in a group: pick the ruleset with buttons."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     tr = Tr(svc.user_lang(user))
@@ -152,7 +152,7 @@ async def cmd_duel(update: Update, context: Ctx) -> None:
 @command
 async def cmd_character(update: Update, context: Ctx) -> None:
     """``/character [match] <sheet>`` in private: a typed character for the lobby."""
-    svc = services(context)
+    svc = context.svc
     user = update.effective_user
     assert user is not None
     tr = Tr(svc.user_lang(user))
@@ -176,7 +176,7 @@ async def cmd_character(update: Update, context: Ctx) -> None:
 
 
 async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     rid, owner = cb.arg(0), int(cb.arg(1))
     if owner != user.id:
         raise Alert(tr("err.not_yours"))
@@ -204,7 +204,7 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
 
 
 async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     name = cb.arg(0)
     if name == "lang":
@@ -222,7 +222,7 @@ async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 
 
 async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     match, events = usecases.start(svc.deps, match.id, user.id)
     gtr = Tr(match.lang)
@@ -242,7 +242,7 @@ async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
         raise Alert(tr("err.stale"))
@@ -261,7 +261,7 @@ async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
 
 
 async def btn_pick(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     await _open_match(context, tr, match, user.id)
     return None
@@ -269,7 +269,7 @@ async def btn_pick(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
 
 async def on_my_chat_member(update: Update, context: Ctx) -> None:
     """A user blocked (or unblocked) the bot in private: mark them (un)reachable."""
-    svc = services(context)
+    svc = context.svc
     change = update.my_chat_member
     if change is None or change.chat.type != "private":
         return

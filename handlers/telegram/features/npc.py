@@ -31,7 +31,7 @@ from engine.match import Match, Phase
 from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, edit, send
@@ -115,7 +115,7 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
 async def cmd_npc(update: Update, context: Ctx) -> None:
     """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby;
     ``/npc remove <pid>`` takes one out."""
-    svc = services(context)
+    svc = context.svc
     user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
     assert user is not None and chat is not None and msg is not None
     tr = Tr(svc.user_lang(user))
@@ -162,7 +162,7 @@ def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
 
 async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     tr = Tr(svc.user_lang(user))
@@ -200,7 +200,7 @@ async def cmd_side(update: Update, context: Ctx) -> None:
 
 async def cmd_npcorder(update: Update, context: Ctx) -> None:
     """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
-    svc = services(context)
+    svc = context.svc
     user = update.effective_user
     assert user is not None
     tr = Tr(svc.user_lang(user))
@@ -240,7 +240,7 @@ async def cmd_npcorder(update: Update, context: Ctx) -> None:
 
 async def btn_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """A player presses "Side X" under the lobby: their own seat moves to X."""
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
         raise Alert(tr("err.stale"))
@@ -287,7 +287,7 @@ def panel_screen(tr: Tr, match: Match) -> Screen:
 
 
 async def btn_panel(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     if msg.chat.type == "private":
         await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
@@ -309,7 +309,7 @@ async def btn_add_preset(
     context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     """The GM picked a preset: now its side."""
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     preset = cb.arg(0)
     rows = [
@@ -322,7 +322,7 @@ async def btn_add_preset(
 
 
 async def btn_add_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     preset, side = cb.arg(0), cb.arg(1)
     rules = match.rules
@@ -339,7 +339,7 @@ async def btn_add_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callb
 async def btn_cycle_side(
     context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     seat = match.seat(cb.arg(0))
     sides = _sides(match)
@@ -352,7 +352,7 @@ async def btn_cycle_side(
 
 async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The GM takes an NPC out of the lobby from the panel."""
-    svc = services(context)
+    svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     name = match.seat(cb.arg(0)).name
     match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))

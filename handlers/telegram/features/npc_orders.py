@@ -9,7 +9,7 @@ from engine import usecases
 from engine.match import Match
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn
 from handlers.telegram.shared.turns import (
     _seal,
@@ -31,7 +31,7 @@ async def btn_same_as_last(
 ) -> str | None:
     """Seal the order this participant had last turn (refused with the reason if it is no
     longer legal)."""
-    svc = services(context)
+    svc = context.svc
     match, pid = _gm_turn(svc, tr, cb, user)
     last = next(
         (
@@ -51,7 +51,7 @@ async def btn_same_as_last(
 
 async def btn_nearest(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """Seal "attack the nearest foe" (D34's rule for a consumed dragon, handy for NPCs)."""
-    svc = services(context)
+    svc = context.svc
     match, pid = _gm_turn(svc, tr, cb, user)
     helper = getattr(get_ui(match.ruleset), "nearest_order", None)
     order = helper(match, pid) if helper is not None else None

@@ -27,7 +27,7 @@ from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.odds_text import KIND
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, send
@@ -129,7 +129,7 @@ def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | N
 async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     from engine.simulate import SetupError
 
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
         raise Alert(tr("err.stale"))

@@ -10,7 +10,7 @@ from engine.match import Phase
 from handlers.telegram import hints, plain, render, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,
     _choose,
@@ -31,7 +31,7 @@ log = logging.getLogger("sekundant.bot")
 @command
 async def cmd_order(update: Update, context: Ctx) -> None:
     """``/order [match] <typed order>`` in private; with no order, the builder."""
-    svc = services(context)
+    svc = context.svc
     user = update.effective_user
     assert user is not None
     tr = Tr(svc.user_lang(user))
@@ -54,7 +54,7 @@ async def cmd_order(update: Update, context: Ctx) -> None:
 
 
 async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     pid = cb.arg(0)
@@ -73,7 +73,7 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
 
 
 async def btn_seal(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     pid = cb.arg(0)

@@ -28,7 +28,7 @@ from engine.usecases import SealResult
 from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,
     _choose,
@@ -66,7 +66,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 @command
 async def cmd_plan(update: Update, context: Ctx) -> None:
     """``/plan [match] GROUP SKILL … -- text``: a typed plan; with nothing after it, the builder."""
-    svc = services(context)
+    svc = context.svc
     msg, user = update.effective_message, update.effective_user
     assert msg is not None and user is not None and msg.text is not None
     tr = Tr(svc.user_lang(user))
@@ -119,7 +119,7 @@ async def review_for_new_gm(context: Ctx, match: Match) -> None:
     gm = _reviewer(match)
     if gm is None:
         return
-    for order in usecases.orders_for_review(services(context).deps, match.id, gm):
+    for order in usecases.orders_for_review(context.svc.deps, match.id, gm):
         await _send_plan(context, match, gm, order)
     if not lifecycle.missing(match):
         await _send_approve(context, match, gm)
@@ -127,7 +127,7 @@ async def review_for_new_gm(context: Ctx, match: Match) -> None:
 
 async def _send_plan(context: Ctx, m: Match, gm: int, order: SealedOrder) -> None:
     """One sealed plan to the reviewing GM, with a Veto button bound to its fingerprint."""
-    tr = Tr(services(context).lang_for(gm, m.lang))
+    tr = Tr(context.svc.lang_for(gm, m.lang))
     text = tr(
         "plans.gm.plan",
         name=Raw(names_of(m).get(order.pid, order.pid)),
@@ -141,13 +141,13 @@ async def _send_plan(context: Ctx, m: Match, gm: int, order: SealedOrder) -> Non
 
 
 async def _send_approve(context: Ctx, m: Match, gm: int) -> None:
-    tr = Tr(services(context).lang_for(gm, m.lang))
+    tr = Tr(context.svc.lang_for(gm, m.lang))
     approve = [[Button(tr("plans.btn.approve"), Callback("pa", m.id, m.turn))]]
     await send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
 
 
 async def btn_veto(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     _require_turn(tr, match, cb)
@@ -173,7 +173,7 @@ async def btn_veto(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
 
 async def btn_approve(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The GM approves the turn's plans: it resolves now (every plan must be in)."""
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_gm(tr, match, user)
     _require_turn(tr, match, cb)

@@ -15,7 +15,7 @@ from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line
 from handlers.telegram.i18n import LANGS, Raw, Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import (
     Alert,
     _load,
@@ -42,7 +42,7 @@ log = logging.getLogger("sekundant.bot")
 
 @command
 async def cmd_help(update: Update, context: Ctx) -> None:
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     if chat.type == "private":
@@ -61,7 +61,7 @@ async def cmd_help(update: Update, context: Ctx) -> None:
 @command
 async def cmd_lang(update: Update, context: Ctx) -> None:
     """``/lang [ru|en]``: the user's language in private; the match's language in a group (GM)."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     choice = (context.args[0].lower() if context.args else "")[:2]
@@ -88,7 +88,7 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
 
 @command
 async def cmd_status(update: Update, context: Ctx) -> None:
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     if chat.type != "private":
@@ -133,7 +133,7 @@ async def cmd_status(update: Update, context: Ctx) -> None:
 @command
 async def cmd_takegm(update: Update, context: Ctx) -> None:
     """``/takegm`` in a group: a chat administrator takes the GM role of the active match."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = group_match(svc, chat.id)
@@ -147,7 +147,7 @@ async def cmd_takegm(update: Update, context: Ctx) -> None:
 
 
 async def btn_user_lang(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     lang = cb.arg(0)
     if lang not in LANGS:
         raise ValueError(lang)
@@ -175,7 +175,7 @@ def _my_match(svc: Services, update: Update, words: list[str], phase: Phase) -> 
 @command
 async def cmd_leave(update: Update, context: Ctx) -> None:
     """``/leave``: leave a match that has not started."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
@@ -187,7 +187,7 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
 @command
 async def cmd_forfeit(update: Update, context: Ctx) -> None:
     """``/forfeit``: leave a running match (asks for confirmation first)."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = _my_match(svc, update, list(context.args or []), Phase.RUNNING)
@@ -205,7 +205,7 @@ async def cmd_forfeit(update: Update, context: Ctx) -> None:
 
 
 async def btn_forfeit(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     if cb.kind == "pfx":
         await edit(context, msg.chat.id, msg.message_id, Screen(tr("player.forfeit_kept")))
@@ -225,7 +225,7 @@ async def btn_forfeit(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
 
 async def btn_withdraw(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """Withdraw on a receipt: the order is taken back (the group sees the seat waiting again)."""
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     pid = cb.arg(0)

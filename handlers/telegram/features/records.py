@@ -17,7 +17,7 @@ from engine.match import Match, Phase, TurnRecord
 from handlers.telegram import fairness, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import (
     Alert,
     _load,
@@ -78,7 +78,7 @@ def _may_see(match: Match, user_id: int, chat_id: int) -> bool:
 @command
 async def cmd_history(update: Update, context: Ctx) -> None:
     """``/history [match]``: every resolved turn (orders, dice, results), split under limits."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = _history_match(svc, update, list(context.args or []))
@@ -98,7 +98,7 @@ def _dossier_allowed(match: Match, user_id: int) -> bool:
 async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) -> None:
     """Send the dossier privately to ``user``: the JSON (what ``sekundant verify`` checks) and
     a Markdown version in their language."""
-    svc = services(context)
+    svc = context.svc
     tr = Tr(svc.user_lang(user))
     if not _dossier_allowed(match, user.id):
         raise Rejection("dossier_not_allowed")
@@ -130,7 +130,7 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
 @command
 async def cmd_dossier(update: Update, context: Ctx) -> None:
     """``/dossier [match]``: the match dossier as files, sent privately."""
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     match = _history_match(svc, update, list(context.args or []))
@@ -138,7 +138,7 @@ async def cmd_dossier(update: Update, context: Ctx) -> None:
 
 
 async def btn_dossier(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     try:
         chat = msg.chat.id if msg.chat.type == "private" else user.id

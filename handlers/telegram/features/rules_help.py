@@ -13,7 +13,7 @@ from telegram import Update
 from telegram.ext import Application, CommandHandler, filters
 
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import command
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
@@ -29,7 +29,7 @@ def rules_text(tr: Tr, rulesets: list[str]) -> str:
 
 @command
 async def cmd_rules(update: Update, context: Ctx) -> None:
-    svc = services(context)
+    svc = context.svc
     user, chat = update.effective_user, update.effective_chat
     assert user is not None and chat is not None
     if chat.type == "private":

@@ -29,7 +29,7 @@ from handlers.telegram import callbacks as cbcodec
 from handlers.telegram import stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.text_steps import KIND, forget_after_seal, pending, set_pending
@@ -66,7 +66,7 @@ def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
 async def on_text(update: Update, context: Ctx) -> None:
     """A private plain message: the text of the order whose confirmation it replies to, else
     of the user's pending text step; else a hint of what the user can do now."""
-    svc = services(context)
+    svc = context.svc
     msg, user = update.effective_message, update.effective_user
     if msg is None or user is None or not msg.text:
         return
@@ -98,7 +98,7 @@ def _still_open(svc: Services, cb: Callback) -> bool:
 
 
 async def _seal_text(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
-    svc = services(context)
+    svc = context.svc
     match = svc.deps.repo.load(cb.match).match
     if match.phase is not Phase.RUNNING or match.turn != cb.turn:
         raise Rejection("stale_turn", turn=cb.turn)
@@ -113,7 +113,7 @@ async def _seal_text(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str
 
 async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The "✍️" button itself: the text is awaited from this user now; say how to send it."""
-    svc = services(context)
+    svc = context.svc
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     if match.seat(cb.arg(0)) not in match.controlled_by(user.id):

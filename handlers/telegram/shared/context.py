@@ -1,5 +1,6 @@
 """What every handler reaches through its context: the :class:`Services` kept in
-``application.bot_data`` (moved from ``handlers.telegram.bot``)."""
+``application.bot_data``, typed: the application is built with :data:`CONTEXT_TYPES`, so every
+handler gets a :class:`SekundantContext` and reads ``context.svc`` (PTB's ``ContextTypes``)."""
 
 from __future__ import annotations
 
@@ -7,18 +8,16 @@ import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from telegram import User
-from telegram.ext import ContextTypes
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from engine.ports import PrefsRepository
 from engine.usecases import Deps
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, normalize
-
-Ctx = ContextTypes.DEFAULT_TYPE
-
 
 SERVICES = "sekundant"
 
@@ -76,9 +75,26 @@ class Services:
         return cbcodec.encode(callback, self.secret)
 
 
+class SekundantContext(
+    CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]
+):
+    """The context of every handler of ours: PTB's, plus the application's services."""
+
+    @property
+    def svc(self) -> Services:
+        """The :class:`Services` of this application (``bot_data``)."""
+        svc: Services = self.application.bot_data[SERVICES]
+        return svc
+
+
+Ctx = SekundantContext
+# Passed to ApplicationBuilder.context_types: every handler and error handler gets a Ctx.
+CONTEXT_TYPES = ContextTypes(context=SekundantContext)
+
+
 def services(context: Ctx) -> Services:
-    svc: Services = context.application.bot_data[SERVICES]
-    return svc
+    """``context.svc`` for code handed a context it did not type (kept for callers)."""
+    return context.svc
 
 
 def callback_secret(token: str) -> bytes:

@@ -14,7 +14,7 @@ from engine.usecases import TryAgainError
 from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Button, Screen
 
@@ -40,7 +40,7 @@ def command(fn: Handler) -> Handler:
         try:
             await fn(update, context)
         except EXPECTED as exc:
-            svc = services(context)
+            svc = context.svc
             tr = Tr(svc.user_lang(update.effective_user))
             if update.effective_chat is not None:
                 await send(context, update.effective_chat.id, Screen(_rejection_text(tr, exc)))
@@ -90,7 +90,7 @@ async def _choose(
     if not candidates:
         # Say why when the user does play a match, only not in the phase the command is for
         # (/character once it started, /order before it starts).
-        for m in _user_matches(services(context), user_id):
+        for m in _user_matches(context.svc, user_id):
             if m.seat_of_user(user_id) is None:
                 continue
             if m.phase is Phase.RUNNING:

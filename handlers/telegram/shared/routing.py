@@ -20,7 +20,7 @@ from engine.match import Match
 from engine.usecases import SealResult
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import EXPECTED, Alert, Button_, _rejection_text
 from handlers.telegram.shared.send import _api
 
@@ -65,7 +65,7 @@ def router(app: Application[Any, Any, Any, Any, Any, Any]) -> Router:
 async def on_button(update: Update, context: Ctx) -> None:
     """Every inline button. Unknown, forged or stale presses get a private alert and change
     nothing; expected failures too."""
-    svc = services(context)
+    svc = context.svc
     query = update.callback_query
     assert query is not None
     user = query.from_user

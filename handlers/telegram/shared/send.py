@@ -23,7 +23,7 @@ from engine.usecases import TryAgainError
 from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.ui import Button, Screen, label
 
 log = logging.getLogger("sekundant.bot")
@@ -104,7 +104,7 @@ async def _api(svc: Services, call: Callable[[], Awaitable[Any]], retries: int =
 async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> Message:
     """Send a screen (split under 4096 characters; the keyboard goes on the last part);
     ``retries`` as in :func:`_api`."""
-    svc = services(context)
+    svc = context.svc
     parts = render.split_text(screen.text)
     msg: Message | None = None
     for i, part in enumerate(parts):
@@ -126,7 +126,7 @@ async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> 
 
 async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
     """Edit a message in place; "not modified" is fine, a vanished message is logged."""
-    svc = services(context)
+    svc = context.svc
     params = {
         "chat_id": chat_id,
         "message_id": message_id,
@@ -155,7 +155,7 @@ async def dm(context: Ctx, match: Match, user_id: int, screen: Screen) -> Messag
 
 
 async def mark_unreachable(context: Ctx, match: Match, user_id: int) -> None:
-    svc = services(context)
+    svc = context.svc
     seat = match.seat_of_user(user_id)
     if seat is None:
         if user_id == match.gm_user_id:  # e.g. the NPCs' order screens: the turn waits on them

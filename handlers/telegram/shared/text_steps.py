@@ -10,7 +10,7 @@ from engine.ports import PrefsRepository
 from engine.usecases import SealResult
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.shared.context import Ctx, Services, services
+from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.ui import RulesetUI, Screen, get_ui
 
 KIND = "pt"  # the callback kind of the "✍️" button (first used by plans: kept for old buttons)
@@ -67,7 +67,7 @@ def text_button(screen: Screen) -> Callback | None:
 def remember(context: Ctx, user_id: int, screen: Screen) -> None:
     """A builder screen was shown to ``user_id``: when it waits for a text, that is now the
     user's pending step; when it does not (Back, Start over), no step is pending any more."""
-    svc = services(context)
+    svc = context.svc
     cb = text_button(screen)
     if cb is not None:
         set_pending(svc, user_id, svc.cb(cb))
@@ -79,7 +79,7 @@ async def forget_after_seal(context: Ctx, before: Match, res: SealResult) -> Non
     """Any seal of a seat ends the text step its controller had pending for that seat."""
     if not has_text_orders(before.ruleset):
         return
-    svc = services(context)
+    svc = context.svc
     seat = before.seat(res.order.pid)
     gm_runs = seat.npc or seat.user_id is None or seat.pid in lifecycle.gm_controlled(before)
     uid = before.gm_user_id if gm_runs else seat.user_id

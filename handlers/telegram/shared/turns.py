@@ -22,7 +22,7 @@ from handlers.telegram.clock_text import with_deadline
 from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens.reveal_text import reveal_text
-from handlers.telegram.shared.context import Ctx, services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
@@ -46,7 +46,7 @@ async def refresh_lobby(context: Ctx, match: Match) -> None:
 
 
 async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | None = None) -> None:
-    svc = services(context)
+    svc = context.svc
     mid = match.ui.get("status")
     if mid is None or match.phase is not Phase.RUNNING:
         return
@@ -71,7 +71,7 @@ async def gm_changed(context: Ctx, match: Match) -> None:
 async def open_turn(context: Ctx, match: Match) -> None:
     """A turn opened: one status message in the group (edited in place from now on), and
     each acting player's order builder in private."""
-    svc = services(context)
+    svc = context.svc
     gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
@@ -132,7 +132,7 @@ async def _seal(
 ) -> None:
     """Seal, give the player a receipt (the builder message becomes it), update the group's
     status message; when this order completed the turn, reveal."""
-    svc = services(context)
+    svc = context.svc
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
@@ -166,7 +166,7 @@ async def on_resolved(
     receipts (``edited``: the receipt the resolving seal just drew without one), post the
     reveal, then the next turn (or the final summary). The reveal is tried again on a network
     hiccup: nothing else sends it."""
-    services(context).resolved += 1  # see Services.resolved
+    context.svc.resolved += 1  # see Services.resolved
     gtr = Tr(after.lang)
     status_id = before.ui.get("status")
     if status_id is not None:
@@ -208,7 +208,7 @@ async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) ->
             return False
         caption = tr("reveal.caption", turn=record.turn)
         photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
-        await _api(services(context), lambda: context.bot.send_photo(match.chat_id, photo, caption))
+        await _api(context.svc, lambda: context.bot.send_photo(match.chat_id, photo, caption))
     except Exception:
         log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
         return False
@@ -248,7 +248,7 @@ async def open_turn_gm(context: Ctx, match: Match, *, unsealed_only: bool = Fals
     (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
     Returns the messages sent, oldest first (their keyboards go when the turn resolves:
     ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
-    svc = services(context)
+    svc = context.svc
     pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
     sent: list[Message] = []
     if not pids:

@@ -26,7 +26,7 @@ from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import SERVICES, Ctx, SekundantContext, Services
-from handlers.telegram.shared.guards import command, gm_lobby, group_match
+from handlers.telegram.shared.guards import command, gm_lobby, group_match, sender
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, send
 from handlers.telegram.shared.turns import on_resolved, refresh_lobby, refresh_status
@@ -61,8 +61,7 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
     """``/clock`` in a group: the clock settings; the GM changes them with ``key=value`` words
     (in play, a new turn length applies from the next turn)."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = group_match(svc, chat.id)
     tr = Tr(match.lang)
     words = list(context.args or [])

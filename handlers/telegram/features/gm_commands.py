@@ -23,6 +23,7 @@ from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     command,
     group_match,
+    sender,
 )
 from handlers.telegram.shared.send import deep_link, send
 from handlers.telegram.shared.turns import (
@@ -87,8 +88,7 @@ def _seat_by_word(match: Match, word: str) -> str:
 async def cmd_gm(update: Update, context: Ctx) -> None:
     """``/gm`` replying to a user's message (or ``/gm @user``): hand the GM role over."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = group_match(svc, chat.id)
     target = _target_user(context, update, list(context.args or []))
     if target is None:
@@ -104,8 +104,7 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
     to another user. The seat changes hands only when that user presses the deep link
     themselves (their confirmation); with no user named, the first who presses takes it."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = group_match(svc, chat.id)
     words = list(context.args or [])
     if match.gm_user_id != user.id:
@@ -183,8 +182,7 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
     """``/edit <pid|name> <field> <value> <reason…>`` (GM): a ruling on one field of a
     participant's state, announced with its reason. Without arguments: the editable fields."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = group_match(svc, chat.id)
     tr = Tr(match.lang)
     words = list(context.args or [])

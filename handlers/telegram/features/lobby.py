@@ -27,6 +27,8 @@ from handlers.telegram.shared.guards import (
     _user_matches,
     command,
     gm_lobby,
+    sender,
+    user_of,
 )
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
@@ -46,8 +48,7 @@ log = logging.getLogger("sekundant.bot")
 async def cmd_start(update: Update, context: Ctx) -> None:
     """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``) or the welcome."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     tr = Tr(svc.user_lang(user))
     payload = context.args[0] if context.args else ""
     # The user can be messaged now: clear any "unreachable" mark.
@@ -69,8 +70,7 @@ async def cmd_start(update: Update, context: Ctx) -> None:
 
 async def _join(update: Update, context: Ctx, match_id: str) -> None:
     svc = context.svc
-    user = update.effective_user
-    assert user is not None
+    user = user_of(update)
     tr = Tr(svc.user_lang(user))
     try:
         match = usecases.join(svc.deps, match_id, user.id, user.full_name)
@@ -128,8 +128,7 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
 async def cmd_duel(update: Update, context: Ctx) -> None:
     """``/duel`` or ``/newmatch`` in a group: pick the ruleset with buttons."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     tr = Tr(svc.user_lang(user))
     if chat.type == "private":
         await send(context, chat.id, Screen(tr("duel.group_only")))
@@ -153,8 +152,7 @@ async def cmd_duel(update: Update, context: Ctx) -> None:
 async def cmd_character(update: Update, context: Ctx) -> None:
     """``/character [match] <sheet>`` in private: a typed character for the lobby."""
     svc = context.svc
-    user = update.effective_user
-    assert user is not None
+    user = user_of(update)
     tr = Tr(svc.user_lang(user))
     match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
     if match is None:

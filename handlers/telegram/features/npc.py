@@ -32,7 +32,7 @@ from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
-from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby
+from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby, sender, user_of
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import (
@@ -163,8 +163,7 @@ def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
 async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     tr = Tr(svc.user_lang(user))
     words = list(context.args or [])
     if chat.type == "private":
@@ -201,8 +200,7 @@ async def cmd_side(update: Update, context: Ctx) -> None:
 async def cmd_npcorder(update: Update, context: Ctx) -> None:
     """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
     svc = context.svc
-    user = update.effective_user
-    assert user is not None
+    user = user_of(update)
     tr = Tr(svc.user_lang(user))
     words = list(context.args or [])
     running = [

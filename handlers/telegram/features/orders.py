@@ -20,6 +20,7 @@ from handlers.telegram.shared.guards import (
     _pick_match,
     _require_turn,
     command,
+    user_of,
 )
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import _seal, refuse_if_before_turn
@@ -32,8 +33,7 @@ log = logging.getLogger("sekundant.bot")
 async def cmd_order(update: Update, context: Ctx) -> None:
     """``/order [match] <typed order>`` in private; with no order, the builder."""
     svc = context.svc
-    user = update.effective_user
-    assert user is not None
+    user = user_of(update)
     tr = Tr(svc.user_lang(user))
     words = list(context.args or [])
     match, candidates, words = _pick_match(svc, user.id, words, Phase.RUNNING)

@@ -25,6 +25,7 @@ from handlers.telegram.shared.guards import (
     _user_matches,
     command,
     group_match,
+    sender,
 )
 from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import (
@@ -43,8 +44,7 @@ log = logging.getLogger("sekundant.bot")
 @command
 async def cmd_help(update: Update, context: Ctx) -> None:
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     if chat.type == "private":
         tr = Tr(svc.user_lang(user))
         matches = _user_matches(svc, user.id)
@@ -62,8 +62,7 @@ async def cmd_help(update: Update, context: Ctx) -> None:
 async def cmd_lang(update: Update, context: Ctx) -> None:
     """``/lang [ru|en]``: the user's language in private; the match's language in a group (GM)."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     choice = (context.args[0].lower() if context.args else "")[:2]
     if chat.type == "private":
         if choice not in LANGS:
@@ -89,8 +88,7 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
 @command
 async def cmd_status(update: Update, context: Ctx) -> None:
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     if chat.type != "private":
         matches = svc.deps.repo.active_in_chat(chat.id)
         if not matches:
@@ -134,8 +132,7 @@ async def cmd_status(update: Update, context: Ctx) -> None:
 async def cmd_takegm(update: Update, context: Ctx) -> None:
     """``/takegm`` in a group: a chat administrator takes the GM role of the active match."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = group_match(svc, chat.id)
     tr = Tr(match.lang)
     member = await _api(svc, lambda: context.bot.get_chat_member(chat.id, user.id))
@@ -159,8 +156,7 @@ async def btn_user_lang(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
 def _my_match(svc: Services, update: Update, words: list[str], phase: Phase) -> Match:
     """The match a player command is about: the group's active match, or (in private) the one
     named by id or the only one in ``phase``."""
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     if chat.type != "private":
         match = group_match(svc, chat.id)
         if match.phase is not phase:
@@ -176,8 +172,7 @@ def _my_match(svc: Services, update: Update, words: list[str], phase: Phase) -> 
 async def cmd_leave(update: Update, context: Ctx) -> None:
     """``/leave``: leave a match that has not started."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
     after = usecases.leave(svc.deps, match.id, user.id)
     await refresh_lobby(context, after)
@@ -188,8 +183,7 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
 async def cmd_forfeit(update: Update, context: Ctx) -> None:
     """``/forfeit``: leave a running match (asks for confirmation first)."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = _my_match(svc, update, list(context.args or []), Phase.RUNNING)
     seat = match.seat_of_user(user.id)
     if seat is None:

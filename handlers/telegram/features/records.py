@@ -23,6 +23,7 @@ from handlers.telegram.shared.guards import (
     _load,
     command,
     group_match,
+    sender,
 )
 from handlers.telegram.shared.send import _api, send
 from handlers.telegram.ui import Screen, get_ui, names_of
@@ -50,8 +51,7 @@ def history_text(tr: Tr, match: Match, records: Sequence[TurnRecord]) -> str:
 
 
 def _history_match(svc: Services, update: Update, words: list[str]) -> Match:
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     if words:
         with contextlib.suppress(NotFoundError):
             match = svc.deps.repo.load(words[0]).match
@@ -79,8 +79,7 @@ def _may_see(match: Match, user_id: int, chat_id: int) -> bool:
 async def cmd_history(update: Update, context: Ctx) -> None:
     """``/history [match]``: every resolved turn (orders, dice, results), split under limits."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = _history_match(svc, update, list(context.args or []))
     tr = Tr(match.lang if chat.type != "private" else svc.user_lang(user))
     records = usecases.history(svc.deps, match.id)
@@ -131,8 +130,7 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
 async def cmd_dossier(update: Update, context: Ctx) -> None:
     """``/dossier [match]``: the match dossier as files, sent privately."""
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     match = _history_match(svc, update, list(context.args or []))
     await send_dossier(context, match, user, chat.id)
 

@@ -14,7 +14,7 @@ from telegram.ext import Application, CommandHandler, filters
 
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx
-from handlers.telegram.shared.guards import command
+from handlers.telegram.shared.guards import command, sender
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
 
@@ -30,8 +30,7 @@ def rules_text(tr: Tr, rulesets: list[str]) -> str:
 @command
 async def cmd_rules(update: Update, context: Ctx) -> None:
     svc = context.svc
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    user, chat = sender(update)
     if chat.type == "private":
         tr = Tr(svc.user_lang(user))
         matches = svc.deps.repo.active_for_user(user.id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from telegram import Message, Update, User
+from telegram import Chat, Message, Update, User
 
 from engine.errors import ConflictError, NotFoundError, Rejection
 from engine.match import Match, Phase
@@ -146,3 +146,25 @@ def gm_lobby(svc: Services, tr: Tr, cb: Callback, user: User) -> Match:
     if match.phase is not Phase.LOBBY:
         raise Alert(tr("err.stale"))
     return match
+
+
+class NoSender(Exception):  # noqa: N818 - control flow, like Alert
+    """An update without the user or chat its handler's filters promise (never expected: the
+    handlers are registered for messages in private or group chats). Logged as a failed update
+    by the error handler, as the assertions it replaces were."""
+
+
+def user_of(update: Update) -> User:
+    """The user who sent ``update``."""
+    user = update.effective_user
+    if user is None:
+        raise NoSender(update.update_id)
+    return user
+
+
+def sender(update: Update) -> tuple[User, Chat]:
+    """The user who sent ``update`` and the chat it came from."""
+    chat = update.effective_chat
+    if chat is None:
+        raise NoSender(update.update_id)
+    return user_of(update), chat

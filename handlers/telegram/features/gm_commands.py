@@ -167,7 +167,7 @@ async def _claim(update: Update, context: Ctx) -> None:
     offers = {k: v for k, v in (after.ui.get("offers") or {}).items() if k != pid}
     after = usecases.update_ui(svc.deps, after.id, offers=offers)
     await _announce(context, after, "gm.replaced", old=old, new=user.full_name)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     await send(context, user.id, Screen(tr("gm.claimed", id=after.id)))
     if after.phase is Phase.RUNNING:
         await refresh_status(context, after)

@@ -49,7 +49,7 @@ async def cmd_start(update: Update, context: Ctx) -> None:
     """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``) or the welcome."""
     svc = context.svc
     user, chat = sender(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     payload = context.args[0] if context.args else ""
     # The user can be messaged now: clear any "unreachable" mark.
     for m in _user_matches(svc, user.id):
@@ -71,7 +71,7 @@ async def cmd_start(update: Update, context: Ctx) -> None:
 async def _join(update: Update, context: Ctx, match_id: str) -> None:
     svc = context.svc
     user = user_of(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     try:
         match = usecases.join(svc.deps, match_id, user.id, user.full_name)
         await refresh_lobby(context, match)
@@ -129,7 +129,7 @@ async def cmd_duel(update: Update, context: Ctx) -> None:
     """``/duel`` or ``/newmatch`` in a group: pick the ruleset with buttons."""
     svc = context.svc
     user, chat = sender(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     if chat.type == "private":
         await send(context, chat.id, Screen(tr("duel.group_only")))
         return
@@ -153,7 +153,7 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     """``/character [match] <sheet>`` in private: a typed character for the lobby."""
     svc = context.svc
     user = user_of(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
     if match is None:
         example = hints.character_example(candidates[0], with_id=True) if candidates else ""

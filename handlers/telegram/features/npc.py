@@ -118,7 +118,7 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
     svc = context.svc
     user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
     assert user is not None and chat is not None and msg is not None
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
     if not matches:
         raise Rejection("no_active_match")
@@ -164,7 +164,7 @@ async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
     svc = context.svc
     user, chat = sender(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     words = list(context.args or [])
     if chat.type == "private":
         matches = [
@@ -201,7 +201,7 @@ async def cmd_npcorder(update: Update, context: Ctx) -> None:
     """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
     svc = context.svc
     user = user_of(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     words = list(context.args or [])
     running = [
         m

@@ -34,7 +34,7 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     """``/order [match] <typed order>`` in private; with no order, the builder."""
     svc = context.svc
     user = user_of(update)
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     words = list(context.args or [])
     match, candidates, words = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:

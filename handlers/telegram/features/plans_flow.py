@@ -69,7 +69,7 @@ async def cmd_plan(update: Update, context: Ctx) -> None:
     svc = context.svc
     msg, user = update.effective_message, update.effective_user
     assert msg is not None and user is not None and msg.text is not None
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     rest = msg.text.split(maxsplit=1)[1] if len(msg.text.split(maxsplit=1)) > 1 else ""
     words = rest.split()
     match, candidates, left = _pick_match(svc, user.id, words, Phase.RUNNING)

@@ -46,7 +46,7 @@ async def cmd_help(update: Update, context: Ctx) -> None:
     svc = context.svc
     user, chat = sender(update)
     if chat.type == "private":
-        tr = Tr(svc.user_lang(user))
+        tr = context.tr(user)
         matches = _user_matches(svc, user.id)
     else:
         matches = svc.deps.repo.active_in_chat(chat.id)
@@ -66,7 +66,7 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
     choice = (context.args[0].lower() if context.args else "")[:2]
     if chat.type == "private":
         if choice not in LANGS:
-            tr = Tr(svc.user_lang(user))
+            tr = context.tr(user)
             rows = [[Button(tr(f"lang.{lg}"), Callback("ul", "", 0, (lg,))) for lg in LANGS]]
             await send(context, chat.id, Screen(tr("lang.pick"), rows))
             return
@@ -92,7 +92,7 @@ async def cmd_status(update: Update, context: Ctx) -> None:
     if chat.type != "private":
         matches = svc.deps.repo.active_in_chat(chat.id)
         if not matches:
-            await send(context, chat.id, Screen(Tr(svc.user_lang(user))("matches.none")))
+            await send(context, chat.id, Screen(context.tr(user)("matches.none")))
             return
         m = matches[0]
         tr = Tr(m.lang)
@@ -102,7 +102,7 @@ async def cmd_status(update: Update, context: Ctx) -> None:
             fps = usecases.sealed_fingerprints(svc.deps, m.id)
             await send(context, chat.id, Screen(render.status_text(tr, m, fps, svc.deps.clock())))
         return
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     matches = _user_matches(svc, user.id)
     lines = [render.match_list(tr, matches)]
     ui_rows: list[list[Button]] = []
@@ -176,7 +176,7 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
     after = usecases.leave(svc.deps, match.id, user.id)
     await refresh_lobby(context, after)
-    await send(context, chat.id, Screen(Tr(svc.user_lang(user))("player.left", id=after.id)))
+    await send(context, chat.id, Screen(context.tr(user)("player.left", id=after.id)))
 
 
 @command
@@ -188,7 +188,7 @@ async def cmd_forfeit(update: Update, context: Ctx) -> None:
     seat = match.seat_of_user(user.id)
     if seat is None:
         raise Rejection("not_a_participant")
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     rows = [
         [
             Button(tr("player.btn_forfeit"), Callback("pff", match.id, match.turn, (seat.pid,))),

@@ -98,7 +98,7 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
     """Send the dossier privately to ``user``: the JSON (what ``sekundant verify`` checks) and
     a Markdown version in their language."""
     svc = context.svc
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     if not _dossier_allowed(match, user.id):
         raise Rejection("dossier_not_allowed")
     loaded = svc.deps.repo.load(match.id)

@@ -32,7 +32,7 @@ async def cmd_rules(update: Update, context: Ctx) -> None:
     svc = context.svc
     user, chat = sender(update)
     if chat.type == "private":
-        tr = Tr(svc.user_lang(user))
+        tr = context.tr(user)
         matches = svc.deps.repo.active_for_user(user.id)
     else:
         matches = svc.deps.repo.active_in_chat(chat.id)

@@ -70,7 +70,7 @@ async def on_text(update: Update, context: Ctx) -> None:
     msg, user = update.effective_message, update.effective_user
     if msg is None or user is None or not msg.text:
         return
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     cb = None
     if msg.reply_to_message is not None:
         cb = _prompt_callback(msg.reply_to_message, svc.secret)

@@ -17,7 +17,7 @@ from engine.ports import PrefsRepository
 from engine.usecases import Deps
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import LANGS, normalize
+from handlers.telegram.i18n import LANGS, Tr, normalize
 
 SERVICES = "sekundant"
 
@@ -85,6 +85,10 @@ class SekundantContext(
         """The :class:`Services` of this application (``bot_data``)."""
         svc: Services = self.application.bot_data[SERVICES]
         return svc
+
+    def tr(self, user: User | None) -> Tr:
+        """The translator for ``user``: their ``/lang`` choice, else their client's language."""
+        return Tr(self.svc.user_lang(user))
 
 
 Ctx = SekundantContext

@@ -40,8 +40,7 @@ def command(fn: Handler) -> Handler:
         try:
             await fn(update, context)
         except EXPECTED as exc:
-            svc = context.svc
-            tr = Tr(svc.user_lang(update.effective_user))
+            tr = context.tr(update.effective_user)
             if update.effective_chat is not None:
                 await send(context, update.effective_chat.id, Screen(_rejection_text(tr, exc)))
 

@@ -19,7 +19,6 @@ from telegram.ext import Application
 from engine.match import Match
 from engine.usecases import SealResult
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import EXPECTED, Alert, Button_, _rejection_text
 from handlers.telegram.shared.send import _api
@@ -69,7 +68,7 @@ async def on_button(update: Update, context: Ctx) -> None:
     query = update.callback_query
     assert query is not None
     user = query.from_user
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     cb = cbcodec.decode(query.data, svc.secret)
     toast: str | None = None
     alert = False

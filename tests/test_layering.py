@@ -45,6 +45,22 @@ TELEGRAM = ROOT / "handlers" / "telegram"
 FEATURES = "handlers.telegram.features."
 SHARED = "handlers.telegram.shared."
 SCREENS = "handlers.telegram.screens"
+# Pure renderers still at the package root (to move into screens/ once the branches editing
+# them are merged, issue 19); held to the same rule meanwhile.
+RENDERERS = frozenset(
+    f"handlers.telegram.{name}"
+    for name in (
+        "render",
+        "labels",
+        "fairness",
+        "clock_text",
+        "odds_text",
+        "dossier_md",
+        "reveal",
+        "pictures",
+        "odds_chart",
+    )
+)
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 80
 # Modules and functions of handlers/telegram over the limits today (path relative to it, and
@@ -271,8 +287,8 @@ def _third_party_imports(path: Path) -> set[str]:
 
 
 def test_screens_import_no_python_telegram_bot() -> None:
-    screens = [p for name, p in MODULES.items() if name.startswith(SCREENS)]
-    assert screens
+    screens = [p for name, p in MODULES.items() if name.startswith(SCREENS) or name in RENDERERS]
+    assert len(screens) > len(RENDERERS)
     bad = sorted(str(p.relative_to(ROOT)) for p in screens if "telegram" in _third_party_imports(p))
     assert not bad, "screens import telegram: " + ", ".join(bad)
 

@@ -22,9 +22,10 @@ from engine.ruleset import Outcome
 from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,
+    _load,
     _require_gm,
     _require_turn,
 )
@@ -44,10 +45,6 @@ log = logging.getLogger("sekundant.bot")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _load(svc: Services, cb: Callback) -> Match:
-    return svc.deps.repo.load(cb.match).match
 
 
 def _seat_rows(tr: Tr, match: Match, kind: str, *, players_only: bool = True) -> list[list[Button]]:

@@ -22,9 +22,9 @@ from telegram.ext import Application, CommandHandler, filters
 from engine import usecases
 from engine.match import Match, Phase, TurnRecord
 from engine.usecases import Reminder, Resolution, Resumed, SweepResult
-from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared.context import SERVICES, Ctx, SekundantContext, Services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match, sender
 from handlers.telegram.shared.routing import router

@@ -17,8 +17,8 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
-from handlers.telegram import render
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     command,

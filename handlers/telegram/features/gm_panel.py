@@ -19,9 +19,9 @@ from engine.clock import clock_config
 from engine.errors import Rejection
 from engine.match import Match, Phase, TurnRecord
 from engine.ruleset import Outcome
-from handlers.telegram import clock_text, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,

@@ -11,9 +11,9 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.match import Phase
 from engine.ruleset import Outcome
-from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
 from handlers.telegram.shared.send import edit, send

@@ -13,9 +13,10 @@ from engine import rulesets as registry
 from engine import usecases
 from engine.errors import ConflictError, Rejection
 from engine.match import Match, Phase
-from handlers.telegram import hints, plain, render, stale
+from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     EXPECTED,

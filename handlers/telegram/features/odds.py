@@ -26,7 +26,7 @@ from telegram.error import Forbidden
 from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.odds_text import KIND
+from handlers.telegram.screens.odds_text import KIND
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load
 from handlers.telegram.shared.routing import router
@@ -114,7 +114,7 @@ def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
 def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | None]:
     """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``."""
     from handlers.sim_render import odds_text
-    from handlers.telegram.odds_chart import chart_png
+    from handlers.telegram.screens.odds_chart import chart_png
 
     result, rep = run(doc, version)
     tr = Tr(lang)

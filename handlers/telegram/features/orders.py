@@ -7,9 +7,10 @@ import logging
 from telegram import Message, Update, User
 
 from engine.match import Phase
-from handlers.telegram import hints, plain, render, stale
+from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,

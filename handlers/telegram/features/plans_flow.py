@@ -25,9 +25,10 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.match import Match, Phase, SealedOrder
 from engine.usecases import SealResult
-from handlers.telegram import hints, plain, render
+from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,

@@ -11,10 +11,10 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
-from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.clock_text import deadline_line
 from handlers.telegram.i18n import LANGS, Raw, Tr
+from handlers.telegram.screens import render
+from handlers.telegram.screens.clock_text import deadline_line
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import (
     Alert,

@@ -14,9 +14,9 @@ from engine import usecases
 from engine.dossier import build_dossier
 from engine.errors import NotFoundError, Rejection
 from engine.match import Match, Phase, TurnRecord
-from handlers.telegram import fairness, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import fairness, render
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import (
     Alert,

@@ -11,8 +11,8 @@ from handlers.telegram.reveal import expandable
 
 def reveal_text(tr: Tr, match: Match, record: TurnRecord) -> str:
     """The group's reveal of ``record``: story, turn counter, details, proof."""
-    from handlers.telegram.fairness import reveal_proof
-    from handlers.telegram.render import turn_label
+    from handlers.telegram.screens.fairness import reveal_proof
+    from handlers.telegram.screens.render import turn_label
     from handlers.telegram.ui import get_ui
 
     ui = get_ui(match.ruleset)

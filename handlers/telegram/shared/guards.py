@@ -11,9 +11,10 @@ from telegram import Chat, Message, Update, User
 from engine.errors import ConflictError, NotFoundError, Rejection
 from engine.match import Match, Phase
 from engine.usecases import TryAgainError
-from handlers.telegram import hints, plain, render
+from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Button, Screen

@@ -20,9 +20,9 @@ from engine import usecases
 from engine.errors import NotFoundError, Rejection
 from engine.match import Match
 from engine.usecases import TryAgainError
-from handlers.telegram import render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.ui import Button, Screen, label
 

@@ -16,11 +16,12 @@ from engine import usecases
 from engine.clock import absentees, clock_config
 from engine.errors import Rejection
 from engine.match import Match, Phase, TurnRecord
-from handlers.telegram import render, stale
+from handlers.telegram import stale
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.clock_text import with_deadline
-from handlers.telegram.fairness import receipt_screen
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import render
+from handlers.telegram.screens.clock_text import with_deadline
+from handlers.telegram.screens.fairness import receipt_screen
 from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.routing import router
@@ -196,12 +197,12 @@ async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
 
 
 async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
-    """The reveal's picture with a short caption (``handlers.telegram.pictures``, which
+    """The reveal's picture with a short caption (``handlers.telegram.screens.pictures``, which
     imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
     text reveal still goes out: the picture is a convenience, the text is the record."""
     tr = Tr(match.lang)
     try:
-        from handlers.telegram import pictures
+        from handlers.telegram.screens import pictures
 
         png = pictures.reveal_picture(tr, match, record)
         if png is None:

@@ -47,7 +47,8 @@ def sweep(
     alarms. Raises only when the store cannot even be read (the invocation fails: the
     alarm on the function's errors, and its on-failure destination)."""
     from engine import usecases  # wired with the runtime (handlers.runtime)
-    from handlers.telegram import bot, outbox
+    from handlers.telegram import app
+    from handlers.telegram.shared import outbox
 
     deps = rt.deps
     errors = rt.services.errors
@@ -61,7 +62,7 @@ def sweep(
     failed = len(errors)
     if results:
         try:  # the results are saved with what they owe: the outbox sends it
-            rt.run(bot.announce_sweep(rt.app, results))
+            rt.run(app.announce_sweep(rt.app, results))
         except Exception as exc:
             errors.append(exc)
     for err in errors[failed:]:

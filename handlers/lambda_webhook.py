@@ -17,7 +17,7 @@ later updates meanwhile, so retries must be rare and useful):
   fail only transiently) the update is *parked*: not processed again,
   its last error kept on its record and logged, metric ``UpdateParked`` (an alarm), a short
   apology in its chat, and 200. What a handled update owes the chats after its save (a
-  reveal...) is in the outbox (``handlers.telegram.outbox``): a failed send there fails
+  reveal...) is in the outbox (``handlers.telegram.shared.outbox``): a failed send there fails
   nothing here, the sweeper delivers it.
 - 503: another attempt at the same update holds its processing lease (it may still be
   running, e.g. Telegram gave up waiting for it): Telegram retries later, and by then that

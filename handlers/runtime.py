@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from engine.ports import MatchRepository
     from engine.usecases import Deps
-    from handlers.telegram.bot import Services
+    from handlers.telegram.shared.context import Services
 
 T = TypeVar("T")
 log = logging.getLogger("sekundant.lambda")
@@ -155,7 +155,7 @@ class Runtime:
 
     @property
     def services(self) -> Services:
-        from handlers.telegram.bot import SERVICES
+        from handlers.telegram.shared.context import SERVICES
 
         svc: Services = self.app.bot_data[SERVICES]
         return svc
@@ -207,7 +207,7 @@ def _wire(
     clock: Any,
 ) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
     from engine.usecases import Deps, SystemEntropy
-    from handlers.telegram.bot import build_application
+    from handlers.telegram.app import build_application
     from infra.settings import SettingsError, load_settings
     from infra.store import make_repository
 

@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
 def poll(settings: Settings, token: str) -> int:
     """Long polling against Telegram (or ``TELEGRAM_API_BASE_URL``) with the configured store."""
     from engine.usecases import Deps, SystemEntropy
-    from handlers.telegram.bot import build_application, set_commands
-    from handlers.telegram.clock import install_timer
+    from handlers.telegram.app import build_application, set_commands
+    from handlers.telegram.features.clock import install_timer
     from infra.store import make_repository
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")

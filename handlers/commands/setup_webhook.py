@@ -114,7 +114,7 @@ async def _configure(
 ) -> dict[str, Any]:
     from telegram import Bot, BotCommandScopeAllGroupChats, BotCommandScopeAllPrivateChats
 
-    from handlers.telegram.bot import bot_commands
+    from handlers.telegram.app import bot_commands
     from handlers.telegram.i18n import LANGS
 
     bot = Bot(token, request=request, get_updates_request=request)

@@ -2,7 +2,7 @@
 feed them through ``process_update`` on one event loop, and read what each chat shows.
 
 Used by the tests, the offline sandbox and the benchmark, so all of them exercise exactly the
-production wiring (:func:`handlers.telegram.bot.build_application`).
+production wiring (:func:`handlers.telegram.app.build_application`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from telegram import Update
 
 from engine.ports import MatchRepository
 from engine.usecases import CountingEntropy, Deps, Entropy
-from handlers.telegram.bot import Services, build_application, services
+from handlers.telegram.app import build_application
 from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI, FakeMessage
+from handlers.telegram.shared.context import Services, services
 
 TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
 GROUP_ID = -1001234567890
@@ -149,7 +150,7 @@ class Harness:
 
     def sweep(self) -> list[Any]:
         """One turn-clock sweep at ``self.now`` (what the timer and the Lambda sweeper do)."""
-        from handlers.telegram.clock import sweep_once
+        from handlers.telegram.features.clock import sweep_once
 
         return self.runner.run(sweep_once(self.app))
 

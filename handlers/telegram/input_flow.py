@@ -5,15 +5,18 @@ player gets about orders given in their name.
   naming what the user can do now (pick a character, send an order, wait), with an example
   made for them (:mod:`handlers.telegram.hints`), instead of silence.
 - :func:`tell_defaulted`: when the GM forces a turn, each player who got the default order is
-  told privately, as the deadline path does (:func:`handlers.telegram.clock.announce_deadline`).
+  told privately, as the deadline path does
+  (:func:`handlers.telegram.shared.clock_notices.announce_deadline`).
 """
 
 from __future__ import annotations
 
 from engine import match as lifecycle
 from engine.match import Match, Phase, TurnRecord
-from handlers.telegram import bot, hints
+from handlers.telegram import hints
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.send import dm, send
 from handlers.telegram.ui import Screen, get_ui
 
 
@@ -36,20 +39,20 @@ def next_step(tr: Tr, matches: list[Match], user_id: int) -> str:
     return tr("input.next.none")
 
 
-async def hint(context: bot.Ctx, tr: Tr, user_id: int) -> None:
+async def hint(context: Ctx, tr: Tr, user_id: int) -> None:
     """Answer an unexpected private message with what the user can do now."""
-    svc = bot.services(context)
+    svc = context.svc
     matches = svc.deps.repo.active_for_user(user_id)
     text = tr("input.unknown_text", next=Raw(next_step(tr, matches, user_id)))
-    await bot.send(context, user_id, Screen(text))
+    await send(context, user_id, Screen(text))
 
 
 async def tell_defaulted(
-    context: bot.Ctx, match: Match, record: TurnRecord, key: str = "input.forced_default"
+    context: Ctx, match: Match, record: TurnRecord, key: str = "input.forced_default"
 ) -> None:
     """Tell each player whose seat got the default order, privately (``key``: the message;
-    a forced turn's by default, the deadline's from :mod:`handlers.telegram.clock`)."""
-    svc = bot.services(context)
+    a forced turn's by default, the deadline's from :mod:`handlers.telegram.features.clock`)."""
+    svc = context.svc
     ui = get_ui(match.ruleset)
     for o in record.orders:
         seat = match.seat(o.pid)
@@ -62,4 +65,4 @@ async def tell_defaulted(
             turn=record.turn,
             order=Raw(ui.order_text(ptr, o.order)),
         )
-        await bot.dm(context, match, seat.user_id, Screen(text))
+        await dm(context, match, seat.user_id, Screen(text))

@@ -126,7 +126,7 @@ def expected_text(tr: Tr, field: str, expected: str) -> str:
         op, num = m.groups()
         value: Any = float(num) if "." in num else int(num)
         if field in _DURATIONS:
-            from handlers.telegram.clock_text import duration
+            from handlers.telegram.screens.clock_text import duration
 
             value = duration(tr, value)
         parts.append(tr(f"input.expect.{op}", value=value))

@@ -12,9 +12,6 @@ import html
 import re
 from collections.abc import Iterable
 
-from engine.match import Match, TurnRecord
-from handlers.telegram.i18n import Tr
-
 # A collapsed block is kept under this many characters, so a long turn's details become
 # several blocks that split_text can put into separate messages without cutting a tag.
 BLOCK_MAX = 3000
@@ -44,18 +41,3 @@ def visible(text: str) -> str:
     """What a reader sees before tapping anything: the text without its collapsed blocks, as
     a client shows it (tags dropped, entities unescaped)."""
     return html.unescape(_TAGS.sub("", _EXPANDABLE.sub("", text))).strip()
-
-
-def reveal_text(tr: Tr, match: Match, record: TurnRecord) -> str:
-    """The group's reveal of ``record``: story, turn counter, details, proof."""
-    from handlers.telegram.fairness import reveal_proof
-    from handlers.telegram.render import turn_label
-    from handlers.telegram.ui import get_ui
-
-    ui = get_ui(match.ruleset)
-    story, details = ui.reveal_parts(tr, match, record)
-    text = "\n".join(line for line in story if line is not None).strip()
-    text += "\n" + turn_label(tr, match, record.turn)
-    if any(line.strip() for line in details):
-        text += "\n\n" + tr("reveal.details") + "\n" + expandable(details)
-    return text + "\n\n" + reveal_proof(tr, match, record)  # seed and salts: checkable

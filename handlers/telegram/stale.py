@@ -30,7 +30,7 @@ from handlers.telegram.i18n import Tr
 from handlers.telegram.ui import Button
 
 if TYPE_CHECKING:
-    from handlers.telegram.bot import Ctx
+    from handlers.telegram.shared.context import Ctx
 
 log = logging.getLogger("sekundant.bot")
 KEY = "live"
@@ -39,7 +39,7 @@ KIND = "done"  # the callback kind of the "turn N resolved" button
 
 async def btn_done(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The "turn N resolved" button: it only says so."""
-    from handlers.telegram.bot import Alert
+    from handlers.telegram.shared.guards import Alert
 
     raise Alert(tr("stale.resolved_alert", turn=cb.turn))
 
@@ -54,12 +54,11 @@ def live(match: Match, turn: int) -> list[tuple[int, int]]:
 
 async def remember(context: Ctx, match: Match, messages: Iterable[Message | None]) -> None:
     """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write."""
-    from handlers.telegram.bot import services
 
     pairs = [[m.chat.id, m.message_id] for m in messages if m is not None]
     if not pairs:
         return
-    svc = services(context)
+    svc = context.svc
     with contextlib.suppress(Rejection, NotFoundError, usecases.TryAgainError):
         usecases.add_turn_ui(svc.deps, match.id, KEY, match.turn, pairs)
 
@@ -74,9 +73,9 @@ def done_row(tr: Tr, match: Match, turn: int) -> list[list[Button]]:
 async def clear(context: Ctx, match: Match, turn: int, skip: int | None = None) -> int:
     """Replace the keyboards of ``turn``'s remembered messages (not ``skip``, the message the
     resolving seal just edited) by :func:`done_row`; returns the number of Bot API calls."""
-    from handlers.telegram.bot import _api, markup, services
+    from handlers.telegram.shared.send import _api, markup
 
-    svc = services(context)
+    svc = context.svc
     calls = 0
     for chat, mid in live(match, turn):
         if mid == skip:

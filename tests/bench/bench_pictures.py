@@ -10,7 +10,7 @@ from engine.match import Match, TurnRecord
 from handlers.telegram.harness import GROUP_ID
 from handlers.telegram.i18n import Tr
 from handlers.telegram.picture_demo import RULESETS, play
-from handlers.telegram.pictures import MAX_BYTES, reveal_picture
+from handlers.telegram.screens.pictures import MAX_BYTES, reveal_picture
 
 DRAWS = 20
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from engine.match import Phase
 from handlers.telegram import callbacks
 from handlers.telegram.harness import plain
-from handlers.telegram.render import split_text
+from handlers.telegram.screens.render import split_text
 from tests.bot.conftest import Duel, fixture
 
 

@@ -9,7 +9,8 @@ import inspect
 
 from engine import usecases
 from handlers import lambda_sweeper
-from handlers.telegram import bot, clock
+from handlers.telegram import app
+from handlers.telegram.features import clock
 from handlers.telegram.harness import plain
 from tests.bot.conftest import Duel
 
@@ -188,14 +189,14 @@ def test_bad_clock_options_name_the_field_and_change_nothing(duel: Duel) -> None
 
 
 def test_the_announcer_the_lambda_sweeper_calls_is_the_clocks(duel: Duel) -> None:
-    """``handlers.lambda_sweeper`` calls ``bot.announce_sweep``: it must announce like the
+    """``handlers.lambda_sweeper`` calls ``app.announce_sweep``: it must announce like the
     local timer (here: the reminder DM)."""
     h = duel.h
     _timed_start(duel)
     h.now += 31 * 60
     results = usecases.sweep(h.deps)
     assert "announce_sweep" in inspect.getsource(lambda_sweeper)
-    h.runner.run(bot.announce_sweep(h.app, results))
+    h.runner.run(app.announce_sweep(h.app, results))
     assert any("Вы ещё не запечатали приказ" in t for t in h.texts(duel.a))  # in Russian
 
 

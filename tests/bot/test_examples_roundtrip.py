@@ -19,10 +19,10 @@ import pytest
 
 from engine import match as lifecycle
 from engine.match import Match, Phase
-from handlers.telegram import npc
 from handlers.telegram.harness import GROUP_ID, Harness, plain
 from handlers.telegram.hints import character_example
 from handlers.telegram.i18n import Tr
+from handlers.telegram.shared import turns
 
 CODE = re.compile(r"<code>(/(?:order|plan|npcorder|npc|character)\b[^<]*)</code>")
 TURNS = 4  # turns played by examples alone (each one sent back)
@@ -125,7 +125,7 @@ def test_every_example_shown_is_accepted_back_verbatim(world: World, ruleset: st
         m = w.match()
         if m.phase is not Phase.RUNNING:
             break
-        gm_run = npc.gm_run(m)
+        gm_run = turns.gm_run(m)
         for seat in [s for s in m.seats if s.pid in lifecycle.acting(m)]:
             uid = 333 if seat.pid in gm_run else int(seat.user_id or 0)
             shown = _builder_examples(w, uid, turn_start[uid], seat.pid)

@@ -14,10 +14,10 @@ import pytest
 
 from engine import usecases
 from engine.match import Phase
-from handlers.telegram import text_reply
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import Harness, plain
 from handlers.telegram.sandbox import Sandbox
+from handlers.telegram.shared import text_steps
 from tests.bot.test_plans_ui import PlansDuel
 
 TEXT = "I feint high, then the blade drops to the knee"
@@ -91,7 +91,7 @@ def test_the_text_button_makes_the_step_pending(pd: PlansDuel) -> None:
     h = pd.h
     pd.start()
     confirm = pd.build_first_choices()
-    text_reply.set_pending(h.services, pd.a, None)
+    text_steps.set_pending(h.services, pd.a, None)
     h.say(pd.alice, pd.a, TEXT)
     assert "p1" not in pd.match().sealed  # nothing was waiting: a hint
     h.press_text(pd.alice, confirm, "✍️")

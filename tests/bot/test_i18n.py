@@ -9,7 +9,7 @@ from pathlib import Path
 
 from babel.messages.pofile import read_po
 
-from handlers.telegram.bot import bot_commands
+from handlers.telegram.app import bot_commands
 from handlers.telegram.i18n import LOCALE_DIR, t, tn
 from infra.catalogs import catalog_files
 

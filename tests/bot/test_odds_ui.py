@@ -8,9 +8,10 @@ import re
 
 import pytest
 
-from handlers.telegram import odds, odds_chart
+from handlers.telegram.features import odds
 from handlers.telegram.harness import plain
-from handlers.telegram.odds_chart import chart_png
+from handlers.telegram.screens import odds_chart
+from handlers.telegram.screens.odds_chart import chart_png
 from tests.bot.conftest import Duel
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from handlers.telegram import pictures
 from handlers.telegram.harness import GROUP_ID
 from handlers.telegram.picture_demo import RULESETS, play
 from handlers.telegram.sandbox import Sandbox
+from handlers.telegram.screens import pictures
 from tests.bench.bench_lambda import WIRED
 from tests.bot.conftest import Duel
 

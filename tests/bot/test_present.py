@@ -192,8 +192,8 @@ def test_help_lists_all_three_rulesets_and_rules_explains_the_one_in_play(duel: 
 
 def test_every_rulesets_rules_fit_in_15_lines_in_both_languages() -> None:
     from engine import rulesets as registry
+    from handlers.telegram.features.rules_help import MAX_LINES
     from handlers.telegram.i18n import Tr
-    from handlers.telegram.rules_help import MAX_LINES
     from handlers.telegram.ui import has_ui
 
     for lang in ("en", "ru"):

@@ -2,7 +2,7 @@
 
 Lobby: options (turn cap D35, edition, melee range D21, takeover D34, terrain D24), presets and
 typed stat blocks (D1-D2), sides and GM-run NPC dragons (buttons in
-:mod:`handlers.telegram.npc`).
+:mod:`handlers.telegram.features.npc`).
 
 Order builder (private chat; state in the callback args, no storage). The args after the pid
 are compact tokens, so a three-action order fits Telegram's 64 bytes:

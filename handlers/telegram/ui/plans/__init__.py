@@ -11,8 +11,8 @@ screen with the action pool and the EXACT chance of at least 1, 2, 3… successe
 Builder state travels in the callback data as ONE argument of one character per step
 (:data:`STEPS`; ``-`` = none/not guessed; indexes, never names), so a whole plan costs 9 bytes
 of the 64. The confirmation message's "✍️" button carries the complete state, signed: a reply
-to that message is read back by :mod:`handlers.telegram.text_reply` from the replied message's
-keyboard, so the text step needs no storage either.
+to that message is read back by :mod:`handlers.telegram.features.text_reply` from the replied
+message's keyboard, so the text step needs no storage either.
 
 Typed syntax: ``/plan physical fencing +mental feint strong soak:mental restore:magical
 guess:magical/pyromancy/cunning -- text`` (also after ``/order``),

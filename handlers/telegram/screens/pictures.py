@@ -28,7 +28,7 @@ from handlers.telegram.i18n import Tr
 if TYPE_CHECKING:
     from PIL import ImageDraw, ImageFont
 
-FONT = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
+FONT = Path(__file__).parent.parent / "fonts" / "DejaVuSans.ttf"
 WIDTH, HEIGHT = 960, 540
 BG, INK, GRID, MUTED = "#fbf8f1", "#222222", "#d9d3c7", "#8a8478"
 HIT, MISS = "#c62828", "#37474f"

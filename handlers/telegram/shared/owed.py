@@ -1,10 +1,10 @@
-"""The Telegram layer's send functions for the outbox (:mod:`handlers.telegram.outbox`).
+"""The Telegram layer's send functions for the outbox (:mod:`handlers.telegram.shared.outbox`).
 
 Each renders its owed item from the latest stored state when it runs, so a late delivery
 never shows an older state than the chat has seen: a reveal is the record of its turn; the next
 turn is opened only if no later turn resolved meanwhile; a reminder goes only to players who
 still have not sealed that turn. New kinds (a picture after the reveal, a commitment message)
-plug in with :func:`handlers.telegram.outbox.register`.
+plug in with :func:`handlers.telegram.shared.outbox.register`.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from typing import Any
 from engine import match as lifecycle
 from engine.match import Phase
 from engine.ports import Owed
-from handlers.telegram import bot, clock, outbox
 from handlers.telegram.i18n import Tr
+from handlers.telegram.shared import clock_notices as clock
+from handlers.telegram.shared import outbox, turns
 
 
 async def send_resolved(context: Any, item: Owed) -> None:
     """A resolved turn: with ``reason`` deadline the default orders first (group and each
-    defaulted player), then the reveal and the next turn (``bot.announce_resolved``)."""
-    repo = bot.services(context).deps.repo
+    defaulted player), then the reveal and the next turn (``turns.announce_resolved``)."""
+    repo = context.svc.deps.repo
     latest = repo.load(item.match_id).match
     history = repo.history(item.match_id)
     record = next((r for r in history if r.turn == item.turn), None)
@@ -31,7 +32,7 @@ async def send_resolved(context: Any, item: Owed) -> None:
         await clock.announce_deadline(context, latest, record)
     status, edited = item.data.get("status"), item.data.get("edited")
     last = record.turn == history[-1].turn
-    await bot.announce_resolved(
+    await turns.announce_resolved(
         context,
         None if status is None else int(status),
         latest,
@@ -44,20 +45,20 @@ async def send_resolved(context: Any, item: Owed) -> None:
 async def send_started(context: Any, item: Owed) -> None:
     """A match started: the start in place of the lobby, then the first turn (unless a later
     turn is already the match's: it was announced by then)."""
-    repo = bot.services(context).deps.repo
+    repo = context.svc.deps.repo
     latest = repo.load(item.match_id).match
     history = repo.history(item.match_id)
     events = history[0].events if history and history[0].turn == 0 else ()
     lobby = item.data.get("lobby")
     opened = latest.phase is Phase.RUNNING and latest.turn == item.turn
-    await bot.announce_started(
+    await turns.announce_started(
         context, None if lobby is None else int(lobby), latest, events, opened=opened
     )
 
 
 async def send_receipt(context: Any, item: Owed) -> None:
     """The receipt of the order that resolved its turn (the order as revealed)."""
-    repo = bot.services(context).deps.repo
+    repo = context.svc.deps.repo
     latest = repo.load(item.match_id).match
     record = next((r for r in repo.history(item.match_id) if r.turn == item.turn), None)
     pid = item.data.get("pid")
@@ -65,12 +66,12 @@ async def send_receipt(context: Any, item: Owed) -> None:
     if order is None or order.default:
         return  # undone meanwhile: the GM's undo told the players
     tr = Tr(str(item.data.get("lang") or latest.lang))
-    await bot.send_receipt(context, tr, latest, order, bool(item.data.get("replaced")), item.data)
+    await turns.send_receipt(context, tr, latest, order, bool(item.data.get("replaced")), item.data)
 
 
 async def send_reminder(context: Any, item: Owed) -> None:
     """The turn's one reminder, to those still missing when it is sent."""
-    latest = bot.services(context).deps.repo.load(item.match_id).match
+    latest = context.svc.deps.repo.load(item.match_id).match
     if latest.phase is not Phase.RUNNING or latest.turn != item.turn:
         return
     missing = lifecycle.missing(latest)
@@ -80,7 +81,7 @@ async def send_reminder(context: Any, item: Owed) -> None:
 
 async def send_resumed(context: Any, item: Owed) -> None:
     """A pause that ran out by itself (a resolution it caused is owed on its own)."""
-    latest = bot.services(context).deps.repo.load(item.match_id).match
+    latest = context.svc.deps.repo.load(item.match_id).match
     await clock.announce_resumed(context, latest, None, refresh=latest.turn == item.turn)
 
 

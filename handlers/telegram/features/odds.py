@@ -24,10 +24,13 @@ from telegram.constants import ParseMode
 from telegram.error import Forbidden
 
 from engine.match import Match, Phase
-from handlers.telegram import bot
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.odds_text import KIND
+from handlers.telegram.screens.odds_text import KIND
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.guards import Alert, _load
+from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.send import _api, send
 from handlers.telegram.ui import Screen
 
 if TYPE_CHECKING:
@@ -111,7 +114,7 @@ def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
 def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | None]:
     """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``."""
     from handlers.sim_render import odds_text
-    from handlers.telegram.odds_chart import chart_png
+    from handlers.telegram.screens.odds_chart import chart_png
 
     result, rep = run(doc, version)
     tr = Tr(lang)
@@ -123,41 +126,41 @@ def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | N
     return odds_text(result, rep, lang), chart_png(tr("odds.chart.title", n=result.n), bars)
 
 
-async def btn_odds(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     from engine.simulate import SetupError
 
-    svc = bot.services(context)
-    match = bot._load(svc, cb)
+    svc = context.svc
+    match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
-        raise bot.Alert(tr("err.stale"))
+        raise Alert(tr("err.stale"))
     gm = user.id == match.gm_user_id
     if not gm and match.seat_of_user(user.id) is None:
-        raise bot.Alert(tr("err.not_a_participant"))
+        raise Alert(tr("err.not_a_participant"))
     doc = setup_doc(match)
     if doc is None:
-        raise bot.Alert(tr("odds.not_ready"))
+        raise Alert(tr("odds.not_ready"))
     try:  # CPU work off the event loop (long polling keeps answering meanwhile)
         lang = match.lang if gm else tr.lang  # the group reads the match's language
         text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang)
     except SetupError:
-        raise bot.Alert(tr("odds.not_ready")) from None
+        raise Alert(tr("odds.not_ready")) from None
     chat_id = msg.chat.id if gm else user.id
     try:
         if png is not None and len(text) <= CAPTION_MAX:
-            await bot._api(
+            await _api(
                 svc,
                 lambda: context.bot.send_photo(
                     chat_id, photo=png, caption=text, parse_mode=ParseMode.HTML
                 ),
             )
         else:
-            await bot.send(context, chat_id, Screen(text))
+            await send(context, chat_id, Screen(text))
             if png is not None:
-                await bot._api(svc, lambda: context.bot.send_photo(chat_id, photo=png))
+                await _api(svc, lambda: context.bot.send_photo(chat_id, photo=png))
     except Forbidden:
-        raise bot.Alert(tr("odds.open_private")) from None
+        raise Alert(tr("odds.open_private")) from None
     return None if chat_id == msg.chat.id else tr("odds.sent")
 
 
 def register(app: Any) -> None:
-    bot.BUTTONS[KIND] = btn_odds
+    router(app).add_buttons({KIND: btn_odds})

@@ -1,8 +1,8 @@
 """Sides and GM-run participants (NPCs): lobby buttons, the GM's NPC panel, typed commands,
 and the GM's private order builders for NPCs (and for seats the ruleset hands to the GM, D34).
 
-Wired by :func:`register` (one line in :func:`handlers.telegram.bot.build_application`) and
-:func:`open_turn_gm` (one line in ``bot.open_turn``). Handlers stay thin: one use case each.
+Wired by :func:`register` (one line in :func:`handlers.telegram.app.build_application`) and
+:func:`open_turn_gm` (one line in ``open_turn``). Handlers stay thin: one use case each.
 
 Commands:
 
@@ -25,14 +25,22 @@ from typing import Any
 from telegram import Message, Update, User
 from telegram.ext import Application, CommandHandler, filters
 
-from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
-from handlers.telegram import bot as core
-from handlers.telegram import hints, plain, render
+from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby, sender, user_of
+from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.send import dm, edit, send
+from handlers.telegram.shared.turns import (
+    _seal,
+    gm_run,
+    refresh_lobby,
+    refuse_if_before_turn,
+)
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
 
 SIDE_LETTERS = "ABCDEF"
@@ -42,10 +50,10 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the NPC and side commands and buttons to the application."""
     anywhere = filters.UpdateType.MESSAGE
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("npc", core.command(cmd_npc), filters=anywhere))
-    app.add_handler(CommandHandler("side", core.command(cmd_side), filters=anywhere))
-    app.add_handler(CommandHandler("npcorder", core.command(cmd_npcorder), filters=private))
-    core.BUTTONS.update(
+    app.add_handler(CommandHandler("npc", command(cmd_npc), filters=anywhere))
+    app.add_handler(CommandHandler("side", command(cmd_side), filters=anywhere))
+    app.add_handler(CommandHandler("npcorder", command(cmd_npcorder), filters=private))
+    router(app).add_buttons(
         {
             "nsd": btn_side,
             "npp": btn_panel,
@@ -53,62 +61,14 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             "npb": btn_add_side,
             "nsc": btn_cycle_side,
             "npr": btn_remove,
-            "nsl": btn_same_as_last,
-            "nnr": btn_nearest,
         }
     )
-
-
-# --------------------------------------------------------------------------- the turn
-
-
-def gm_run(match: Match) -> list[str]:
-    """Acting seats whose orders the GM gives: NPCs and seats the ruleset handed over."""
-    need = lifecycle.acting(match)
-    taken = lifecycle.gm_controlled(match)
-    return [s.pid for s in match.seats if s.pid in need and (s.npc or s.pid in taken)]
-
-
-def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
-    """One-tap NPC orders: "same as last turn", and "attack nearest" for dragons."""
-    row = [Button(tr("npc.btn.same"), Callback("nsl", match.id, match.turn, (pid,)))]
-    if hasattr(get_ui(match.ruleset), "nearest_order"):
-        row.append(Button(tr("npc.btn.nearest"), Callback("nnr", match.id, match.turn, (pid,))))
-    return [row]
-
-
-async def open_turn_gm(
-    context: core.Ctx, match: Match, *, unsealed_only: bool = False
-) -> list[Message]:
-    """A turn opened: one order builder per GM-run participant in the GM's private chat
-    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
-    Returns the messages sent, oldest first (their keyboards go when the turn resolves:
-    ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
-    svc = core.services(context)
-    pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
-    sent: list[Message] = []
-    if not pids:
-        return sent
-    tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
-    for pid in pids:
-        screen = render.builder_screen(tr, match, pid, ())
-        if not _has_helpers(screen):
-            screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        msg = await core.dm(context, match, match.gm_user_id, screen)
-        if msg is None:
-            break  # the GM cannot be written to: the group was told once, not per NPC
-        sent.append(msg)
-    return sent
-
-
-def _has_helpers(screen: Screen) -> bool:
-    return any(b.cb is not None and b.cb.kind == "nsl" for row in screen.rows for b in row)
 
 
 # --------------------------------------------------------------------------- commands
 
 
-def _lobby_for_gm(svc: core.Services, user_id: int, chat_id: int, private: bool) -> list[Match]:
+def _lobby_for_gm(svc: Services, user_id: int, chat_id: int, private: bool) -> list[Match]:
     if private:
         return [
             m
@@ -152,13 +112,13 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
     return sheet, side, name
 
 
-async def cmd_npc(update: Update, context: core.Ctx) -> None:
+async def cmd_npc(update: Update, context: Ctx) -> None:
     """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby;
     ``/npc remove <pid>`` takes one out."""
-    svc = core.services(context)
+    svc = context.svc
     user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
     assert user is not None and chat is not None and msg is not None
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
     if not matches:
         raise Rejection("no_active_match")
@@ -174,8 +134,8 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
     if len(words) == 2 and words[0].lower() == "remove" and "remove" not in presets:
         name = match.seat(words[1]).name
         match = usecases.remove_npc(svc.deps, match.id, user.id, words[1])
-        await core.send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
-        await core.refresh_lobby(context, match)
+        await send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
+        await refresh_lobby(context, match)
         return
     lobby = match
     with plain.with_example(lambda: f"/npc {next(iter(presets), 'young')} B Wingman"):
@@ -186,12 +146,12 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
     await _announce_npc(context, tr, chat.id, match, seat.pid)
 
 
-async def _announce_npc(context: core.Ctx, tr: Tr, chat_id: int, match: Match, pid: str) -> None:
+async def _announce_npc(context: Ctx, tr: Tr, chat_id: int, match: Match, pid: str) -> None:
     seat = match.seat(pid)
     label = get_ui(match.ruleset).character_label(tr, seat.character or {})
     text = tr("npc.added", name=seat.name, pid=pid, side=seat.side, character=Raw(label))
-    await core.send(context, chat_id, Screen(text))
-    await core.refresh_lobby(context, match)
+    await send(context, chat_id, Screen(text))
+    await refresh_lobby(context, match)
 
 
 def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
@@ -200,12 +160,11 @@ def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
     return f"{base} {same + 1}"
 
 
-async def cmd_side(update: Update, context: core.Ctx) -> None:
+async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
-    svc = core.services(context)
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
-    tr = Tr(svc.user_lang(user))
+    svc = context.svc
+    user, chat = sender(update)
+    tr = context.tr(user)
     words = list(context.args or [])
     if chat.type == "private":
         matches = [
@@ -234,16 +193,15 @@ async def cmd_side(update: Update, context: core.Ctx) -> None:
             raise Rejection("invalid_field", what="side", field="side", expected="/side A")
         match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
     seat = match.seat(pid)
-    await core.send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
-    await core.refresh_lobby(context, match)
+    await send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
+    await refresh_lobby(context, match)
 
 
-async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
+async def cmd_npcorder(update: Update, context: Ctx) -> None:
     """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
-    svc = core.services(context)
-    user = update.effective_user
-    assert user is not None
-    tr = Tr(svc.user_lang(user))
+    svc = context.svc
+    user = user_of(update)
+    tr = context.tr(user)
     words = list(context.args or [])
     running = [
         m
@@ -270,26 +228,26 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
             raise Rejection("no_such_participant", pid=words[0])
         if match.seat(pid) not in match.controlled_by(user.id) or pid != words[0]:
             raise Rejection("not_your_seat")
-        core.refuse_if_before_turn(update, match)
+        refuse_if_before_turn(update, match)
         order = get_ui(match.ruleset).parse_typed(words[1:])
-        await core._seal(context, tr, match, pid, user.id, order, message=None)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- lobby buttons
 
 
-async def btn_side(context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+async def btn_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """A player presses "Side X" under the lobby: their own seat moves to X."""
-    svc = core.services(context)
-    match = core._load(svc, cb)
+    svc = context.svc
+    match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
-        raise core.Alert(tr("err.stale"))
+        raise Alert(tr("err.stale"))
     seat = match.seat_of_user(user.id)
     if seat is None:
         raise Rejection("not_a_participant")
     side = cb.arg(0)
     match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, side)
-    await core.refresh_lobby(context, match)
+    await refresh_lobby(context, match)
     return tr("npc.side_set_toast", side=side)
 
 
@@ -326,17 +284,15 @@ def panel_screen(tr: Tr, match: Match) -> Screen:
     return Screen("\n".join(lines), rows)
 
 
-async def btn_panel(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+async def btn_panel(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = gm_lobby(svc, tr, cb, user)
     if msg.chat.type == "private":
-        await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+        await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
         return None
-    sent = await core.dm(context, match, user.id, panel_screen(tr, match))
+    sent = await dm(context, match, user.id, panel_screen(tr, match))
     if sent is None:
-        raise core.Alert(tr("npc.start_bot_first"))
+        raise Alert(tr("npc.start_bot_first"))
     return tr("npc.panel_sent")
 
 
@@ -348,109 +304,59 @@ def _sides(match: Match) -> list[str]:
 
 
 async def btn_add_preset(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
     """The GM picked a preset: now its side."""
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+    svc = context.svc
+    match = gm_lobby(svc, tr, cb, user)
     preset = cb.arg(0)
     rows = [
         [Button(tr("dr.btn.side", side=s), Callback("npb", match.id, 0, (preset, s)))]
         for s in _sides(match)
     ]
     rows.append([Button(tr("btn.back"), Callback("npp", match.id, 0))])
-    await core.edit(context, msg.chat.id, msg.message_id, Screen(tr("npc.pick_side"), rows))
+    await edit(context, msg.chat.id, msg.message_id, Screen(tr("npc.pick_side"), rows))
     return None
 
 
-async def btn_add_side(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+async def btn_add_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = gm_lobby(svc, tr, cb, user)
     preset, side = cb.arg(0), cb.arg(1)
     rules = match.rules
     presets = rules.presets(rules.config(match.config))
     if preset not in presets:
-        raise core.Alert(tr("err.stale"))
+        raise Alert(tr("err.stale"))
     sheet = dict(presets[preset])
     match = usecases.add_npc(svc.deps, match.id, user.id, _auto_name(match, sheet), side, sheet)
-    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await core.refresh_lobby(context, match)
+    await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await refresh_lobby(context, match)
     return tr("npc.added_toast", name=match.seats[-1].name)
 
 
 async def btn_cycle_side(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
 ) -> str | None:
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+    svc = context.svc
+    match = gm_lobby(svc, tr, cb, user)
     seat = match.seat(cb.arg(0))
     sides = _sides(match)
     nxt = sides[(sides.index(seat.side) + 1) % len(sides)] if seat.side in sides else sides[0]
     match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, nxt)
-    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await core.refresh_lobby(context, match)
+    await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await refresh_lobby(context, match)
     return None
 
 
-async def btn_remove(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
+async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The GM takes an NPC out of the lobby from the panel."""
-    svc = core.services(context)
-    match = core.gm_lobby(svc, tr, cb, user)
+    svc = context.svc
+    match = gm_lobby(svc, tr, cb, user)
     name = match.seat(cb.arg(0)).name
     match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))
-    await core.edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await core.refresh_lobby(context, match)
+    await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
+    await refresh_lobby(context, match)
     return tr("npc.removed_toast", name=name)
 
 
 # --------------------------------------------------------------------------- NPC helpers
-
-
-def _gm_turn(svc: core.Services, tr: Tr, cb: Callback, user: User) -> tuple[Match, str]:
-    match = core._load(svc, cb)
-    core._require_turn(tr, match, cb)
-    pid = cb.arg(0)
-    if match.seat(pid) not in match.controlled_by(user.id):
-        raise core.Alert(tr("err.not_yours"))
-    return match, pid
-
-
-async def btn_same_as_last(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    """Seal the order this participant had last turn (refused with the reason if it is no
-    longer legal)."""
-    svc = core.services(context)
-    match, pid = _gm_turn(svc, tr, cb, user)
-    last = next(
-        (
-            o.order
-            for r in reversed(usecases.history(svc.deps, match.id))
-            if r.turn == match.turn - 1
-            for o in r.orders
-            if o.pid == pid
-        ),
-        None,
-    )
-    if last is None:
-        raise core.Alert(tr("npc.no_last"))
-    await core._seal(context, tr, match, pid, user.id, dict(last), message=msg)
-    return tr("receipt.toast")
-
-
-async def btn_nearest(
-    context: core.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
-    """Seal "attack the nearest foe" (D34's rule for a consumed dragon, handy for NPCs)."""
-    svc = core.services(context)
-    match, pid = _gm_turn(svc, tr, cb, user)
-    helper = getattr(get_ui(match.ruleset), "nearest_order", None)
-    order = helper(match, pid) if helper is not None else None
-    if order is None:
-        raise core.Alert(tr("npc.no_nearest"))
-    await core._seal(context, tr, match, pid, user.id, order, message=msg)
-    return tr("receipt.toast")

@@ -23,109 +23,30 @@ from typing import Any
 from telegram import Message, Update, User
 from telegram.ext import Application, MessageHandler, filters
 
-from engine import match as lifecycle
 from engine.errors import NotFoundError, Rejection
-from engine.match import Match, Phase
-from engine.ports import PrefsRepository
-from engine.usecases import SealResult
-from handlers.telegram import bot, stale
+from engine.match import Phase
 from handlers.telegram import callbacks as cbcodec
+from handlers.telegram import stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.ui import RulesetUI, Screen, get_ui
-
-KIND = "pt"  # the callback kind of the "✍️" button (first used by plans: kept for old buttons)
-
-
-PENDING = "text_step"  # the prefs key of a user's pending text step: the "✍️" button's data
+from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
+from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.text_steps import KIND, forget_after_seal, pending, set_pending
+from handlers.telegram.shared.turns import _seal
+from handlers.telegram.ui import get_ui
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the handler of private plain text (replies included) and the "✍️" button."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, on_text))
-    bot.BUTTONS[KIND] = btn_text_hint
-    if forget_after_seal not in bot.SEAL_HOOKS:
-        bot.SEAL_HOOKS.append(forget_after_seal)
+    routes = router(app)
+    routes.add_buttons({KIND: btn_text_hint})
+    routes.on_seal(forget_after_seal)
 
 
 # --------------------------------------------------------------------------- the pending step
-
-
-def _prefs(svc: bot.Services) -> PrefsRepository | None:
-    repo = svc.deps.repo
-    return repo if isinstance(repo, PrefsRepository) else None
-
-
-_MEMORY: dict[int, str] = {}  # stores without prefs (none in production): this process only
-
-
-def pending(svc: bot.Services, user_id: int) -> str | None:
-    """The signed "✍️" data of ``user_id``'s pending text step, if any."""
-    repo = _prefs(svc)
-    if repo is None:
-        return _MEMORY.get(user_id)
-    value = repo.load_prefs(user_id).get(PENDING)
-    return value if isinstance(value, str) else None
-
-
-def set_pending(svc: bot.Services, user_id: int, data: str | None) -> None:
-    """Store (or with None clear) ``user_id``'s pending text step."""
-    repo = _prefs(svc)
-    if repo is None:
-        if data is None:
-            _MEMORY.pop(user_id, None)
-        else:
-            _MEMORY[user_id] = data
-        return
-    prefs = repo.load_prefs(user_id)
-    if prefs.get(PENDING) == data:
-        return
-    if data is None:
-        prefs.pop(PENDING, None)
-    else:
-        prefs[PENDING] = data
-    repo.save_prefs(user_id, prefs)
-
-
-def text_button(screen: Screen) -> Callback | None:
-    """The "✍️" callback of a builder screen, if it waits for a text."""
-    for row in screen.rows:
-        for b in row:
-            if b.cb is not None and b.cb.kind == KIND:
-                return b.cb
-    return None
-
-
-def remember(context: bot.Ctx, user_id: int, screen: Screen) -> None:
-    """A builder screen was shown to ``user_id``: when it waits for a text, that is now the
-    user's pending step; when it does not (Back, Start over), no step is pending any more."""
-    svc = bot.services(context)
-    cb = text_button(screen)
-    if cb is not None:
-        set_pending(svc, user_id, svc.cb(cb))
-    elif pending(svc, user_id) is not None:
-        set_pending(svc, user_id, None)
-
-
-async def forget_after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
-    """Any seal of a seat ends the text step its controller had pending for that seat."""
-    if not has_text_orders(before.ruleset):
-        return
-    svc = bot.services(context)
-    seat = before.seat(res.order.pid)
-    gm_runs = seat.npc or seat.user_id is None or seat.pid in lifecycle.gm_controlled(before)
-    uid = before.gm_user_id if gm_runs else seat.user_id
-    if uid is not None:  # the one who gives this seat's orders
-        data = pending(svc, uid)
-        cb = cbcodec.decode(data, svc.secret) if data else None
-        if cb is not None and cb.match == before.id and cb.arg(0) == res.order.pid:
-            set_pending(svc, uid, None)
-
-
-def has_text_orders(ruleset: str) -> bool:
-    """Whether the ruleset's orders carry free text (its UI draws a "✍️" button)."""
-    return get_ui(ruleset).reply_alert_key != RulesetUI.reply_alert_key
 
 
 def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
@@ -141,15 +62,15 @@ def _prompt_callback(reply: Message, secret: bytes) -> Callback | None:
     return None
 
 
-@bot.command
-async def on_text(update: Update, context: bot.Ctx) -> None:
+@command
+async def on_text(update: Update, context: Ctx) -> None:
     """A private plain message: the text of the order whose confirmation it replies to, else
     of the user's pending text step; else a hint of what the user can do now."""
-    svc = bot.services(context)
+    svc = context.svc
     msg, user = update.effective_message, update.effective_user
     if msg is None or user is None or not msg.text:
         return
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     cb = None
     if msg.reply_to_message is not None:
         cb = _prompt_callback(msg.reply_to_message, svc.secret)
@@ -168,7 +89,7 @@ async def on_text(update: Update, context: bot.Ctx) -> None:
     await input_flow.hint(context, tr, user.id)
 
 
-def _still_open(svc: bot.Services, cb: Callback) -> bool:
+def _still_open(svc: Services, cb: Callback) -> bool:
     try:
         match = svc.deps.repo.load(cb.match).match
     except NotFoundError:
@@ -176,8 +97,8 @@ def _still_open(svc: bot.Services, cb: Callback) -> bool:
     return match.phase is Phase.RUNNING and match.turn == cb.turn
 
 
-async def _seal_text(context: bot.Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
-    svc = bot.services(context)
+async def _seal_text(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
+    svc = context.svc
     match = svc.deps.repo.load(cb.match).match
     if match.phase is not Phase.RUNNING or match.turn != cb.turn:
         raise Rejection("stale_turn", turn=cb.turn)
@@ -187,17 +108,15 @@ async def _seal_text(context: bot.Ctx, tr: Tr, user_id: int, cb: Callback, text:
     if not text.strip():
         raise Rejection("text_empty")
     order = get_ui(match.ruleset).order_with_text(match, pid, cb.args[1:], text.strip())
-    await bot._seal(context, tr, match, pid, user_id, order, message=None)
+    await _seal(context, tr, match, pid, user_id, order, message=None)
 
 
-async def btn_text_hint(
-    context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
+async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The "✍️" button itself: the text is awaited from this user now; say how to send it."""
-    svc = bot.services(context)
-    match = bot._load(svc, cb)
-    bot._require_turn(tr, match, cb)
+    svc = context.svc
+    match = _load(svc, cb)
+    _require_turn(tr, match, cb)
     if match.seat(cb.arg(0)) not in match.controlled_by(user.id):
-        raise bot.Alert(tr("err.not_yours"))
+        raise Alert(tr("err.not_yours"))
     set_pending(svc, user.id, svc.cb(cb))
-    raise bot.Alert(tr(get_ui(match.ruleset).reply_alert_key))
+    raise Alert(tr(get_ui(match.ruleset).reply_alert_key))

@@ -1,7 +1,8 @@
 """Telegram flow of the ``plans`` ruleset beyond buttons: ``/plan`` and the GM's veto.
 
 The plan's role-play text (C22) is sealed by replying to the builder's confirmation
-(:mod:`handlers.telegram.text_reply`, shared with the dragons' powers) or typed: ``/plan …``
+(:mod:`handlers.telegram.features.text_reply`, shared with the dragons' powers) or typed:
+``/plan …``
 keeps the whole line after the command verbatim, newlines included.
 
 The GM's veto (C22) respects secrecy: by DEFAULT (``gm_sees_plans`` off) nobody, the GM
@@ -24,9 +25,30 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.match import Match, Phase, SealedOrder
 from engine.usecases import SealResult
-from handlers.telegram import bot, hints, plain, render
+from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import render
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.guards import (
+    Alert,
+    _choose,
+    _load,
+    _order_example,
+    _own_seat,
+    _pick_match,
+    _require_gm,
+    _require_turn,
+    command,
+)
+from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.send import dm, edit, send
+from handlers.telegram.shared.turns import (
+    _seal,
+    on_resolved,
+    refresh_status,
+    refuse_if_before_turn,
+)
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 FP_VETO = 8  # fingerprint characters a veto button carries
@@ -36,38 +58,37 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Add the plans handlers: ``/plan`` and the GM's buttons."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
     app.add_handler(CommandHandler("plan", cmd_plan, filters=private))
-    bot.BUTTONS.update({"pv": btn_veto, "pa": btn_approve})
-    if after_seal not in bot.SEAL_HOOKS:
-        bot.SEAL_HOOKS.append(after_seal)
-    if review_for_new_gm not in bot.GM_HOOKS:
-        bot.GM_HOOKS.append(review_for_new_gm)
+    routes = router(app)
+    routes.add_buttons({"pv": btn_veto, "pa": btn_approve})
+    routes.on_seal(after_seal)
+    routes.on_gm_change(review_for_new_gm)
 
 
-@bot.command
-async def cmd_plan(update: Update, context: bot.Ctx) -> None:
+@command
+async def cmd_plan(update: Update, context: Ctx) -> None:
     """``/plan [match] GROUP SKILL … -- text``: a typed plan; with nothing after it, the builder."""
-    svc = bot.services(context)
+    svc = context.svc
     msg, user = update.effective_message, update.effective_user
     assert msg is not None and user is not None and msg.text is not None
-    tr = Tr(svc.user_lang(user))
+    tr = context.tr(user)
     rest = msg.text.split(maxsplit=1)[1] if len(msg.text.split(maxsplit=1)) > 1 else ""
     words = rest.split()
-    match, candidates, left = bot._pick_match(svc, user.id, words, Phase.RUNNING)
+    match, candidates, left = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:
-        example = bot._order_example(tr, candidates, user.id)
-        await bot._choose(context, tr, user.id, candidates, user.id, example)
+        example = _order_example(tr, candidates, user.id)
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     if len(left) < len(words):  # the match id was named: drop it, keep the rest verbatim
         rest = rest.split(maxsplit=1)[1] if len(rest.split(maxsplit=1)) > 1 else ""
-    pid = bot._own_seat(match, user.id)
+    pid = _own_seat(match, user.id)
     assert pid is not None
     if not rest.strip():
-        await bot.send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        await send(context, user.id, render.builder_screen(tr, match, pid, ()))
         return
-    bot.refuse_if_before_turn(update, match)
+    refuse_if_before_turn(update, match)
     with plain.with_example(lambda: hints.order_example(tr, match, pid)):
         order = get_ui(match.ruleset).parse_typed([rest])
-        await bot._seal(context, tr, match, pid, user.id, order, message=None)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- the GM's review
@@ -79,7 +100,7 @@ def _reviewer(match: Match) -> int | None:
     return match.gm_user_id if lifecycle.gm_reviews(match) else None
 
 
-async def after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
+async def after_seal(context: Ctx, before: Match, res: SealResult) -> None:
     """With ``gm_sees_plans`` on: the sealed plan goes to the GM with a Veto button; once every
     plan is in, the GM gets an Approve button and the group hears the turn waits for the GM."""
     gm = _reviewer(res.match)
@@ -89,25 +110,25 @@ async def after_seal(context: bot.Ctx, before: Match, res: SealResult) -> None:
     await _send_plan(context, m, gm, res.order)
     if not lifecycle.missing(m):
         await _send_approve(context, m, gm)
-        await bot.send(context, m.chat_id, Screen(Tr(m.lang)("plans.group.review")))
+        await send(context, m.chat_id, Screen(Tr(m.lang)("plans.group.review")))
 
 
-async def review_for_new_gm(context: bot.Ctx, match: Match) -> None:
+async def review_for_new_gm(context: Ctx, match: Match) -> None:
     """The GM role changed hands mid-turn: the new GM, if he reviews, gets the plans sealed
     so far (each with its Veto button) and, when all are in, the Approve button - the previous
     GM was sent them, and without them the turn would wait for the deadline."""
     gm = _reviewer(match)
     if gm is None:
         return
-    for order in usecases.orders_for_review(bot.services(context).deps, match.id, gm):
+    for order in usecases.orders_for_review(context.svc.deps, match.id, gm):
         await _send_plan(context, match, gm, order)
     if not lifecycle.missing(match):
         await _send_approve(context, match, gm)
 
 
-async def _send_plan(context: bot.Ctx, m: Match, gm: int, order: SealedOrder) -> None:
+async def _send_plan(context: Ctx, m: Match, gm: int, order: SealedOrder) -> None:
     """One sealed plan to the reviewing GM, with a Veto button bound to its fingerprint."""
-    tr = Tr(bot.services(context).lang_for(gm, m.lang))
+    tr = Tr(context.svc.lang_for(gm, m.lang))
     text = tr(
         "plans.gm.plan",
         name=Raw(names_of(m).get(order.pid, order.pid)),
@@ -117,53 +138,51 @@ async def _send_plan(context: bot.Ctx, m: Match, gm: int, order: SealedOrder) ->
         fp=render.short_fp(order.fingerprint),
     )
     cb = Callback("pv", m.id, m.turn, (order.pid, order.fingerprint[:FP_VETO]))
-    await bot.send(context, gm, Screen(text, [[Button(tr("plans.btn.veto"), cb)]]))
+    await send(context, gm, Screen(text, [[Button(tr("plans.btn.veto"), cb)]]))
 
 
-async def _send_approve(context: bot.Ctx, m: Match, gm: int) -> None:
-    tr = Tr(bot.services(context).lang_for(gm, m.lang))
+async def _send_approve(context: Ctx, m: Match, gm: int) -> None:
+    tr = Tr(context.svc.lang_for(gm, m.lang))
     approve = [[Button(tr("plans.btn.approve"), Callback("pa", m.id, m.turn))]]
-    await bot.send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
+    await send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
 
 
-async def btn_veto(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    svc = bot.services(context)
-    match = bot._load(svc, cb)
-    bot._require_gm(tr, match, user)
-    bot._require_turn(tr, match, cb)
+async def btn_veto(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    _require_turn(tr, match, cb)
     pid, fp = cb.arg(0), cb.arg(1)
     vetoed = usecases.veto_order(svc.deps, match.id, user.id, pid, fp)
-    await bot.edit(
+    await edit(
         context, msg.chat.id, msg.message_id, Screen(msg.text_html + "\n\n" + tr("plans.gm.vetoed"))
     )
     seat = vetoed.seat(pid)
     if seat.user_id is not None:
         ptr = Tr(svc.lang_for(seat.user_id, vetoed.lang))
-        await bot.dm(context, vetoed, seat.user_id, Screen(ptr("plans.vetoed")))
-        await bot.dm(context, vetoed, seat.user_id, render.builder_screen(ptr, vetoed, pid, ()))
+        await dm(context, vetoed, seat.user_id, Screen(ptr("plans.vetoed")))
+        await dm(context, vetoed, seat.user_id, render.builder_screen(ptr, vetoed, pid, ()))
     gtr = Tr(vetoed.lang)
-    await bot.send(
+    await send(
         context,
         vetoed.chat_id,
         Screen(gtr("plans.group.vetoed", name=Raw(names_of(vetoed)[pid]))),
     )
-    await bot.refresh_status(context, vetoed)
+    await refresh_status(context, vetoed)
     return tr("plans.gm.vetoed_toast")
 
 
-async def btn_approve(
-    context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback
-) -> str | None:
+async def btn_approve(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     """The GM approves the turn's plans: it resolves now (every plan must be in)."""
-    svc = bot.services(context)
-    match = bot._load(svc, cb)
-    bot._require_gm(tr, match, user)
-    bot._require_turn(tr, match, cb)
+    svc = context.svc
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    _require_turn(tr, match, cb)
     if lifecycle.missing(match):
         names = names_of(match)
         waiting = ", ".join(names[p] for p in lifecycle.missing(match))
-        raise bot.Alert(tr("plans.gm.waiting", names=waiting))
+        raise Alert(tr("plans.gm.waiting", names=waiting))
     res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
-    await bot.edit(context, msg.chat.id, msg.message_id, Screen(tr("plans.gm.approved")))
-    await bot.on_resolved(context, match, res.match, res.record)
+    await edit(context, msg.chat.id, msg.message_id, Screen(tr("plans.gm.approved")))
+    await on_resolved(context, match, res.match, res.record)
     return None

@@ -12,8 +12,8 @@ from engine import match as lifecycle
 from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.labels import short_fp as short_fp  # noqa: PLC0414 - re-exported
-from handlers.telegram.labels import turn_label as turn_label  # noqa: PLC0414 - re-exported
+from handlers.telegram.screens.labels import short_fp as short_fp  # noqa: PLC0414 - re-exported
+from handlers.telegram.screens.labels import turn_label as turn_label  # noqa: PLC0414 - re-exported
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 MAX_TEXT = 4096
@@ -34,7 +34,7 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     if extra.text:
         lines.append(extra.text)
     lines.append(tr("lobby.hint"))
-    from handlers.telegram import clock_text, fairness, odds_text
+    from handlers.telegram.screens import clock_text, fairness, odds_text
 
     lines += clock_text.lobby_lines(tr, match)
     if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
@@ -81,7 +81,7 @@ def status_text(
             lines.append(tr("status.waiting", name=name))
         if not s.reachable:
             lines.append(tr("status.unreachable", name=name))
-    from handlers.telegram import clock_text, fairness
+    from handlers.telegram.screens import clock_text, fairness
 
     if now is not None and (deadline := clock_text.deadline_line(tr, match, now)):
         lines.append(deadline)

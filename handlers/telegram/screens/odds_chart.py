@@ -14,7 +14,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-FONT: Path | None = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
+FONT: Path | None = Path(__file__).parent.parent / "fonts" / "DejaVuSans.ttf"
 """A TrueType font file for the labels (None: Pillow's default)."""
 
 WIDTH = 640

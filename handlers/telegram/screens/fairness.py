@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.match import Match, SealedOrder, TurnRecord, canonical_json
-from handlers.telegram import clock_text, dossier_md
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.labels import short_fp, turn_label
+from handlers.telegram.screens import clock_text, dossier_md
+from handlers.telegram.screens.labels import short_fp, turn_label
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 

@@ -8,18 +8,17 @@ the function killed between the save and the send) is delivered by the sweeper
 backoff that honours Telegram's ``retry_after``.
 
 Each kind of item maps to a send function (:func:`register`; the Telegram layer registers its
-own, ``handlers.telegram.owed``) that renders from the latest stored state when it runs. Every
-Bot API call it makes goes through the item's :class:`Journal` (``bot._api`` asks
+own, ``handlers.telegram.shared.owed``) that renders from the latest stored state when it runs.
+Every Bot API call it makes goes through the item's :class:`Journal` (``shared.send._api`` asks
 :func:`current`): a sent message's id is recorded on the item before the next call, and a
 delivery that resumes after a failure replays the recorded sends instead of repeating them
-(edits are simply made again: the same edit twice changes nothing). So a send function must
-make the same sends in the same order when it runs again: it may skip what the latest state
-says is no longer owed (a later turn opened), as long as it skips it from then on (state only
-moves forward). A Bot API call made around ``bot._api`` is not journaled. A delivery holds a lease
-on the item (:data:`engine.ports.OWED_LEASE_SECONDS`), so a webhook and the sweeper never
-send it both; a match's items go out in order, and a failed one holds back the later ones of
-its chat (a player's failed receipt does not hold back the group's reveal).
-"""
+(edits are simply made again: the same edit twice changes nothing). So a send function must make
+the same sends in the same order when it runs again: it may skip what the latest state says is
+no longer owed (a later turn opened), as long as it skips it from then on (state only moves
+forward). A Bot API call made around ``shared.send._api`` is not journaled. A delivery holds a
+lease on the item (:data:`engine.ports.OWED_LEASE_SECONDS`), so a webhook and the sweeper never
+send it both; a match's items go out in order, and a failed one holds back the later ones of its
+chat (a player's failed receipt does not hold back the group's reveal)."""
 
 from __future__ import annotations
 
@@ -36,6 +35,7 @@ from telegram.error import BadRequest, Forbidden, RetryAfter
 
 from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
 from handlers.metrics import metric
+from handlers.telegram.shared.context import SekundantContext
 
 log = logging.getLogger("sekundant.outbox")
 
@@ -93,16 +93,10 @@ def current() -> Journal | None:
     return _JOURNAL.get()
 
 
-def _services(context: Any) -> Any:
-    from handlers.telegram.bot import services
-
-    return services(context)
-
-
 async def deliver(context: Any, match_id: str) -> int:
     """Deliver the match's owed items that are due, in order; returns how many were
     delivered. Never raises: what fails stays owed (with its backoff) for the sweeper."""
-    deps = _services(context).deps
+    deps = context.svc.deps
     repo: MatchRepository = deps.repo
     delivered = 0
     waiting: set[int] = set()  # chats whose next item is not delivered now
@@ -186,10 +180,8 @@ async def deliver_due(
 ) -> dict[str, float]:
     """The sweeper's part: deliver every match's owed items that are due (backoff passed).
     Returns counts and ``oldest_owed_age`` (seconds; the alarm's metric)."""
-    from telegram.ext import CallbackContext
-
-    context: Any = CallbackContext(app)
-    deps = _services(context).deps
+    context: Any = SekundantContext(app)
+    deps = context.svc.deps
     repo: MatchRepository = deps.repo
     delivered = 0
     for match_id in repo.owed_due(deps.clock(), limit):

@@ -1,6 +1,6 @@
 """Small labels every screen shares (pure): an order's short fingerprint and the turn label.
-Their own module so the generic screens (:mod:`~handlers.telegram.render`) and the fairness
-screens (:mod:`~handlers.telegram.fairness`) both use them without importing each other."""
+Their own module so the generic screens (:mod:`~handlers.telegram.screens.render`) and the fairness
+screens (:mod:`~handlers.telegram.screens.fairness`) both use them without importing each other."""
 
 from __future__ import annotations
 

@@ -12,8 +12,10 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, CommandHandler, filters
 
-from handlers.telegram.bot import Ctx, command, send, services
 from handlers.telegram.i18n import Tr
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.guards import command, sender
+from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
 
 MAX_LINES = 15
@@ -27,11 +29,10 @@ def rules_text(tr: Tr, rulesets: list[str]) -> str:
 
 @command
 async def cmd_rules(update: Update, context: Ctx) -> None:
-    svc = services(context)
-    user, chat = update.effective_user, update.effective_chat
-    assert user is not None and chat is not None
+    svc = context.svc
+    user, chat = sender(update)
     if chat.type == "private":
-        tr = Tr(svc.user_lang(user))
+        tr = context.tr(user)
         matches = svc.deps.repo.active_for_user(user.id)
     else:
         matches = svc.deps.repo.active_in_chat(chat.id)

@@ -1,0 +1,298 @@
+"""The GM panel (the "⚙️ GM" button under the status message; GM only — anyone else gets a
+private alert and nothing changes): pause/resume, extend (+1 h/+6 h/+24 h within the match's
+caps), undo the last resolved turn, replace or remove a player, end with a result. Every GM
+action is announced in the group; the core records it in ``match.audit`` (and so in the
+dossier). The typed GM commands are in :mod:`.gm_commands`; the players' /leave, /forfeit and
+Withdraw in :mod:`.player`; /history and /dossier in :mod:`.records`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Message, User
+
+from engine import match as lifecycle
+from engine import usecases
+from engine.clock import clock_config
+from engine.errors import Rejection
+from engine.match import Match, Phase, TurnRecord
+from engine.ruleset import Outcome
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import clock_text, render
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.guards import (
+    Alert,
+    _load,
+    _require_gm,
+    _require_turn,
+)
+from handlers.telegram.shared.send import dm, edit
+from handlers.telegram.shared.turns import (
+    _after_change,
+    _announce,
+    _close_status,
+    _name,
+    open_turn,
+    refresh_status,
+    summary_screen,
+)
+from handlers.telegram.ui import Button, Screen, get_ui
+
+log = logging.getLogger("sekundant.bot")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _seat_rows(tr: Tr, match: Match, kind: str, *, players_only: bool = True) -> list[list[Button]]:
+    rows = []
+    for s in match.seats:
+        if s.status != "active" or (players_only and s.npc):
+            continue
+        rows.append([Button(s.name, Callback(kind, match.id, match.turn, (s.pid,)))])
+    rows.append([Button(tr("btn.back"), Callback("gx", match.id, match.turn))])
+    return rows
+
+
+async def _panel_screen(context: Ctx, msg: Message, match: Match, extra: str, rows: Any) -> None:
+    svc = context.svc
+    gtr = Tr(match.lang)
+    fps = usecases.sealed_fingerprints(svc.deps, match.id)
+    text = render.status_text(gtr, match, fps, svc.deps.clock()) + "\n\n" + extra
+    await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
+
+
+def _gm_checked(context: Ctx, user: User, tr: Tr, cb: Callback) -> Match:
+    match = _load(context.svc, cb)
+    _require_gm(tr, match, user)
+    _require_turn(tr, match, cb)
+    return match
+
+
+# --------------------------------------------------------------------------- the GM menu
+
+
+def menu_rows(tr: Tr, match: Match) -> list[list[Button]]:
+    k, mid = match.turn, match.id
+    pause = (
+        Button(tr("gm.btn_resume"), Callback("gre", mid, k))
+        if match.paused
+        else Button(tr("gm.btn_pause"), Callback("gpa", mid, k))
+    )
+    rows: list[list[Button]] = [[pause]]
+    if match.deadline is not None:
+        cap = clock_config(match).max_extension_seconds
+        rows.append(
+            [
+                Button(
+                    tr("gm.btn_extend", d=clock_text.duration(tr, s)),
+                    Callback("gex", mid, k, (str(s),)),
+                )
+                for s in clock_text.EXTEND_CHOICES
+                if s <= cap
+            ]
+            or [
+                Button(
+                    tr("gm.btn_extend", d=clock_text.duration(tr, cap)),
+                    Callback("gex", mid, k, (str(cap),)),
+                )
+            ]
+        )
+    rows += [
+        [Button(tr("gm.btn_undo"), Callback("gun", mid, k))],
+        [
+            Button(tr("gm.btn_replace"), Callback("grp", mid, k)),
+            Button(tr("gm.btn_remove"), Callback("gko", mid, k)),
+        ],
+        [Button(tr("gm.btn_result"), Callback("gwn", mid, k))],
+        [Button(tr("btn.back"), Callback("gx", mid, k))],
+    ]
+    return rows
+
+
+async def btn_menu(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    match = _gm_checked(context, user, tr, cb)
+    gtr = Tr(match.lang)
+    await _panel_screen(context, msg, match, gtr("gm.menu_title"), menu_rows(gtr, match))
+    return None
+
+
+async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = _gm_checked(context, user, tr, cb)
+    gtr = Tr(match.lang)
+    if cb.kind == "gpa":
+        after = usecases.pause(svc.deps, match.id, user.id)
+        await _announce(context, after, "gm.paused")
+        await refresh_status(context, after)
+        return None
+    after, record = usecases.resume(svc.deps, match.id, user.id)
+    line = clock_text.deadline_line(gtr, after, svc.deps.clock())
+    await _announce(context, after, "gm.resumed", deadline=Raw(line))
+    await _after_change(context, match, after, record)
+    return None
+
+
+async def btn_extend(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = _gm_checked(context, user, tr, cb)
+    seconds = cb.int_arg(0)
+    after = usecases.extend(svc.deps, match.id, user.id, seconds)
+    gtr = Tr(after.lang)
+    await _announce(
+        context,
+        after,
+        "gm.extended",
+        d=clock_text.duration(gtr, seconds),
+        deadline=Raw(clock_text.deadline_line(gtr, after, svc.deps.clock())),
+    )
+    await refresh_status(context, after)
+    return None
+
+
+async def btn_undo(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = _gm_checked(context, user, tr, cb)
+    gtr = Tr(match.lang)
+    if cb.kind == "gun":
+        if match.turn <= 1:
+            raise Rejection("nothing_to_undo")
+        await _panel_screen(
+            context,
+            msg,
+            match,
+            gtr("gm.undo_confirm", turn=match.turn - 1),
+            render.confirm_rows(gtr, match, "guc"),
+        )
+        return None
+    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
+    await _close_status(context, match, after)
+    await _after_undo(context, after, undone)
+    return None
+
+
+async def btn_summary_undo(
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """Undo the turn that finished the match, from the final summary (GM only, confirmed)."""
+    svc = context.svc
+    match = _load(svc, cb)
+    _require_gm(tr, match, user)
+    if match.phase is not Phase.FINISHED or match.turn != cb.turn:
+        raise Alert(tr("err.stale"))
+    gtr = Tr(match.lang)
+    summary = summary_screen(gtr, match)
+    if cb.kind == "gsb":  # back: the summary as it was
+        await edit(context, msg.chat.id, msg.message_id, summary)
+        return None
+    if cb.kind == "gsu":
+        rows = [
+            [
+                Button(gtr("btn.confirm"), Callback("gsc", match.id, match.turn)),
+                Button(gtr("btn.back"), Callback("gsb", match.id, match.turn)),
+            ]
+        ]
+        text = summary.text + "\n\n" + gtr("gm.undo_confirm", turn=match.turn - 1)
+        await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
+        return None
+    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
+    await edit(context, msg.chat.id, msg.message_id, Screen(summary.text))
+    await _after_undo(context, after, undone)
+    return None
+
+
+async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
+    """Announce an undo, reopen the turn (new commitment, builders) and tell the players."""
+    svc = context.svc
+    await _announce(context, after, "gm.undone", turn=undone.turn)
+    await open_turn(context, after)  # a new status with the new commitment, then builders
+    after = svc.deps.repo.load(after.id).match
+    for seat in after.seats:
+        if seat.user_id is None or seat.npc or seat.pid not in lifecycle.acting(after):
+            continue
+        ptr = Tr(svc.lang_for(seat.user_id, after.lang))
+        text = ptr("gm.undo_private", id=after.id, turn=undone.turn)
+        await dm(context, after, seat.user_id, Screen(text))
+
+
+async def btn_replace(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    match = _gm_checked(context, user, tr, cb)
+    gtr = Tr(match.lang)
+    if not cb.args:
+        await _panel_screen(
+            context, msg, match, gtr("gm.replace_pick"), _seat_rows(gtr, match, "grp")
+        )
+        return None
+    seat = match.seat(cb.arg(0))
+    raise Alert(tr("gm.replace_how", pid=seat.pid, name=seat.name))
+
+
+async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = _gm_checked(context, user, tr, cb)
+    gtr = Tr(match.lang)
+    if cb.kind == "gko" and not cb.args:
+        await _panel_screen(
+            context,
+            msg,
+            match,
+            gtr("gm.remove_pick"),
+            _seat_rows(gtr, match, "gko", players_only=False),
+        )
+        return None
+    pid = cb.arg(0)
+    name = Raw(_name(match, pid))
+    if cb.kind == "gko":
+        rows = [
+            [
+                Button(tr("btn.confirm"), Callback("gkc", match.id, match.turn, (pid,))),
+                Button(tr("btn.back"), Callback("gx", match.id, match.turn)),
+            ]
+        ]
+        await _panel_screen(context, msg, match, gtr("gm.remove_confirm", name=name), rows)
+        return None
+    after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="gm")
+    await _announce(context, after, "gm.removed", name=name)
+    await _after_change(context, match, after, record)
+    return None
+
+
+async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    svc = context.svc
+    match = _gm_checked(context, user, tr, cb)
+    gtr = Tr(match.lang)
+    if cb.kind == "gwn":
+        choices = get_ui(match.ruleset).result_choices(gtr, match)  # seats, or sides
+        rows = [
+            [Button(text, Callback("gwc", match.id, match.turn, (arg,)))] for text, arg in choices
+        ]
+        rows.append([Button(gtr("gm.btn_draw"), Callback("gwc", match.id, match.turn, ("-",)))])
+        rows.append([Button(gtr("btn.back"), Callback("gx", match.id, match.turn))])
+        await _panel_screen(context, msg, match, gtr("gm.result_pick"), rows)
+        return None
+    pid = cb.arg(0)
+    if pid == "-":
+        outcome = Outcome("draw", reason="gm")
+    else:
+        outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
+    after = usecases.end_match(svc.deps, match.id, user.id, outcome)
+    await _after_change(context, match, after, None)
+    return None
+
+
+# --------------------------------------------------------------------------- missed turns
+
+
+# --------------------------------------------------------------------------- typed GM commands
+
+
+# --------------------------------------------------------------------------- player commands
+
+
+# --------------------------------------------------------------------------- the dossier
+
+
+# --------------------------------------------------------------------------- wiring

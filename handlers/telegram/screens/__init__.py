@@ -1,0 +1,1 @@
+"""Pure renderers: match state to text and keyboards (no python-telegram-bot import here)."""

@@ -1,0 +1,1 @@
+"""Modules every Telegram feature may import (and that import no feature)."""

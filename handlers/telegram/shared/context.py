@@ -1,0 +1,107 @@
+"""What every handler reaches through its context: the :class:`Services` kept in
+``application.bot_data``, typed: the application is built with :data:`CONTEXT_TYPES`, so every
+handler gets a :class:`SekundantContext` and reads ``context.svc`` (PTB's ``ContextTypes``)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import User
+from telegram.ext import CallbackContext, ContextTypes, ExtBot
+
+from engine.ports import PrefsRepository
+from engine.usecases import Deps
+from handlers.telegram import callbacks as cbcodec
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import LANGS, Tr, normalize
+
+SERVICES = "sekundant"
+
+
+RETRY_AFTER_MAX = 5.0  # seconds we are willing to sleep on a 429 inside one update
+
+
+@dataclass
+class Services:
+    """What the handlers need, reached through ``application.bot_data``."""
+
+    deps: Deps
+    secret: bytes
+    default_lang: str = "ru"
+    retry_after_max: float = RETRY_AFTER_MAX
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    errors: list[BaseException] = field(default_factory=list)  # for a webhook's status code
+    # Turns this process resolved and began to announce (on_resolved, which every resolution
+    # reaches, a seal's even when its receipt fails). The webhook asks Telegram to re-send
+    # a failed update only if this did not move while handling it: past a turn boundary, a
+    # redelivery would apply the update again (a typed order into the next turn).
+    resolved: int = 0
+    _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
+    _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
+
+    # --- per-user language (/lang): the store when it supports prefs, else process memory ---
+
+    def user_lang(self, user: User | None) -> str:
+        """A user's language: their ``/lang`` choice, else their Telegram client's."""
+        if user is None:
+            return self.default_lang
+        seen = normalize(user.language_code, self.default_lang)
+        self._seen[user.id] = seen
+        return self.lang_for(user.id, seen)
+
+    def lang_for(self, user_id: int, fallback: str) -> str:
+        """The language to DM ``user_id`` in when no update of theirs is at hand."""
+        if user_id in self._prefs:
+            return self._prefs[user_id]
+        repo = self.deps.repo
+        if isinstance(repo, PrefsRepository):
+            lang = repo.load_prefs(user_id).get("lang")
+            if lang in LANGS:
+                self._prefs[user_id] = str(lang)
+                return str(lang)
+        return self._seen.get(user_id, fallback)
+
+    def set_user_lang(self, user_id: int, lang: str) -> None:
+        self._prefs[user_id] = lang
+        repo = self.deps.repo
+        if isinstance(repo, PrefsRepository):
+            repo.save_prefs(user_id, {**repo.load_prefs(user_id), "lang": lang})
+
+    def cb(self, callback: Callback) -> str:
+        return cbcodec.encode(callback, self.secret)
+
+
+class SekundantContext(
+    CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]
+):
+    """The context of every handler of ours: PTB's, plus the application's services."""
+
+    @property
+    def svc(self) -> Services:
+        """The :class:`Services` of this application (``bot_data``)."""
+        svc: Services = self.application.bot_data[SERVICES]
+        return svc
+
+    def tr(self, user: User | None) -> Tr:
+        """The translator for ``user``: their ``/lang`` choice, else their client's language."""
+        return Tr(self.svc.user_lang(user))
+
+
+Ctx = SekundantContext
+# Passed to ApplicationBuilder.context_types: every handler and error handler gets a Ctx.
+CONTEXT_TYPES = ContextTypes(context=SekundantContext)
+
+
+def services(context: Ctx) -> Services:
+    """``context.svc`` for code handed a context it did not type (kept for callers)."""
+    return context.svc
+
+
+def callback_secret(token: str) -> bytes:
+    """The key signing callback data: derived from the bot token, so it is stable across
+    restarts and Lambda containers without another secret to manage."""
+    return hashlib.sha256(b"sekundant-callback|" + token.encode()).digest()

@@ -1,0 +1,89 @@
+"""Callback routing owned by the application: every inline button press goes through
+:func:`on_button` to the handler registered for its kind in the application's :class:`Router`
+(``application.bot_data``), and the features' seal and GM-change hooks live there too. The
+wiring (``handlers.telegram.app``) fills it; no module-level registry is mutated, so two
+applications in one process (tests, the sandbox) cannot see each other's routes."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Update
+from telegram.error import BadRequest
+from telegram.ext import Application
+
+from engine.match import Match
+from engine.usecases import SealResult
+from handlers.telegram import callbacks as cbcodec
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.guards import EXPECTED, Alert, Button_, _rejection_text
+from handlers.telegram.shared.send import _api
+
+log = logging.getLogger("sekundant.bot")
+
+ROUTES = "sekundant.routes"
+SealHook = Callable[[Ctx, Match, SealResult], Awaitable[None]]
+GmHook = Callable[[Ctx, Match], Awaitable[None]]
+
+
+@dataclass
+class Router:
+    """What a press or a seal is routed to, per application."""
+
+    buttons: dict[str, Button_] = field(default_factory=dict)
+    # Run after every seal with (context, match before, result): plans' GM review (plans_flow).
+    seal_hooks: list[SealHook] = field(default_factory=list)
+    # Run when the GM role changed hands mid-turn, with the match after: plans' review.
+    gm_hooks: list[GmHook] = field(default_factory=list)
+
+    def add_buttons(self, handlers: Mapping[str, Button_]) -> None:
+        """Route each callback kind to its handler (a kind is a wire format: never reuse one)."""
+        self.buttons.update(handlers)
+
+    def on_seal(self, hook: SealHook) -> None:
+        if hook not in self.seal_hooks:
+            self.seal_hooks.append(hook)
+
+    def on_gm_change(self, hook: GmHook) -> None:
+        if hook not in self.gm_hooks:
+            self.gm_hooks.append(hook)
+
+
+def router(app: Application[Any, Any, Any, Any, Any, Any]) -> Router:
+    """The application's router (made on first use)."""
+    found = app.bot_data.get(ROUTES)
+    if not isinstance(found, Router):
+        found = app.bot_data[ROUTES] = Router()
+    return found
+
+
+async def on_button(update: Update, context: Ctx) -> None:
+    """Every inline button. Unknown, forged or stale presses get a private alert and change
+    nothing; expected failures too."""
+    svc = context.svc
+    query = update.callback_query
+    assert query is not None
+    user = query.from_user
+    tr = context.tr(user)
+    cb = cbcodec.decode(query.data, svc.secret)
+    toast: str | None = None
+    alert = False
+    try:
+        if cb is None:
+            raise Alert(tr("err.forged"))
+        handler = router(context.application).buttons.get(cb.kind)
+        if handler is None:
+            raise Alert(tr("err.forged"))
+        toast = await handler(context, query.message, user, tr, cb)  # type: ignore[arg-type]
+    except Alert as exc:
+        toast, alert = exc.text, True
+    except EXPECTED as exc:
+        toast, alert = _rejection_text(tr, exc), True
+    except (ValueError, IndexError):
+        toast, alert = tr("err.forged"), True
+    with contextlib.suppress(BadRequest):
+        await _api(svc, lambda: query.answer(toast[:200] if toast else None, show_alert=alert))

@@ -1,0 +1,95 @@
+"""A user's pending text step (the "✍️" button of a builder that waits for free text): stored
+in the user's prefs, remembered when a builder is shown, forgotten when the seat seals (moved
+from ``handlers.telegram.text_reply``, so the order builder need not import that feature)."""
+
+from __future__ import annotations
+
+from engine import match as lifecycle
+from engine.match import Match
+from engine.ports import PrefsRepository
+from engine.usecases import SealResult
+from handlers.telegram import callbacks as cbcodec
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.ui import RulesetUI, Screen, get_ui
+
+KIND = "pt"  # the callback kind of the "✍️" button (first used by plans: kept for old buttons)
+
+
+PENDING = "text_step"  # the prefs key of a user's pending text step: the "✍️" button's data
+
+
+def _prefs(svc: Services) -> PrefsRepository | None:
+    repo = svc.deps.repo
+    return repo if isinstance(repo, PrefsRepository) else None
+
+
+_MEMORY: dict[int, str] = {}  # stores without prefs (none in production): this process only
+
+
+def pending(svc: Services, user_id: int) -> str | None:
+    """The signed "✍️" data of ``user_id``'s pending text step, if any."""
+    repo = _prefs(svc)
+    if repo is None:
+        return _MEMORY.get(user_id)
+    value = repo.load_prefs(user_id).get(PENDING)
+    return value if isinstance(value, str) else None
+
+
+def set_pending(svc: Services, user_id: int, data: str | None) -> None:
+    """Store (or with None clear) ``user_id``'s pending text step."""
+    repo = _prefs(svc)
+    if repo is None:
+        if data is None:
+            _MEMORY.pop(user_id, None)
+        else:
+            _MEMORY[user_id] = data
+        return
+    prefs = repo.load_prefs(user_id)
+    if prefs.get(PENDING) == data:
+        return
+    if data is None:
+        prefs.pop(PENDING, None)
+    else:
+        prefs[PENDING] = data
+    repo.save_prefs(user_id, prefs)
+
+
+def text_button(screen: Screen) -> Callback | None:
+    """The "✍️" callback of a builder screen, if it waits for a text."""
+    for row in screen.rows:
+        for b in row:
+            if b.cb is not None and b.cb.kind == KIND:
+                return b.cb
+    return None
+
+
+def remember(context: Ctx, user_id: int, screen: Screen) -> None:
+    """A builder screen was shown to ``user_id``: when it waits for a text, that is now the
+    user's pending step; when it does not (Back, Start over), no step is pending any more."""
+    svc = context.svc
+    cb = text_button(screen)
+    if cb is not None:
+        set_pending(svc, user_id, svc.cb(cb))
+    elif pending(svc, user_id) is not None:
+        set_pending(svc, user_id, None)
+
+
+async def forget_after_seal(context: Ctx, before: Match, res: SealResult) -> None:
+    """Any seal of a seat ends the text step its controller had pending for that seat."""
+    if not has_text_orders(before.ruleset):
+        return
+    svc = context.svc
+    seat = before.seat(res.order.pid)
+    gm_runs = seat.npc or seat.user_id is None or seat.pid in lifecycle.gm_controlled(before)
+    uid = before.gm_user_id if gm_runs else seat.user_id
+    if uid is not None:  # the one who gives this seat's orders
+        data = pending(svc, uid)
+        cb = cbcodec.decode(data, svc.secret) if data else None
+        if cb is not None and cb.match == before.id and cb.arg(0) == res.order.pid:
+            set_pending(svc, uid, None)
+
+
+def has_text_orders(ruleset: str) -> bool:
+    """Whether the ruleset's orders carry free text (its UI draws a "✍️" button)."""
+    return get_ui(ruleset).reply_alert_key != RulesetUI.reply_alert_key

@@ -1,0 +1,399 @@
+"""Turn announcements shared by every feature: a turn opening (status message, builders, the
+GM's NPC builders), a seal and its receipt, a resolution (reveal, next turn or summary), the
+lobby and status refreshes, the seal and GM-change hooks (moved from ``handlers.telegram.bot``,
+``npc`` and ``gm_panel``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from telegram import InputFile, Message, Update
+
+from engine import match as lifecycle
+from engine import usecases
+from engine.clock import absentees, clock_config
+from engine.errors import Rejection
+from engine.match import Match, Phase, SealedOrder, TurnRecord
+from handlers.telegram import stale
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import render
+from handlers.telegram.screens.clock_text import with_deadline
+from handlers.telegram.screens.fairness import receipt_screen
+from handlers.telegram.screens.reveal_text import reveal_text
+from handlers.telegram.shared import outbox
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
+from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
+
+log = logging.getLogger("sekundant.bot")
+
+
+REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
+
+
+def _lobby_url(context: Ctx, match: Match) -> str:
+    return deep_link(context, f"join_{match.id}")
+
+
+async def refresh_lobby(context: Ctx, match: Match) -> None:
+    mid = match.ui.get("lobby")
+    if mid is None:
+        return
+    screen = render.lobby_screen(Tr(match.lang), match, _lobby_url(context, match))
+    await edit(context, match.chat_id, int(mid), screen)
+
+
+async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | None = None) -> None:
+    svc = context.svc
+    mid = match.ui.get("status")
+    if mid is None or match.phase is not Phase.RUNNING:
+        return
+    if fps is None:
+        fps = usecases.sealed_fingerprints(svc.deps, match.id)
+    screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
+    await edit(context, match.chat_id, int(mid), screen)
+    # Never back in time: if the turn resolved while this edit travelled, the resolution's
+    # closing edit may have landed first and been overwritten; close it again (the same
+    # edit twice changes nothing, so whichever lands last shows the newer state).
+    latest = svc.deps.repo.load(match.id).match
+    if latest.turn != match.turn or latest.phase is not Phase.RUNNING:
+        record = next((r for r in svc.deps.repo.history(match.id) if r.turn == match.turn), None)
+        if record is not None:
+            await close_status(context, int(mid), latest, record)
+
+
+async def gm_changed(context: Ctx, match: Match) -> None:
+    """The GM role changed hands (``/gm``, ``/takegm``): during a turn, the new GM gets what
+    the previous one was sent for it - the order builders of the GM-run participants not
+    sealed yet, and whatever the router's GM-change hooks add (the plans to review)."""
+    if match.phase is not Phase.RUNNING:
+        return
+    sent = await open_turn_gm(context, match, unsealed_only=True)
+    await stale.remember(context, match, sent)
+    for hook in router(context.application).gm_hooks:
+        await hook(context, match)
+
+
+async def announce_started(
+    context: Ctx, lobby_id: int | None, match: Match, events: Sequence[Any], *, opened: bool
+) -> None:
+    """The owed announcement of a start (``shared.owed``): the lobby message becomes the
+    start (seats, setup events such as initiative), then (``opened``: the first turn is still
+    the match's turn) the turn opens."""
+    gtr = Tr(match.lang)
+    ui = get_ui(match.ruleset)
+    names = names_of(match)
+    lines = [gtr("start.title", title=Raw(render.match_title(gtr, match)))]
+    for s in match.seats:
+        lines.append(
+            gtr(
+                "lobby.seat", name=s.name, character=Raw(ui.character_label(gtr, s.character or {}))
+            )
+        )
+    lines += [ui.event_text(gtr, names, e.kind, e.actor, e.data) for e in events]
+    if lobby_id is not None:
+        await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+    else:
+        await send(context, match.chat_id, Screen("\n".join(lines)))
+    if opened:
+        await open_turn(context, match)
+
+
+async def open_turn(context: Ctx, match: Match) -> None:
+    """A turn opened: one status message in the group (edited in place from now on), and
+    each acting player's order builder in private."""
+    svc = context.svc
+    gtr = Tr(match.lang)
+    # The status message carries the turn's seed commitment: it is posted before any player
+    # gets a builder, so the commitment always precedes the turn's first seal.
+    now = svc.deps.clock()
+    status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
+    match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
+    need = lifecycle.acting(match)
+    gm_run = lifecycle.gm_controlled(match)
+    builders: list[Message | None] = []
+    for seat in match.seats:
+        if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
+            continue
+        ptr = Tr(svc.lang_for(seat.user_id, match.lang))
+        screen = render.builder_screen(ptr, match, seat.pid, ())
+        screen = with_deadline(ptr, match, screen, now)
+        builders.append(await dm(context, match, seat.user_id, screen))
+    builders += await open_turn_gm(context, match)  # NPC builders in the GM's chat
+    # One write remembers them: their keyboards go when the turn resolves, and the first one
+    # in each chat orders typed orders after the turn opened (refuse_if_before_turn).
+    await stale.remember(context, match, builders)
+
+
+def refuse_if_before_turn(update: Update, match: Match) -> None:
+    """Refuse a typed command for the current turn written before that turn opened: it was
+    meant for an earlier one. A redelivered update does this when its first attempt resolved
+    the turn and then died (``handlers.lambda_webhook``: the lease); so does an order typed
+    while another player's resolved the turn. Buttons need no such check: they carry their
+    turn.
+
+    Telegram orders the messages of a chat: a message id below the id of the turn's first
+    message in that chat (its builder, remembered by :func:`open_turn` with the turn's live
+    messages, ``stale.live``) was written before the turn opened there; one above it after,
+    whatever the clocks say, even in the same second.
+    Without a recorded message (e.g. a player the builder did not reach) the dates decide, to
+    the second: only a message dated a whole second before the turn opened is refused; date
+    0 (the in-process fake API) is unknown and never refused."""
+    msg = update.effective_message
+    if msg is None or match.turn_opened_at is None:
+        return
+    first = min((m for c, m in stale.live(match, match.turn) if c == msg.chat_id), default=None)
+    if first is not None:
+        if msg.message_id < first:
+            raise Rejection("typed_before_turn", turn=match.turn)
+        return
+    written = int((msg.edit_date or msg.date).timestamp())
+    if 0 < written < int(match.turn_opened_at):
+        raise Rejection("typed_before_turn", turn=match.turn)
+
+
+async def _seal(
+    context: Ctx,
+    tr: Tr,
+    match: Match,
+    pid: str,
+    user_id: int,
+    order: Mapping[str, Any],
+    message: Message | None,
+) -> None:
+    """Seal, give the player a receipt (the builder message becomes it), update the group's
+    status message; when this order completed the turn, reveal."""
+    svc = context.svc
+    # Bound to the turn the caller checked (and built the order for): if that turn resolves
+    # meanwhile, the order is refused as stale, never sealed into the next turn.
+    # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
+    # a failed receipt could not be had again by re-sending the order past the turn.
+    where = {"message": message.message_id if message is not None else None, "lang": tr.lang}
+    res = usecases.seal_order(
+        svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
+    )
+    sent: Message | None = None
+    try:
+        if res.record is None:
+            sent = await send_receipt(context, tr, res.match, res.order, res.replaced, where)
+    finally:  # a lost receipt must not cost the group its status (nor Services.resolved)
+        if res.record is None:
+            fps = {pid: res.order.fingerprint}
+            if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
+                fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
+            await refresh_status(context, res.match, fps)
+            await stale.remember(context, res.match, [sent])  # a typed order's receipt
+        else:
+            await on_resolved(context, match, res.match, res.record)
+    for hook in router(context.application).seal_hooks:
+        await hook(context, match, res)
+
+
+async def send_receipt(
+    context: Ctx,
+    tr: Tr,
+    match: Match,
+    order: SealedOrder,
+    replaced: bool,
+    where: Mapping[str, Any],
+) -> Message | None:
+    """A player's receipt (the order, its salt and full fingerprint, the deadline): the builder
+    message ``where["message"]`` becomes it, else a new private message (returned, so its
+    keyboard can go when the turn resolves: ``stale``)."""
+    svc = context.svc
+    final = match.turn != order.turn or match.phase is not Phase.RUNNING
+    receipt = receipt_screen(tr, match, order, replaced, svc.deps.clock(), final=final)
+    user_id = order.by_user if order.by_user is not None else match.gm_user_id
+    if where.get("message") is not None:
+        await edit(context, user_id, int(where["message"]), receipt)
+        return None
+    return await send(context, user_id, receipt)
+
+
+async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
+    """A turn resolved, and its announcement was saved with it in the outbox: deliver it now
+    (:func:`announce_resolved`); what fails is delivered by the sweeper."""
+    context.svc.resolved += 1  # see Services.resolved
+    await outbox.deliver(context, after.id)
+
+
+async def close_status(context: Ctx, status_id: int, after: Match, record: TurnRecord) -> None:
+    """Turn ``record.turn``'s status message, closed."""
+    fps = {o.pid: o.fingerprint for o in record.orders if not o.default}
+    screen = render.closed_status(Tr(after.lang), after, record.turn, fps)
+    await edit(context, after.chat_id, status_id, screen)
+
+
+async def announce_resolved(
+    context: Ctx,
+    status_id: int | None,
+    after: Match,
+    record: TurnRecord,
+    *,
+    last: bool = True,
+    edited: int | None = None,
+) -> None:
+    """The owed announcement of a resolved turn (``shared.owed``): close its status message,
+    remove the keyboards of its builders and receipts (``edited``: the receipt the resolving
+    seal drew without one), post the reveal (picture and text), then (``last``: no later turn
+    resolved meanwhile) the next turn or the final summary."""
+    gtr = Tr(after.lang)
+    if status_id is not None:
+        await close_status(context, status_id, after, record)
+    await stale.clear(context, after, record.turn, skip=edited)
+    await send_reveal(context, after, record)
+    if not last:
+        return
+    if after.phase is Phase.FINISHED:
+        await send(context, after.chat_id, summary_screen(gtr, after))
+        return
+    await open_turn(context, after)
+    await absentee_alert(context, after)  # K missed turns in a row: tell the GM
+
+
+async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
+    """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
+    story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
+    on a network hiccup (nothing else sends it)."""
+    await send_reveal_picture(context, match, record)
+    text = reveal_text(Tr(match.lang), match, record)
+    await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+
+
+async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
+    """The reveal's picture with a short caption (``handlers.telegram.screens.pictures``, which
+    imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
+    text reveal still goes out: the picture is a convenience, the text is the record."""
+    tr = Tr(match.lang)
+    try:
+        from handlers.telegram.screens import pictures
+
+        png = pictures.reveal_picture(tr, match, record)
+        if png is None:
+            return False
+        caption = tr("reveal.caption", turn=record.turn)
+        photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
+        await _api(context.svc, lambda: context.bot.send_photo(match.chat_id, photo, caption))
+    except Exception:
+        log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
+        return False
+    return True
+
+
+def summary_screen(tr: Tr, match: Match) -> Screen:
+    ui = get_ui(match.ruleset)
+    lines = [
+        tr("summary.title", title=Raw(render.match_title(tr, match))),
+        ui.outcome_text(tr, match),
+    ]
+    rows = [[Button(tr("fair.btn_dossier"), Callback("dos", match.id))]]
+    forfeit = (match.outcome or {}).get("reason") == "forfeit"
+    if match.turn > 1 and not forfeit:  # the GM may still undo the last resolved turn
+        rows.append([Button(tr("gm.btn_undo"), Callback("gsu", match.id, match.turn))])
+    return Screen("\n".join(lines), rows)
+
+
+def gm_run(match: Match) -> list[str]:
+    """Acting seats whose orders the GM gives: NPCs and seats the ruleset handed over."""
+    need = lifecycle.acting(match)
+    taken = lifecycle.gm_controlled(match)
+    return [s.pid for s in match.seats if s.pid in need and (s.npc or s.pid in taken)]
+
+
+def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
+    """One-tap NPC orders: "same as last turn", and "attack nearest" for dragons."""
+    row = [Button(tr("npc.btn.same"), Callback("nsl", match.id, match.turn, (pid,)))]
+    if hasattr(get_ui(match.ruleset), "nearest_order"):
+        row.append(Button(tr("npc.btn.nearest"), Callback("nnr", match.id, match.turn, (pid,))))
+    return [row]
+
+
+async def open_turn_gm(context: Ctx, match: Match, *, unsealed_only: bool = False) -> list[Message]:
+    """A turn opened: one order builder per GM-run participant in the GM's private chat
+    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
+    Returns the messages sent, oldest first (their keyboards go when the turn resolves:
+    ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
+    svc = context.svc
+    pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
+    sent: list[Message] = []
+    if not pids:
+        return sent
+    tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
+    for pid in pids:
+        screen = render.builder_screen(tr, match, pid, ())
+        if not _has_helpers(screen):
+            screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
+        msg = await dm(context, match, match.gm_user_id, screen)
+        if msg is None:
+            break  # the GM cannot be written to: the group was told once, not per NPC
+        sent.append(msg)
+    return sent
+
+
+def _has_helpers(screen: Screen) -> bool:
+    return any(b.cb is not None and b.cb.kind == "nsl" for row in screen.rows for b in row)
+
+
+def _name(match: Match, pid: str) -> str:
+    return names_of(match).get(pid, esc(pid))
+
+
+async def absentee_alert(context: Ctx, match: Match) -> None:
+    """After a resolution: players who missed ``missed_turns_alert`` turns in a row (and every
+    further such run) are reported to the GM in the group, with Replace/Remove buttons."""
+    if match.phase is not Phase.RUNNING:
+        return
+    limit = clock_config(match).missed_turns_alert
+    due = [p for p in absentees(match) if match.missed.get(p, 0) % limit == 0]
+    if not due:
+        return
+    gtr = Tr(match.lang)
+    lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
+    rows = [
+        [
+            Button(
+                gtr("gm.btn_replace_who", name=match.seat(p).name),
+                Callback("grp", match.id, match.turn, (p,)),
+            ),
+            Button(
+                gtr("gm.btn_remove_who", name=match.seat(p).name),
+                Callback("gko", match.id, match.turn, (p,)),
+            ),
+        ]
+        for p in due
+    ]
+    await send(context, match.chat_id, Screen("\n".join(lines), rows))
+
+
+async def _announce(context: Ctx, match: Match, key: str, **params: Any) -> None:
+    await send(context, match.chat_id, Screen(Tr(match.lang)(key, **params)))
+
+
+async def _after_change(
+    context: Ctx, before: Match, after: Match, record: TurnRecord | None
+) -> None:
+    """After a GM step that may have resolved or finished the match: reveal, summary, or an
+    updated status message."""
+    if record is not None:
+        await on_resolved(context, before, after, record)
+    elif after.phase is Phase.FINISHED:
+        await _close_status(context, before, after)
+        await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
+    else:
+        await refresh_status(context, after)
+
+
+async def _close_status(context: Ctx, before: Match, after: Match) -> None:
+    status_id = before.ui.get("status")
+    if status_id is not None:
+        gtr = Tr(after.lang)
+        await edit(
+            context,
+            after.chat_id,
+            int(status_id),
+            Screen(gtr("gm.status_closed", turn=before.turn)),
+        )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.beacon import BeaconRound
 from engine.clock import ClockConfig
 from engine.errors import CorruptRecordError
 from engine.events import Event
@@ -59,6 +60,9 @@ def match_to_doc(match: Match) -> dict[str, Any]:
         "commitment": match.commitment,
         "turn_opened_at": match.turn_opened_at,
         "deadline": match.deadline,
+        "locked_at": match.locked_at,
+        "lock_reason": match.lock_reason,
+        "beacon_round": match.beacon_round,
         "outcome": match.outcome,
         "ui": dict(match.ui),
         "attention": match.attention,
@@ -132,6 +136,9 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             commitment=doc.get("commitment"),
             turn_opened_at=_opt_float(doc.get("turn_opened_at")),
             deadline=_opt_float(doc.get("deadline")),
+            locked_at=_opt_float(doc.get("locked_at")),
+            lock_reason=doc.get("lock_reason"),
+            beacon_round=_opt_int(doc.get("beacon_round")),
             outcome=doc.get("outcome"),
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
@@ -151,6 +158,10 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
 
 def _opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def order_to_doc(order: SealedOrder) -> dict[str, Any]:
@@ -197,6 +208,10 @@ def record_to_doc(record: TurnRecord) -> dict[str, Any]:
         "resolved_at": record.resolved_at,
         "ruleset_version": record.ruleset_version,
         "engine_version": record.engine_version,
+        "opened_at": record.opened_at,
+        "locked_at": record.locked_at,
+        "beacon_round": record.beacon_round,
+        "beacon": None if record.beacon is None else record.beacon.to_json(),
     }
 
 
@@ -214,4 +229,8 @@ def record_from_doc(doc: Mapping[str, Any]) -> TurnRecord:
         resolved_at=float(doc["resolved_at"]),
         ruleset_version=str(doc["ruleset_version"]),
         engine_version=str(doc.get("engine_version", "1")),
+        opened_at=_opt_float(doc.get("opened_at")),
+        locked_at=_opt_float(doc.get("locked_at")),
+        beacon_round=_opt_int(doc.get("beacon_round")),
+        beacon=None if doc.get("beacon") is None else BeaconRound.from_json(doc["beacon"]),
     )

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from engine import clock, gm
 from engine import match as lifecycle
+from engine.beacon import Beacon, BeaconRound, round_after
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, TurnRecord
@@ -84,6 +85,8 @@ class Deps:
     repo: MatchRepository
     clock: Callable[[], float]
     entropy: Entropy
+    beacon: Beacon | None = None  # None: dice from the server seed only (no public beacon)
+    beacon_patience: float = 60.0  # seconds after a lock before the GM may resolve without it
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +206,16 @@ def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, 
 
     def step() -> tuple[Match, tuple[Event, ...]]:
         loaded = deps.repo.load(match_id)
-        started, record = lifecycle.start(loaded.match, user_id, deps.clock(), deps.entropy.seed())
+        now = deps.clock()
+        target, beacon = _beacon_for(deps, now)
+        started, record = lifecycle.start(
+            loaded.match,
+            user_id,
+            now,
+            deps.entropy.seed(),
+            beacon_round=target,
+            beacon=beacon,
+        )
         saved = deps.repo.save(started, expected_version=loaded.match.version, record=record)
         return saved, record.events
 
@@ -324,9 +336,17 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
         lifecycle.require_gm(loaded.match, user_id)
         if loaded.match.phase is not Phase.RUNNING or loaded.match.turn != turn:
             raise Rejection("stale_turn", turn=turn)
-        missing = lifecycle.missing(loaded.match)
+        m = loaded.match
+        if m.locked_at is not None:  # locked, waiting for its beacon round
+            saved, record = _lock_and_resolve(
+                deps, loaded, m, reason=m.lock_reason or "forced", give_up_by=user_id
+            )
+            if record is None:
+                raise Rejection("beacon_pending", turn=m.turn)
+            return Resolution(saved, record)
+        missing = lifecycle.missing(m)
         audited = lifecycle.intervene(
-            loaded.match, user_id, "force_resolve", deps.clock(), missing=list(missing)
+            m, user_id, "force_resolve", deps.clock(), missing=list(missing)
         )
         return _resolve_loaded(deps, Loaded(audited, loaded.orders), "forced")
 
@@ -343,24 +363,89 @@ def expire(deps: Deps, match_id: str, turn: int) -> Resolution | None:
         now = deps.clock()
         if m.phase is not Phase.RUNNING or m.turn != turn or m.deadline is None or m.deadline > now:
             return None
-        return _resolve_loaded(deps, loaded, "deadline")
+        saved, record = _lock_and_resolve(deps, loaded, m, reason="deadline")
+        return None if record is None else Resolution(saved, record)
 
     return _retry(step)
 
 
 def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
-    resolved, record = lifecycle.resolve(
-        loaded.match, loaded.orders, deps.clock(), deps.entropy.seed(), reason=reason
-    )
-    saved = deps.repo.save(resolved, expected_version=loaded.match.version, record=record)
+    """Lock the turn and resolve it with its beacon round. When the round cannot be had yet,
+    the lock is saved and :class:`Rejection` ``beacon_pending`` raised (the sweeper, or the
+    GM's next press, resolves it; past ``beacon_patience`` the GM resolves it without)."""
+    saved, record = _lock_and_resolve(deps, loaded, loaded.match, reason=reason)
+    if record is None:
+        raise Rejection("beacon_pending", turn=loaded.match.turn)
     return Resolution(saved, record)
+
+
+def _beacon_for(deps: Deps, now: float) -> tuple[int | None, BeaconRound | None]:
+    """The beacon round a lock at ``now`` fixes, and that round if it can be had now."""
+    if deps.beacon is None:
+        return None, None
+    target = round_after(deps.beacon.network, now)
+    return target, deps.beacon.fetch(target)
+
+
+def _lock_and_resolve(
+    deps: Deps,
+    loaded: Loaded,
+    changed: Match,
+    *,
+    reason: str,
+    seal: SealedOrder | None = None,
+    now: float | None = None,
+    withdraw: str | None = None,
+    give_up_by: int | None = None,
+) -> SealResultLike:
+    """Lock the turn (if it is not yet) and resolve it once its beacon round is out, in one
+    conditional write with ``seal``/``withdraw``. Without the round, the lock alone is saved
+    (record None), unless the GM (``give_up_by``) resolves a turn whose beacon is late beyond
+    ``beacon_patience``: that turn resolves from the server seed only, marked so in the record
+    (no beacon) and in the audit log (``seed_only``)."""
+    at = deps.clock() if now is None else now
+    orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
+    beacon: BeaconRound | None = None
+    if deps.beacon is not None:
+        target = changed.beacon_round
+        if changed.locked_at is None:
+            target = round_after(deps.beacon.network, at)
+            changed = lifecycle.lock(changed, at, reason, target)
+        assert target is not None and changed.locked_at is not None
+        beacon = deps.beacon.fetch(target)
+        late = at >= changed.locked_at + deps.beacon_patience
+        if beacon is None and late and give_up_by is not None:
+            changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)
+        elif beacon is None:
+            saved = deps.repo.save(
+                changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw
+            )
+            return saved, None
+    resolved, record = lifecycle.resolve(
+        changed, orders, at, deps.entropy.seed(), reason=reason, beacon=beacon
+    )
+    saved = deps.repo.save(
+        resolved,
+        expected_version=loaded.match.version,
+        seal=seal,
+        withdraw=withdraw,
+        record=record,
+    )
+    return saved, record
 
 
 def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Match:
     def step() -> Match:
         loaded = deps.repo.load(match_id)
         ended = lifecycle.end(loaded.match, user_id, outcome)
-        ended = lifecycle.intervene(ended, user_id, "end", deps.clock(), result=outcome.status)
+        ended = lifecycle.intervene(
+            ended,
+            user_id,
+            "end",
+            deps.clock(),
+            result=outcome.status,
+            winners=list(outcome.winners),
+        )
         return deps.repo.save(ended, expected_version=loaded.match.version, discard_orders=True)
 
     return _retry(step)
@@ -446,19 +531,9 @@ def _save_maybe_resolving(
     order); when it leaves every order in, resolve the turn in the same conditional write, at
     ``now`` (default: the clock)."""
     if lifecycle.ready(changed):
-        orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
-        at = deps.clock() if now is None else now
-        resolved, record = lifecycle.resolve(
-            changed, orders, at, deps.entropy.seed(), reason="all_sealed"
+        return _lock_and_resolve(
+            deps, loaded, changed, reason="all_sealed", seal=seal, now=now, withdraw=withdraw
         )
-        saved = deps.repo.save(
-            resolved,
-            expected_version=loaded.match.version,
-            seal=seal,
-            withdraw=withdraw,
-            record=record,
-        )
-        return saved, record
     saved = deps.repo.save(
         changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw
     )
@@ -561,6 +636,9 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
         now = deps.clock()
         if m.phase is not Phase.RUNNING:
             return None
+        if m.locked_at is not None:  # waiting for its beacon round: resolve once it is out
+            saved, record = _lock_and_resolve(deps, loaded, m, reason=m.lock_reason or "")
+            return None if record is None else Resolution(saved, record)
         if m.paused_at is not None:
             if now < m.paused_at + clock.clock_config(m).max_pause_seconds:
                 return None
@@ -568,7 +646,8 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             saved, record = _save_maybe_resolving(deps, loaded, resumed)
             return Resumed(saved, record)
         if m.deadline is not None and m.deadline <= now:
-            return _resolve_loaded(deps, loaded, "deadline")
+            saved, record = _lock_and_resolve(deps, loaded, m, reason="deadline")
+            return None if record is None else Resolution(saved, record)
         due = clock.reminder_at(m)
         if due is not None and due <= now:
             saved = deps.repo.save(clock.mark_reminded(m), expected_version=m.version)

@@ -96,7 +96,9 @@ def tamper_cases() -> list[tuple[str, Any, str]]:
     ]
 
 
-@pytest.mark.parametrize(("name", "change", "located"), tamper_cases(), ids=str)
+@pytest.mark.parametrize(
+    ("name", "change", "located"), tamper_cases(), ids=[c[0] for c in tamper_cases()]
+)
 def test_any_tampering_is_detected_and_located(
     deps: uc.Deps, name: str, change: Any, located: str
 ) -> None:

@@ -208,8 +208,11 @@ def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, 
         loaded = deps.repo.load(match_id)
         now = deps.clock()
         target, beacon = _beacon_for(deps, now)
+        lobby = loaded.match
+        if target is not None and beacon is None:  # unreachable: say so in the public log
+            lobby = lifecycle.intervene(lobby, user_id, "seed_only", now, beacon_round=target)
         started, record = lifecycle.start(
-            loaded.match,
+            lobby,
             user_id,
             now,
             deps.entropy.seed(),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from engine.beacon import (
     QUICKNET,
@@ -140,3 +140,14 @@ class LocalBeacon:
 
         point = hash_to_G1(message(round_number), DST, hashlib.sha256)  # type: ignore[arg-type]
         return int(compress_G1(multiply(point, self._secret))).to_bytes(48, "big").hex()
+
+
+def beacon_from_env(env: Mapping[str, str]) -> DrandBeacon | None:
+    """``SEKUNDANT_BEACON``: ``drand`` (the public beacon) or unset/``none`` (server seed only,
+    e.g. a local bot without internet)."""
+    choice = env.get("SEKUNDANT_BEACON", "none").strip().lower()
+    if choice == "drand":
+        return DrandBeacon()
+    if choice in ("", "none"):
+        return None
+    raise ValueError(f"SEKUNDANT_BEACON: expected drand or none, got {choice!r}")

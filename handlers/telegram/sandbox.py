@@ -22,13 +22,20 @@ HELP = """Sandbox commands (anything else is sent as a message):
   :as <gm|alice|bob>     act as this user        :in <group|private>  switch chat
   :press N  (or just N)  press button N of the latest message with buttons in this chat
   :show                  this chat's transcript  :chats  every chat's last message
+  :save DIR              write every file the bot sent (dossier JSON and Markdown...) to DIR
   :help                  this text               :quit   leave (so does end of input)
 Try: /duel (as gm, in the group), then press the buttons."""
 
 
 class Sandbox:
-    def __init__(self, out: TextIO = sys.stdout, *, lang: str = "ru") -> None:
-        self.h = Harness(default_lang=lang)
+    def __init__(self, out: TextIO = sys.stdout, *, lang: str = "ru", demo: bool = True) -> None:
+        if demo:  # counting seeds and salts: the same transcript every run
+            self.h = Harness(default_lang=lang)
+        else:  # an interactive sandbox keeps its secrets as live play does, beacon included
+            from engine.usecases import SystemEntropy
+            from infra.beacon import LocalBeacon
+
+            self.h = Harness(default_lang=lang, entropy=SystemEntropy(), beacon=LocalBeacon())
         self.out = out
         self.users = {
             "gm": self.h.user(333333333, "Carol", lang="en", username="carol_gm"),
@@ -117,6 +124,8 @@ class Sandbox:
                         self.show_message(m)
                     else:
                         print(f">>> {plain(m.text)}", file=self.out)
+            elif cmd == "save" and arg:
+                self.save(arg)
             elif cmd == "chats":
                 for chat in self.h.api.chats.values():
                     bots = [m for m in chat.messages if m.from_bot]
@@ -128,6 +137,28 @@ class Sandbox:
         self.h.say(self.user, self.chat_id, line)
         self.flush()
         return True
+
+    def save(self, directory: str) -> list[str]:
+        """Write every document the bot sent, in any chat, to ``directory`` (a later file with
+        the same name gets a numbered name); returns the paths written."""
+        from pathlib import Path
+
+        target = Path(directory)
+        target.mkdir(parents=True, exist_ok=True)
+        written: list[str] = []
+        for chat in self.h.api.chats.values():
+            for m in chat.messages:
+                if m.document is None:
+                    continue
+                path = target / m.document.file_name
+                n = 1
+                while path.exists():
+                    n += 1
+                    path = target / f"{Path(m.document.file_name).stem}-{n}{path.suffix}"
+                path.write_bytes(m.document.content)
+                written.append(str(path))
+        print(f"--- saved {len(written)} file(s) to {target}", file=self.out)
+        return written
 
     def press(self, number: int) -> None:
         msgs = [m for m in self.h.api.chat(self.chat_id).messages if m.from_bot and m.buttons]

@@ -67,6 +67,17 @@ def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
         tr("fair.proof_seed", seed=record.seed),
         tr("fair.proof_commitment", commitment=record.commitment),
     ]
+    if record.beacon is not None:
+        lines.append(
+            tr(
+                "fair.proof_beacon",
+                network=record.beacon.network,
+                round=record.beacon.round,
+                randomness=record.beacon.randomness,
+            )
+        )
+    elif record.beacon_round is not None:
+        lines.append(tr("fair.proof_seed_only", round=record.beacon_round))
     for o in sorted(record.orders, key=lambda o: o.seq):
         name = Raw(names.get(o.pid, esc(o.pid)))
         order = canonical_json(dict(o.order))

@@ -196,6 +196,27 @@ def demo(out: TextIO = sys.stdout) -> int:
     """A whole pistol duel, played through the buttons (Alice) and typed orders (Bob)."""
     sb = Sandbox(out=open_null())
     h = sb.h
+    play_duel(sb)
+    g = sb.group
+    alice, bob = sb.users["alice"], sb.users["bob"]
+    for chat_id in (g, int(alice["id"]), int(bob["id"])):
+        print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
+        for msg in h.api.chat(chat_id).messages:
+            if msg.from_bot:
+                print(plain(msg.text), file=out)
+                labels = [b["text"] for b in msg.buttons]
+                if labels:
+                    print("   " + " | ".join(labels), file=out)
+            else:
+                print(f">>> {plain(msg.text)}", file=out)
+            print(file=out)
+    h.close()
+    return 0
+
+
+def play_duel(sb: Sandbox) -> None:
+    """Play a whole pistol duel in ``sb``: Alice by buttons, Bob by typed orders."""
+    h = sb.h
     gm, alice, bob = sb.users["gm"], sb.users["alice"], sb.users["bob"]
     g = sb.group
     h.say(gm, g, "/duel@sekundant_bot")
@@ -218,19 +239,6 @@ def demo(out: TextIO = sys.stdout) -> int:
         h.press(alice, aim, (3 - b) * 7 + (a + 3))  # rows y = 3..-2, columns x = -3..3
         h.press_text(alice, h.last(int(alice["id"]), with_buttons=True), "🔒")
         h.say(bob, int(bob["id"]), f"/order move {-m} aim {b}:{a}")
-    for chat_id in (g, int(alice["id"]), int(bob["id"])):
-        print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
-        for msg in h.api.chat(chat_id).messages:
-            if msg.from_bot:
-                print(plain(msg.text), file=out)
-                labels = [b["text"] for b in msg.buttons]
-                if labels:
-                    print("   " + " | ".join(labels), file=out)
-            else:
-                print(f">>> {plain(msg.text)}", file=out)
-            print(file=out)
-    h.close()
-    return 0
 
 
 def open_null() -> TextIO:

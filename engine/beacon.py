@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -132,11 +133,22 @@ def randomness_of(signature_hex: str) -> str:
     return hashlib.sha256(bytes.fromhex(signature_hex)).hexdigest()
 
 
+def import_py_ecc() -> None:
+    """Import py_ecc without its side effect: on import it raises the interpreter's recursion
+    limit to 100000, which turns a deeply nested JSON body (the webhook's RecursionError
+    guard) into a crash. The limit this process had is put back."""
+    limit = sys.getrecursionlimit()
+    import py_ecc  # noqa: F401
+
+    sys.setrecursionlimit(limit)
+
+
 def verify_signature(network: Network, round_number: int, signature_hex: str) -> bool:
     """Whether ``signature_hex`` is the network's BLS signature of ``round_number`` (offline).
 
     py_ecc (the Ethereum Foundation's pure-Python BLS12-381) does the curve work: it has the
     RFC 9380 hash to G1 that quicknet's signatures-on-G1 scheme needs; about 0.15 s a check."""
+    import_py_ecc()
     from py_ecc.bls.hash_to_curve import hash_to_G1
     from py_ecc.bls.point_compression import decompress_G1, decompress_G2
     from py_ecc.bls.typing import G1Compressed, G2Compressed

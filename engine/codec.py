@@ -63,6 +63,8 @@ def match_to_doc(match: Match) -> dict[str, Any]:
         "locked_at": match.locked_at,
         "lock_reason": match.lock_reason,
         "beacon_round": match.beacon_round,
+        "commitment_message": match.commitment_message,
+        "commitment_posted_at": match.commitment_posted_at,
         "outcome": match.outcome,
         "ui": dict(match.ui),
         "attention": match.attention,
@@ -139,6 +141,8 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             locked_at=_opt_float(doc.get("locked_at")),
             lock_reason=doc.get("lock_reason"),
             beacon_round=_opt_int(doc.get("beacon_round")),
+            commitment_message=_opt_int(doc.get("commitment_message")),
+            commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
             outcome=doc.get("outcome"),
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
@@ -212,6 +216,8 @@ def record_to_doc(record: TurnRecord) -> dict[str, Any]:
         "locked_at": record.locked_at,
         "beacon_round": record.beacon_round,
         "beacon": None if record.beacon is None else record.beacon.to_json(),
+        "commitment_message": record.commitment_message,
+        "commitment_posted_at": record.commitment_posted_at,
     }
 
 
@@ -233,4 +239,6 @@ def record_from_doc(doc: Mapping[str, Any]) -> TurnRecord:
         locked_at=_opt_float(doc.get("locked_at")),
         beacon_round=_opt_int(doc.get("beacon_round")),
         beacon=None if doc.get("beacon") is None else BeaconRound.from_json(doc["beacon"]),
+        commitment_message=_opt_int(doc.get("commitment_message")),
+        commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
     )

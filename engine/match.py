@@ -85,6 +85,8 @@ class TurnRecord:
     locked_at: float | None = None  # after this no order could be sealed, changed, withdrawn
     beacon_round: int | None = None  # the beacon round the lock fixed (None: no beacon asked)
     beacon: BeaconRound | None = None  # that round as published; None: "server seed only"
+    commitment_message: int | None = None  # the group message that posted the commitment
+    commitment_posted_at: float | None = None  # when it was posted (before any seal)
 
     @property
     def defaulted(self) -> tuple[str, ...]:
@@ -117,6 +119,8 @@ class Match:
     locked_at: float | None = None  # the turn locked: no seal, change or withdrawal any more
     lock_reason: str | None = None  # all_sealed | deadline | forced: why it locked
     beacon_round: int | None = None  # the public beacon round the locked turn waits for
+    commitment_message: int | None = None  # the group message posting this turn's commitment
+    commitment_posted_at: float | None = None  # None: not posted yet (orders wait for it)
     outcome: Mapping[str, Any] | None = None
     ui: Mapping[str, Any] = field(default_factory=dict)  # message ids etc., for the edge
     attention: str | None = None  # set when a record is corrupt: the GM must look
@@ -383,6 +387,8 @@ def start(
         locked_at=now,
         beacon_round=beacon_round,
         beacon=beacon,
+        commitment_message=match.commitment_message,
+        commitment_posted_at=match.commitment_posted_at,
     )
     opened = replace(match, phase=Phase.RUNNING, state=state, turn=1)
     return open_turn(opened, now, next_seed), record
@@ -415,7 +421,20 @@ def open_turn(match: Match, now: float, seed: bytes) -> Match:
         locked_at=None,
         lock_reason=None,
         beacon_round=None,
+        commitment_message=None,
+        commitment_posted_at=None,
     )
+
+
+def commitment_posted(
+    match: Match, turn: int, commitment: str, message_id: int, now: float
+) -> Match:
+    """Record that the group got ``turn``'s commitment as its own message (never edited). A
+    stale report (another turn, another commitment after an undo) or a second one changes
+    nothing: the first posting is the public record."""
+    if match.turn != turn or match.commitment != commitment or match.commitment_posted_at:
+        return match
+    return replace(match, commitment_message=message_id, commitment_posted_at=now)
 
 
 # --------------------------------------------------------------------------- sealing
@@ -582,6 +601,8 @@ def resolve(
         locked_at=match.locked_at if match.locked_at is not None else now,
         beacon_round=match.beacon_round,
         beacon=beacon,
+        commitment_message=match.commitment_message,
+        commitment_posted_at=match.commitment_posted_at,
     )
     result = rules.outcome(new_state)
     missed = {pid: (match.missed.get(pid, 0) + 1 if o.default else 0) for pid, o in sealed.items()}

@@ -87,6 +87,7 @@ class Deps:
     entropy: Entropy
     beacon: Beacon | None = None  # None: dice from the server seed only (no public beacon)
     beacon_patience: float = 60.0  # seconds after a lock before the GM may resolve without it
+    require_commitment_post: bool = False  # the bot: no order before the commitment is posted
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +196,20 @@ def set_side(deps: Deps, match_id: str, user_id: int, pid: str, side: str) -> Ma
     return _update(deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side))
 
 
+def commitment_posted(
+    deps: Deps, match_id: str, turn: int, commitment: str, message_id: int
+) -> Match:
+    """The group got ``turn``'s commitment as its own message: record its id and time (the
+    dossier publishes them; orders for the turn are accepted from now on)."""
+    return _update(
+        deps,
+        match_id,
+        lambda ld: lifecycle.commitment_posted(
+            ld.match, turn, commitment, message_id, deps.clock()
+        ),
+    )
+
+
 def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
     """Remember edge data (message ids) on the match."""
     return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))
@@ -252,6 +267,8 @@ def seal_order(
             bound.append(loaded.match.turn)
         if loaded.match.turn != bound[0]:
             raise Rejection("stale_turn", turn=bound[0])
+        if deps.require_commitment_post and loaded.match.commitment_posted_at is None:
+            raise Rejection("commitment_not_posted", turn=bound[0])
         now = deps.clock()
         sealed_match, order = lifecycle.seal(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()

@@ -305,6 +305,9 @@ class _Verifier:
             self.add(
                 number, "lock time outside the turn", locked, f"between {opened} and {resolved}"
             )
+        posted = turn.get("commitment_posted_at")
+        if posted is not None and opened is not None and float(posted) < float(opened):
+            self.add(number, "commitment posted before the turn opened", posted, f">= {opened}")
         end = resolved if locked is None else float(locked)
         start = (
             opened
@@ -315,7 +318,14 @@ class _Verifier:
             if order.get("default"):
                 continue
             at = float(order["sealed_at"])
-            if at > end or (start is not None and at < float(start)):
+            if posted is not None and at < float(posted):
+                self.add(
+                    number,
+                    f"{order['pid']}'s order sealed before the turn's commitment was posted",
+                    at,
+                    f">= {posted}",
+                )
+            elif at > end or (start is not None and at < float(start)):
                 self.add(
                     number,
                     f"{order['pid']}'s order sealed outside the turn's open/lock window",

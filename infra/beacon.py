@@ -13,6 +13,7 @@ from engine.beacon import (
     SCHEME,
     BeaconRound,
     Network,
+    import_py_ecc,
     message,
     register_network,
     round_time,
@@ -101,6 +102,7 @@ class LocalBeacon:
         secret: int = TEST_SECRET,
         up: bool = True,
     ) -> None:
+        import_py_ecc()
         from py_ecc.bls.point_compression import compress_G2
         from py_ecc.optimized_bls12_381.optimized_curve import G2, multiply
 

@@ -54,7 +54,7 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import npc, render
+from handlers.telegram import commitments, npc, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen, reveal_proof
@@ -779,6 +779,7 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
         render.lobby_screen(gtr, match, _lobby_url(context, match)),
     )
     usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
+    await commitments.try_post(context, match)  # turn 0's, as its own message
     return None
 
 
@@ -815,6 +816,8 @@ async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
             )
         )
     lines += [ui.event_text(gtr, names, e.kind, e.actor, e.data) for e in events]
+    setup = usecases.history(svc.deps, match.id)[0]  # turn 0: its seed is revealed now
+    lines.append(reveal_proof(gtr, match, setup))
     await edit(context, match.chat_id, msg.message_id, Screen("\n".join(lines)))
     await open_turn(context, match)
     return None
@@ -827,6 +830,7 @@ async def open_turn(context: Ctx, match: Match) -> None:
     gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
+    match = await commitments.try_post(context, match)  # its own message, never edited
     now = svc.deps.clock()
     status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
@@ -921,6 +925,7 @@ async def _seal(
     """Seal, give the player a receipt (the builder message becomes it), update the group's
     status message; when this order completed the turn, reveal."""
     svc = services(context)
+    match = await commitments.try_post(context, match)  # a failed posting is retried first
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
@@ -1194,6 +1199,8 @@ def build_application(
     if not updater:
         builder = builder.updater(None)
     app = builder.build()
+    # In a chat, an order waits for its turn's commitment message (handlers/telegram/commitments).
+    deps.require_commitment_post = True
     app.bot_data[SERVICES] = Services(
         deps=deps, secret=callback_secret(token), default_lang=normalize(default_lang)
     )

@@ -27,6 +27,17 @@ def commitment_text(tr: Tr, commitment: str) -> str:
     )
 
 
+def commitment_post(tr: Tr, match: Match) -> str:
+    """The open turn's commitment as its own message (never edited): the full hash, so the
+    reveal's seed can be checked against what the group got before any order."""
+    return tr(
+        "fair.commitment_post",
+        turn=Raw(turn_label(tr, match, match.turn)) if match.turn else tr("fair.setup_turn"),
+        id=match.id,
+        commitment=match.commitment or "",
+    )
+
+
 def receipt_screen(
     tr: Tr, match: Match, order: SealedOrder, replaced: bool, now: float, *, final: bool = False
 ) -> Screen:

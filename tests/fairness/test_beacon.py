@@ -186,3 +186,14 @@ def test_a_beacon_round_from_another_round_breaks_the_replay() -> None:
     turn0["beacon"] = other.to_json()
     texts = [str(f) for f in check(dossier).findings]
     assert any("beacon round the lock fixed" in t for t in texts)
+
+
+def test_the_bls_library_leaves_the_recursion_limit_alone() -> None:
+    """py_ecc raises the limit to 100000 on import; the webhook's guard against deeply nested
+    JSON relies on RecursionError, so the limit this process had must survive."""
+    import sys
+
+    before = sys.getrecursionlimit()
+    assert verify_signature(QUICKNET, ROUND, SIGNATURE)
+    LocalBeacon().fetch(7)
+    assert sys.getrecursionlimit() == before

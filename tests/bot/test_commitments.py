@@ -1,0 +1,80 @@
+"""Issue 18: each turn's commitment is its own group message, never edited, its id and time
+in the dossier; no order is sealed before the group has it; Start reveals turn 0's seed."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from engine.match import Phase
+from engine.verify import verify
+from tests.bot.conftest import Duel
+
+MID = "m00001"
+
+
+def _play_out(duel: Duel) -> None:
+    h = duel.h
+    for _ in range(6):
+        if h.deps.repo.load(MID).match.phase is Phase.FINISHED:
+            return
+        duel.alice_seals(1, -1, 0)
+        h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
+
+
+def test_every_commitment_is_its_own_unedited_message_recorded_in_the_dossier(
+    duel: Duel,
+) -> None:
+    h = duel.h
+    duel.start()
+    _play_out(duel)
+    history = h.deps.repo.history(MID)
+    assert len(history) >= 2
+    for record in history:
+        assert record.commitment_message is not None, record.turn
+        posted = h.api.message(duel.g, record.commitment_message)
+        assert record.commitment in posted.text and posted.edits == 0
+        assert posted.buttons == []
+        assert record.commitment_posted_at is not None
+        for order in record.orders:
+            if not order.default:
+                assert order.sealed_at >= record.commitment_posted_at
+    # Start reveals the seed of turn 0 (the setup rolls) in the group.
+    assert any(history[0].seed in t for t in h.texts(duel.g))
+    h.press_text(duel.alice, h.last(duel.g, with_buttons=True), "Dossier")
+    doc = next(d for d in h.api.documents(duel.a) if d.file_name.endswith(".json"))
+    dossier: dict[str, Any] = json.loads(doc.content)
+    assert verify(dossier) == []
+    assert all(t["commitment_message"] and t["commitment_posted_at"] for t in dossier["turns"])
+
+
+def test_an_order_waits_until_the_commitment_reached_the_group(duel: Duel) -> None:
+    h = duel.h
+    duel.lobby()
+    refused = (400, {"description": "Bad Request: chat write forbidden"})
+    h.api.fail_next["sendMessage"] = [refused]  # turn 1's commitment, at Start
+    h.press_text(duel.gm, duel.lobby_msg, "Start")
+    match = h.deps.repo.load(MID).match
+    assert match.turn == 1 and match.commitment_posted_at is None
+    h.api.fail_next["sendMessage"] = [refused]  # the retry when Bob sends his order
+    h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
+    assert h.deps.repo.load(MID).match.sealed == ()
+    assert "commitment" in h.last(duel.b).text
+    h.say(duel.bob, duel.b, "/order move -1 aim 0:0")  # Telegram takes it this time
+    match = h.deps.repo.load(MID).match
+    assert match.sealed == ("p2",) and match.commitment_message is not None
+    posted = h.api.message(duel.g, match.commitment_message)
+    assert match.commitment is not None and match.commitment in posted.text
+
+
+def test_an_order_sealed_before_its_commitment_was_posted_is_rejected(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    _play_out(duel)
+    h.press_text(duel.alice, h.last(duel.g, with_buttons=True), "Dossier")
+    doc = next(d for d in h.api.documents(duel.a) if d.file_name.endswith(".json"))
+    dossier: dict[str, Any] = json.loads(doc.content)
+    turn = dossier["turns"][1]
+    turn["commitment_posted_at"] = turn["orders"][0]["sealed_at"] + 0.5
+    texts = [str(f) for f in verify(dossier)]
+    assert any("sealed before the turn's commitment was posted" in t for t in texts), texts

@@ -68,6 +68,11 @@ def build_dossier(
         dossier["current"] = {
             "turn": match.turn,
             "commitment": match.commitment,
+            "commitment_message": match.commitment_message,
+            "commitment_posted_at": match.commitment_posted_at,
+            "opened_at": match.turn_opened_at,
+            "locked_at": match.locked_at,
+            "beacon_round": match.beacon_round,
             "sealed": [
                 {"pid": o.pid, "fingerprint": o.fingerprint, "sealed_at": o.sealed_at}
                 for o in sorted(current_orders, key=lambda o: o.seq)

@@ -78,3 +78,32 @@ def test_an_order_sealed_before_its_commitment_was_posted_is_rejected(duel: Duel
     turn["commitment_posted_at"] = turn["orders"][0]["sealed_at"] + 0.5
     texts = [str(f) for f in verify(dossier)]
     assert any("sealed before the turn's commitment was posted" in t for t in texts), texts
+
+
+def test_a_turn_locks_until_its_beacon_round_is_out_then_the_sweep_reveals() -> None:
+    from handlers.telegram.harness import Harness
+    from infra.beacon import LocalBeacon
+
+    times: list[float] = []
+    h = Harness(beacon=LocalBeacon(lambda: times[0]), default_lang="en")
+    times.append(h.now)
+    try:
+        duel = Duel(h)
+        duel.start()
+        duel.alice_seals(1, -1, 0)
+        h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
+        match = h.deps.repo.load(MID).match
+        assert match.turn == 1 and match.locked_at is not None
+        assert f"public random round {match.beacon_round}" in duel.status_msg().text
+        h.say(duel.bob, duel.b, "/order move 1 aim 0:0")  # too late: the turn is locked
+        assert "locked" in h.last(duel.b).text
+        h.now += 4
+        times[0] = h.now
+        h.sweep()
+        after = h.deps.repo.load(MID).match
+        assert after.turn == 2
+        record = h.deps.repo.history(MID)[1]
+        assert record.beacon is not None and record.beacon.round == match.beacon_round
+        assert any(record.seed in t for t in h.texts(duel.g))  # the reveal went out
+    finally:
+        h.close()

@@ -173,7 +173,8 @@ class _Verifier:
         self.seats = {s["pid"]: s for s in match["seats"]}
         turns: list[Mapping[str, Any]] = list(d["turns"])
         undone: list[Mapping[str, Any]] = list(d.get("undone") or [])
-        self._check_undos(undone)
+        if d.get("format_version") != 1:  # version 1 did not keep undone records
+            self._check_undos(undone)
         previous: Mapping[str, Any] | None = None
         for index, turn in enumerate(turns):
             number = int(turn["turn"])
@@ -186,6 +187,7 @@ class _Verifier:
             self._turn(turn, None, int(turn["turn"]))
         self._undone = False
         self._check_forced(turns, undone)
+        self._check_pauses([*turns, *undone])
         self._check_match(turns)
 
     def _check_undos(self, undone: Sequence[Mapping[str, Any]]) -> None:
@@ -212,6 +214,32 @@ class _Verifier:
                 "no such turn",
                 "forced",
             )
+
+    def _check_pauses(self, turns: Sequence[Mapping[str, Any]]) -> None:
+        """A paused match's deadline is frozen: no turn resolves "at the deadline" while paused
+        (between a ``pause`` entry and the next ``resume``)."""
+        spans: list[tuple[float, float]] = []
+        start: float | None = None
+        for a in sorted(self.interventions, key=lambda a: float(a["at"])):
+            if a.get("action") == "pause" and start is None:
+                start = float(a["at"])
+            elif a.get("action") == "resume" and start is not None:
+                spans.append((start, float(a["at"])))
+                start = None
+        if start is not None:
+            spans.append((start, float("inf")))
+        for t in turns:
+            if t.get("reason") != "deadline":
+                continue
+            at = float(t.get("locked_at") or t["resolved_at"])
+            for begin, end in spans:
+                if begin < at < end:
+                    self.add(
+                        int(t["turn"]),
+                        "resolved at the deadline while the match was paused",
+                        at,
+                        f"not between {begin} and {end}",
+                    )
 
     # ----------------------------------------------------------------- one turn
 
@@ -498,6 +526,11 @@ class _Verifier:
         if seat is None:
             self.add(number, f"seat of {pid}'s order", pid, "no such seat")
             return
+        if any(
+            a.get("action") == "replace" and a.get("pid") == pid and "old_user" not in a
+            for a in self.interventions
+        ):
+            return  # a replacement written before user ids were logged: the holder is unknown
         gm = int(self.match["gm_user_id"])
         user = seat.get("user_id")
         # Walk back from the final holders through the entries after the sealing time.

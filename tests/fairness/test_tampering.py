@@ -1,9 +1,9 @@
 """`verify` binds the whole dossier: every tampering below is rejected, each with its own
 message, in the one convention "dossier says X, replay gives Y".
 
-The match: coin (target 3), a local test beacon, turn 1 all sealed, turn 2 forced (Bob's
-default), turn 3 undone and replayed, a pause, Bob's seat handed to Carl, two GM rulings,
-turn 5 won by Ann."""
+The match: coin (target 9: nobody can win before the rulings), a local test beacon, turn 1 all
+sealed, turn 2 forced (Bob's default), turn 3 undone and replayed, a pause, Bob's seat handed
+to Carl, two GM rulings, turn 5 won by Ann."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _play(deps: uc.Deps, *, finish: bool = True) -> Dossier:
     def tick() -> None:
         clock.advance(7)
 
-    m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 3})
+    m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 9})
     mid = m.id
     uc.join(deps, mid, ANN, "Ann")
     uc.join(deps, mid, BOB, "Bob")
@@ -74,7 +74,7 @@ def _play(deps: uc.Deps, *, finish: bool = True) -> Dossier:
     uc.seal_order(deps, mid, ANN, "p1", {"call": 2})
     uc.seal_order(deps, mid, CARL, "p2", {"call": 3})
     tick()
-    uc.edit_state(deps, mid, GM, "p1", "score", 3, "ruling")
+    uc.edit_state(deps, mid, GM, "p1", "score", 9, "ruling")
     uc.edit_state(deps, mid, GM, "p2", "score", 0, "ruling")
     if finish:
         tick()
@@ -297,7 +297,7 @@ def _resolved_earlier(d: Dossier) -> None:
 
 
 def _config(d: Dossier) -> None:
-    d["match"]["config"]["target"] = 4
+    d["match"]["config"]["target"] = 8
 
 
 def _sealed_order_content(d: Dossier) -> None:
@@ -465,3 +465,41 @@ def test_exit_codes_ok_and_mismatch(finished: Dossier, tmp_path: Path, capsys: A
     path.write_text(json.dumps(bad))
     assert cli(["verify", str(path)]) == 1
     assert "dossier says" in capsys.readouterr().out
+
+
+def test_a_deadline_turn_inside_a_pause_is_rejected(finished: Dossier) -> None:
+    bad = copy.deepcopy(finished)
+    pause = _entry(bad, "pause")
+    turn = _turn(bad, 4)  # resolved after the resume: moved into the pause
+    turn["reason"] = "deadline"
+    turn["locked_at"] = pause["at"] + 1
+    texts = [str(f) for f in verify(bad)]
+    assert any(
+        t.startswith("turn 4: resolved at the deadline while the match was paused") for t in texts
+    ), texts
+
+
+def test_a_version_1_dossier_still_verifies_as_server_seed_only() -> None:
+    """A dossier written before the beacon (format 1: no lock, round, posting or undone
+    records) verifies: its turns are server seed only."""
+    deps = uc.Deps(repo=MemoryRepository(), clock=FakeClock(), entropy=uc.SystemEntropy())
+    dossier = _play(deps)
+    old = copy.deepcopy(dossier)
+    old["format_version"] = 1
+    old.pop("undone")
+    old.pop("beacon_networks")
+    for turn in old["turns"]:
+        for key in (
+            "opened_at",
+            "locked_at",
+            "beacon_round",
+            "beacon",
+            "commitment_message",
+            "commitment_posted_at",
+        ):
+            turn.pop(key)
+    for a in old["interventions"]:
+        a.pop("old_user", None)
+        a.pop("new_user", None)
+        a.pop("winners", None)
+    assert verify(old) == []

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from engine.beacon import (
     QUICKNET,
@@ -42,7 +43,9 @@ class DrandBeacon:
         max_wait: float = 4.0,
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
+        get: Callable[..., Any] | None = None,
     ) -> None:
+        self._get = get  # tests: an httpx.Client(transport=MockTransport(...)).get
         self._urls = urls
         self._timeout = timeout
         self._max_wait = max_wait
@@ -63,9 +66,8 @@ class DrandBeacon:
             self._sleep(wait + 0.2)  # relays serve a round a moment after its time
         for url in self._urls:
             try:
-                reply = httpx.get(
-                    f"{url}/{CHAIN_HASH}/public/{round_number}", timeout=self._timeout
-                )
+                get = self._get or httpx.get
+                reply = get(f"{url}/{CHAIN_HASH}/public/{round_number}", timeout=self._timeout)
                 if reply.status_code != 200:
                     continue
                 doc = reply.json()

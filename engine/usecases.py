@@ -513,7 +513,15 @@ class Resumed:
     record: TurnRecord | None
 
 
-SweepResult = Resolution | Reminder | Resumed
+@dataclass(frozen=True, slots=True)
+class BeaconLate:
+    """A locked turn's beacon round could not be had for ``beacon_patience``: the GM may
+    resolve it from the server seed only (said once per turn)."""
+
+    match: Match
+
+
+SweepResult = Resolution | Reminder | Resumed | BeaconLate
 
 
 def _gm_step(deps: Deps, match_id: str, change: Callable[[Match, float], Match]) -> Match:
@@ -658,7 +666,13 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             return None
         if m.locked_at is not None:  # waiting for its beacon round: resolve once it is out
             saved, record = _lock_and_resolve(deps, loaded, m, reason=m.lock_reason or "")
-            return None if record is None else Resolution(saved, record)
+            if record is not None:
+                return Resolution(saved, record)
+            late = now >= m.locked_at + deps.beacon_patience
+            if late and saved.ui.get("beacon_late") != saved.turn:
+                told = replace(saved, ui={**saved.ui, "beacon_late": saved.turn})
+                return BeaconLate(deps.repo.save(told, expected_version=saved.version))
+            return None
         if m.paused_at is not None:
             if now < m.paused_at + clock.clock_config(m).max_pause_seconds:
                 return None

@@ -21,7 +21,7 @@ from telegram.ext import Application, CallbackContext, CommandHandler, filters
 
 from engine import usecases
 from engine.match import Match, Phase, TurnRecord
-from engine.usecases import Reminder, Resolution, Resumed, SweepResult
+from engine.usecases import BeaconLate, Reminder, Resolution, Resumed, SweepResult
 from handlers.telegram import bot, clock_text, render
 from handlers.telegram.bot import Ctx, Services, command, send, services
 from handlers.telegram.callbacks import Callback
@@ -81,8 +81,13 @@ async def announce(app: Any, results: Sequence[SweepResult]) -> None:
     svc = services(context)
     for result in results:
         try:
-            if isinstance(result, Resolution):
+            if isinstance(result, Resolution) and result.record.reason != "deadline":
+                # a locked turn whose beacon round came after the request that locked it
+                await bot.on_resolved(context, result.match, result.match, result.record)
+            elif isinstance(result, Resolution):
                 await announce_deadline(context, result.match, result.record)
+            elif isinstance(result, BeaconLate):
+                await send(context, result.match.chat_id, beacon_late_screen(result.match))
             elif isinstance(result, Reminder):
                 await remind(context, result.match, result.missing)
             elif isinstance(result, Resumed):
@@ -90,6 +95,14 @@ async def announce(app: Any, results: Sequence[SweepResult]) -> None:
         except Exception as exc:  # reported; the other results go on
             log.exception("announcing %s for %s failed", type(result).__name__, result.match.id)
             svc.errors.append(exc)
+
+
+def beacon_late_screen(match: Match) -> Screen:
+    """The beacon stayed silent: the group sees it, and the GM gets the way on (server seed
+    only, marked in the reveal and the dossier)."""
+    tr = Tr(match.lang)
+    text = tr("fair.beacon_late", turn=match.turn, round=match.beacon_round or 0)
+    return Screen(text, [[Button(tr("btn.force"), Callback("gfr", match.id, match.turn))]])
 
 
 def _default_lines(tr: Tr, match: Match, record: TurnRecord) -> list[str]:

@@ -107,3 +107,29 @@ def test_a_turn_locks_until_its_beacon_round_is_out_then_the_sweep_reveals() -> 
         assert any(record.seed in t for t in h.texts(duel.g))  # the reveal went out
     finally:
         h.close()
+
+
+def test_a_silent_beacon_is_shown_to_the_group_and_the_gm_resolves_seed_only() -> None:
+    from handlers.telegram.harness import Harness
+    from infra.beacon import LocalBeacon
+
+    beacon = LocalBeacon(up=False)
+    h = Harness(beacon=beacon, default_lang="en")
+    try:
+        duel = Duel(h)
+        duel.start()  # turn 0: seed only (the beacon is down), audited
+        duel.alice_seals(1, -1, 0)
+        h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
+        assert h.deps.repo.load(MID).match.locked_at is not None
+        h.now += h.deps.beacon_patience
+        h.sweep()
+        notice = h.last(duel.g, with_buttons=True)
+        assert "cannot be reached" in notice.text
+        h.sweep()  # said once per turn
+        assert h.last(duel.g, with_buttons=True).message_id == notice.message_id
+        h.press_text(duel.gm, notice, "Resolve now")
+        record = h.deps.repo.history(MID)[1]
+        assert record.beacon is None and record.beacon_round is not None
+        assert any("server seed only" in t for t in h.texts(duel.g))
+    finally:
+        h.close()

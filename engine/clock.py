@@ -2,7 +2,7 @@
 
 Every number is match configuration (:class:`ClockConfig`, chosen by the GM), and nothing here
 looks at a sealed order: a deadline's length and its announcements never depend on anyone's
-hidden choices (the Werewolf #316 lesson in ``shared/notes/prior-art.md``).
+hidden choices (the Werewolf #316 lesson in the project's notes on other play-by-post bots).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, get_type_hints
 
 from engine.errors import Rejection, parse_model
+from engine.phase import Phase
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -88,8 +89,6 @@ def reminder_at(match: Match) -> float | None:
 
 def wake_at(match: Match) -> float | None:
     """The next time the sweeper must act on ``match``."""
-    from engine.match import Phase
-
     if match.phase is not Phase.RUNNING:
         return None
     if match.locked_at is not None:  # waiting for its beacon round: due at once
@@ -113,8 +112,6 @@ def time_left(match: Match, now: float) -> float | None:
 
 def pause(match: Match, now: float) -> Match:
     """Freeze the deadline."""
-    from engine.match import Phase
-
     if match.phase is not Phase.RUNNING:
         raise Rejection("not_running", phase=match.phase.value)
     if match.paused_at is not None:

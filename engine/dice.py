@@ -139,9 +139,13 @@ class Roll:
 
 
 class TurnLog:
-    """Rolls dice from a source and keeps the ordered events of one resolution."""
+    """Rolls dice from a source and keeps the ordered events of one resolution.
+
+    ``counting`` is False here: every event is recorded in full (live play, ``turn``, the
+    dossier). :class:`CountingLog` sets it for the simulator, which only counts events."""
 
     __slots__ = ("_face", "_random", "events", "memo", "source")
+    counting = False
 
     def __init__(self, source: DiceSource) -> None:
         self.source = source
@@ -228,20 +232,61 @@ class TurnLog:
         """:meth:`pool` recording the same event but returning only the faces (no
         :class:`Roll` record): the hot path of d10 pools. The list is the recorded event's
         own: read it, never change it."""
-        rand = self._random
-        if rand is not None:
-            faces = [floor(rand() * sides) + 1 for _ in range(count)]
-        else:
-            face = self._face
-            faces = [face(sides) for _ in range(count)]
+        faces = self._faces(count, sides)
         data = {"sides": sides, "faces": faces, "purpose": purpose, "mode": "pool"}
         self.events.append(_new_event(Event, ("roll", actor, data)))
         return faces
+
+    def _faces(self, count: int, sides: int) -> list[int]:
+        """``count`` faces of a d``sides``, in order (the pools of both logs)."""
+        rand = self._random
+        if rand is not None:
+            return [floor(rand() * sides) + 1 for _ in range(count)]
+        face = self._face
+        return [face(sides) for _ in range(count)]
 
     @property
     def rolls(self) -> list[Event]:
         """Only the roll events, in order."""
         return [e for e in self.events if e.kind == "roll"]
+
+
+ROLL_MARK = Event("roll")
+"""What a :class:`CountingLog` records for a roll: the kind only."""
+
+
+class CountingLog(TurnLog):
+    """A log for the simulator: the same dice, drawn in the same order with the same formula,
+    but no full event records. A roll is recorded as :data:`ROLL_MARK`; a ruleset that reads
+    ``log.counting`` records a *marker* for each of its events instead of the full event: an
+    event of the same kind whose data holds only the fields the simulator counts by
+    (``Ruleset.count_detail``). Counts by kind and detail are therefore exactly those of a
+    recording run (tested over every example setup: ``tests/test_sim_counting.py``)."""
+
+    __slots__ = ()
+    counting = True
+
+    def die(self, sides: int, purpose: str, actor: str | None = None) -> int:
+        rand = self._random
+        face = floor(rand() * sides) + 1 if rand is not None else self._face(sides)
+        self.events.append(ROLL_MARK)
+        return face
+
+    def ace_faces(self, sides: int, purpose: str, actor: str | None = None) -> list[int]:
+        rand = self._random
+        face = self._face
+        faces = [floor(rand() * sides) + 1 if rand is not None else face(sides)]
+        while faces[-1] == sides and len(faces) <= EXPLOSION_CAP:
+            faces.append(floor(rand() * sides) + 1 if rand is not None else face(sides))
+        self.events.append(ROLL_MARK)
+        return faces
+
+    def pool_faces(
+        self, count: int, sides: int, purpose: str, actor: str | None = None
+    ) -> list[int]:
+        faces = self._faces(count, sides)
+        self.events.append(ROLL_MARK)
+        return faces
 
 
 def faces_of(events: Sequence[Event]) -> list[int]:

@@ -11,7 +11,6 @@ from engine.errors import Rejection
 from engine.match import (
     Match,
     Phase,
-    Seat,
     TurnRecord,
     _replace_seat,
     finish,
@@ -182,8 +181,3 @@ def hand_gm(
         raise Rejection("already_gm")
     changed = replace(match, gm_user_id=new_gm)
     return intervene(changed, user_id, "hand_gm", now, old=match.gm_user_id, new=new_gm)
-
-
-def seat_names(match: Match, pids: tuple[str, ...]) -> list[str]:
-    by_pid: dict[str, Seat] = {s.pid: s for s in match.seats}
-    return [by_pid[p].name for p in pids if p in by_pid]

@@ -16,7 +16,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from typing import Any
 
 from engine import ENGINE_VERSION
@@ -25,13 +24,8 @@ from engine.beacon import BeaconRound, mix
 from engine.dice import CommittedDice, TurnLog, seed_commitment
 from engine.errors import Rejection
 from engine.events import Event
+from engine.phase import Phase as Phase  # noqa: PLC0414 - re-exported for importers
 from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
-
-
-class Phase(StrEnum):
-    LOBBY = "lobby"
-    RUNNING = "running"
-    FINISHED = "finished"
 
 
 @dataclass(frozen=True, slots=True)
@@ -562,24 +556,21 @@ def resolve(
     state = rules.load_state(match.state)
     need = acting(match)
     current = {pid: o for pid, o in orders.items() if o.turn == match.turn and pid in need}
-    revealed: list[SealedOrder] = []
-    sealed: dict[str, Sealed[Any]] = {}
-    for seat in match.seats:
-        pid = seat.pid
-        if pid not in need:
-            continue
-        if pid in current:
-            so = current[pid]
-            order = rules.parse_order(state, pid, so.order)
-            sealed[pid] = Sealed(order, seq=so.seq)
-            revealed.append(so)
-        else:
-            order = rules.default_order(state, pid)
-            dumped = rules.dump_order(order)
-            sealed[pid] = Sealed(order, seq=1 << 30, default=True)
-            revealed.append(
-                SealedOrder(pid, match.turn, dumped, None, now, 1 << 30, "", "", default=True)
-            )
+    pids = [s.pid for s in match.seats if s.pid in need]  # seat order, as the verifier reads
+    given = {
+        pid: Sealed(rules.parse_order(state, pid, so.order), seq=so.seq)
+        for pid, so in current.items()
+    }
+    full = rules.with_defaults(state, given, pids)
+    sealed = {pid: full[pid] for pid in pids}
+    revealed = [
+        current[pid]
+        if pid in current
+        else SealedOrder(
+            pid, match.turn, rules.dump_order(o.order), None, now, o.seq, "", "", default=True
+        )
+        for pid, o in sealed.items()
+    ]
     reason = match.lock_reason or reason
     seed = mix(bytes.fromhex(match.turn_seed), beacon)
     log = TurnLog(CommittedDice(seed, match.id, match.turn))

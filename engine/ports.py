@@ -83,10 +83,6 @@ class MatchRepository(Protocol):
         """Resolved turns of a match, in order."""
         ...
 
-    def drop_last_record(self, match_id: str, turn: int) -> None:
-        """Remove the record of resolved ``turn`` (GM undo; called after the match is saved)."""
-        ...
-
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
         """Claim a Telegram update for processing: a lease of ``lease`` seconds from ``now``,
         with a fresh token. Succeeds when the id is unknown, its record expired

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from math import floor
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, NamedTuple, TypeVar
 
 from engine.dice import TurnLog
@@ -49,6 +48,10 @@ class Sealed(NamedTuple, Generic[O]):
     order: O
     seq: int = 0
     default: bool = False
+
+
+# The ``seq`` of an order nobody sealed (a deadline's default): after every sealed one (D8).
+UNSEALED_SEQ = 1 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,20 +187,19 @@ class Ruleset(ABC, Generic[C, S, O]):
             raise reason
         return order
 
-    def play_turn(
-        self,
-        state: S,
-        orders: Mapping[str, Sealed[O]],
-        log: TurnLog,
-    ) -> S:
-        """Fill missing orders with the default, then resolve (deadline semantics)."""
+    def default_sealed(self, state: S, pid: str) -> Sealed[O]:
+        """What ``pid`` plays having sealed no order: the default order, sealed last and
+        marked default (a deadline; the simulator's fixed order the state no longer allows)."""
+        return Sealed(self.default_order(state, pid), UNSEALED_SEQ, True)
+
+    def with_defaults(
+        self, state: S, orders: Mapping[str, Sealed[O]], acting: Iterable[str] | None = None
+    ) -> dict[str, Sealed[O]]:
+        """``orders`` completed as at a deadline: :meth:`default_sealed` for each participant
+        of ``acting`` (in its order; default: ``self.acting(state)`` sorted) who sealed none,
+        after the sealed ones. Then ``resolve`` the result."""
         full = dict(orders)
-        for pid in self.acting(state):
+        for pid in sorted(self.acting(state)) if acting is None else acting:
             if pid not in full:
-                full[pid] = Sealed(self.default_order(state, pid), seq=1 << 30, default=True)
-        return self.resolve(state, full, log)
-
-
-def random_choice_seq(rng: random.Random, items: Sequence[Any]) -> Any:
-    """``rng.choice`` without the global RNG (helper for ``random_order``)."""
-    return items[floor(rng.random() * len(items))]
+                full[pid] = self.default_sealed(state, pid)
+        return full

@@ -1,4 +1,4 @@
-"""Savage Worlds core mechanics, pure and reusable (spec: ``shared/rules/savage-worlds-core.md``).
+"""Savage Worlds core mechanics, pure and reusable (spec: ``docs/rules/savage-worlds.md``).
 
 Everything here rolls through a :class:`~engine.dice.TurnLog`, so every face (aces included)
 is recorded. Rolls are returned as data (dice, labelled modifiers, TN, result) so the edge can

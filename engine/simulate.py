@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine import rulesets as registry
-from engine.dice import RandomDice, TurnLog
+from engine.dice import CountingLog, RandomDice, TurnLog
 from engine.errors import Rejection, parse_model
 from engine.events import Event
 from engine.ruleset import Entrant, Outcome, Ruleset, Sealed
@@ -104,6 +104,9 @@ class Result:
     turns_total: int = 0
     turns_max: int = 0
     seconds: float = 0.0
+    # Matches won by each side (once per match, whatever the number of winners): with
+    # ``draw`` and ``mutual`` these sum to ``n``.
+    sides: dict[str, int] = field(default_factory=dict)
 
     @property
     def turns_mean(self) -> float:
@@ -258,8 +261,13 @@ def simulate(
     seed: int | str = 0,
     *,
     clock: Callable[[], float] = time.perf_counter,
+    counting: bool = True,
 ) -> Result:
-    """Play ``n`` matches. Deterministic for a given setup and seed (timing aside)."""
+    """Play ``n`` matches. Deterministic for a given setup and seed (timing aside).
+
+    ``counting`` (the default) resolves turns with a :class:`~engine.dice.CountingLog`: the
+    same rules code and dice, without building the full event records; False records them
+    as live play does. Both give the same figures (``tests/test_sim_counting.py``)."""
     if n < 1:
         raise SetupError(
             "n",
@@ -274,6 +282,8 @@ def simulate(
     result = Result(rules.id, n, seed)
     outcomes = result.outcomes
     reasons = result.reasons
+    sides = result.sides
+    side_of = {e.pid: e.side for e in entrants}
     defaulted = 0
 
     dice = RandomDice(seed)
@@ -291,7 +301,7 @@ def simulate(
     sealed_of: dict[int, Sealed[Any]] = {}  # id(order) -> Sealed(order), see below
     # One log for every turn of the run: rulesets only append to ``log.events``, so the turns'
     # events land straight in the list counted below (no TurnLog and no copy per turn).
-    turn_log = TurnLog(dice)
+    turn_log = CountingLog(dice) if counting else TurnLog(dice)
     events: list[Event] = turn_log.events  # counted per match (C-speed Counter over kinds)
 
     # No automatic garbage collection while the run lasts: a match's events stay alive until
@@ -335,8 +345,9 @@ def simulate(
                     elif validate(state, pid, fixed_order) is None:
                         order = fixed_order
                     else:  # a fixed order the state no longer allows: the deadline default
-                        order = rules.default_order(state, pid)
+                        orders[pid] = rules.default_sealed(state, pid)
                         defaulted += 1
+                        continue
                     # Sealed(order) is immutable, so one per order object serves every turn:
                     # random orders are mostly picks from a ruleset's table of legal orders.
                     # Keyed by id (hashing an order can be a Python call); the entry keeps the
@@ -358,6 +369,8 @@ def simulate(
             if out.status == "win":
                 for w in out.winners:
                     outcomes[w] = outcomes.get(w, 0) + 1
+                side = side_of[out.winners[0]]  # a side wins together (one side per match)
+                sides[side] = sides.get(side, 0) + 1
             else:
                 outcomes[out.status] = outcomes.get(out.status, 0) + 1
             reasons[out.reason] = reasons.get(out.reason, 0) + 1
@@ -370,6 +383,8 @@ def simulate(
     result.turns_max = turns_max
     for key in (*order_pids, "draw", "mutual"):
         outcomes.setdefault(key, 0)
+    for e in entrants:
+        sides.setdefault(e.side, 0)
     if defaulted:
         kinds["order_defaulted"] += defaulted
     for key in rules.count_always:

@@ -215,6 +215,26 @@ def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
     return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))
 
 
+def add_turn_ui(deps: Deps, match_id: str, key: str, turn: int, items: list[Any]) -> Match:
+    """Add ``items`` (edge data of ``turn``, e.g. message ids) to ``ui[key]``, which holds the
+    items of one turn: those of an earlier turn are dropped; nothing changes once ``turn`` is
+    over."""
+
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        match = loaded.match
+        if match.turn != turn or match.phase is not Phase.RUNNING:
+            return match
+        kept = match.ui.get(key)
+        old = list(kept["items"]) if isinstance(kept, dict) and kept.get("turn") == turn else []
+        value = {"turn": turn, "items": old + [i for i in items if i not in old]}
+        return deps.repo.save(
+            replace(match, ui={**match.ui, key: value}), expected_version=match.version
+        )
+
+    return _retry(step)
+
+
 def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:
     """Start the match; the setup (turn 0, e.g. initiative rolls) is stored as a turn record and
     its events returned for the announcement."""
@@ -369,22 +389,6 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
             m, user_id, "force_resolve", deps.clock(), missing=list(missing)
         )
         return _resolve_loaded(deps, Loaded(audited, loaded.orders), "forced")
-
-    return _retry(step)
-
-
-def expire(deps: Deps, match_id: str, turn: int) -> Resolution | None:
-    """The deadline of ``turn`` passed: resolve with default orders. A firing for a turn that
-    already resolved (or a match paused, finished or re-timed) does nothing."""
-
-    def step() -> Resolution | None:
-        loaded = deps.repo.load(match_id)
-        m = loaded.match
-        now = deps.clock()
-        if m.phase is not Phase.RUNNING or m.turn != turn or m.deadline is None or m.deadline > now:
-            return None
-        saved, record = _lock_and_resolve(deps, loaded, m, reason="deadline")
-        return None if record is None else Resolution(saved, record)
 
     return _retry(step)
 

@@ -11,6 +11,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from infra.settings import Settings
 
 COMMANDS: dict[str, str] = {
     "run": "Run the bot: long polling with TELEGRAM_BOT_TOKEN, else the offline sandbox",
@@ -24,6 +28,16 @@ COMMANDS: dict[str, str] = {
 
 class UsageError(Exception):
     """Bad command-line input: printed as one line, exit status 2."""
+
+
+def settings_or_usage() -> Settings:
+    """Settings, or a one-line usage error naming the bad setting (exit 2)."""
+    from infra.settings import SettingsError, load_settings
+
+    try:
+        return load_settings()
+    except SettingsError as exc:
+        raise UsageError(f"invalid settings: {exc}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,7 +7,7 @@ Built once per container and reused by every warm invocation, in two stages:
   never from a plain environment variable, never logged; the webhook secret; one event loop
   that lives as long as the container: PTB's HTTP client pools connections bound to the loop
   that opened them, so ``asyncio.run`` per invocation breaks every second call
-  (``shared/notes/serverless-lambda.md`` section 3a).
+  (measured when the Lambda adapter was built).
 - :meth:`Runtime.wire` (on first use of ``app``/``deps``): what processing one needs. Settings
   validated (no ``.env`` on Lambda), the DynamoDB client and repository, the Application
   built and initialised. This imports the engine, pydantic, botocore and the bot's handlers

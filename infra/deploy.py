@@ -11,7 +11,7 @@
 3. Compile bytecode into the build with that interpreter and ``--invalidation-mode
    unchecked-hash``: ``sam build`` strips every ``.pyc`` and Lambda's code directory is
    read-only, so without this each cold start recompiles (~1.6 s instead of ~0.55 s,
-   ``shared/notes/serverless-lambda.md``); unchecked-hash pyc stay valid after zipping, which
+   measured, ``docs/deploy.md``); unchecked-hash pyc stay valid after zipping, which
    does not keep mtimes.
 4. ``sam deploy`` (``--guided`` when there is no ``samconfig.toml`` yet: it asks for the stack
    name, region and parameters once and saves them).
@@ -32,12 +32,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from infra import catalogs
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "handlers", "infra")
 STAGE = Path("build") / "lambda"
 BUILD_DIR = Path(".aws-sam") / "build"
 FUNCTIONS = ("WebhookFunction", "SweeperFunction")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".mypy_cache")
+# The bot's gettext catalogs inside the package (``handlers.telegram.i18n.LOCALE_DIR``).
+LOCALE = Path("handlers") / "telegram" / "locale"
 
 
 class DeployError(Exception):
@@ -113,15 +117,13 @@ def stage(root: Path = ROOT) -> Path:
 def compile_catalogs(staged: Path) -> list[Path]:
     """Replace the staged ``.po`` catalogs by one compiled ``<lang>.mo`` per language (what
     ``handlers.telegram.i18n`` loads when present); the written files."""
-    from handlers.telegram import i18n
-
-    locale_dir = staged / i18n.LOCALE_DIR.relative_to(ROOT)
+    locale_dir = staged / LOCALE
     if not locale_dir.is_dir():
         return []
     written = []
-    for lang in i18n.LANGS:
-        mo = i18n.mo_file(lang, locale_dir)
-        mo.write_bytes(i18n.compile_catalog(lang, locale_dir))
+    for lang in catalogs.languages(locale_dir):
+        mo = catalogs.mo_file(lang, locale_dir)
+        mo.write_bytes(catalogs.compile_catalog(lang, locale_dir))
         written.append(mo)
     for po in locale_dir.glob("*.po"):
         po.unlink()

@@ -39,7 +39,6 @@ from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
-from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
 
@@ -113,7 +112,7 @@ class DynamoRepository:
         # Sparse indexes: a Put replaces the whole item, so leaving the keys out removes the
         # match from the index (finished matches leave both; GSI1 holds only matches with a
         # next wake-up: a reminder, a deadline or the end of a pause).
-        wake = wake_at(match)
+        wake = match.wake_at
         if wake is not None:
             item["GSI1PK"] = _s("DUE")
             item["GSI1SK"] = _s(f"{_sortable(wake)}#{match.id}")
@@ -437,32 +436,6 @@ class DynamoRepository:
                 ProjectionExpression="PK, SK",
             )
         ]
-
-    def drop_last_record(self, match_id: str, turn: int) -> None:
-        last = list(
-            self.client.query(
-                TableName=self.table,
-                KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
-                ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":t": _s(TURN_SK)},
-                ConsistentRead=True,
-                ScanIndexForward=False,
-                Limit=1,
-                ProjectionExpression="PK, SK, turn, parts",
-            ).get("Items", [])
-        )
-        if not last or int(last[0]["turn"]["N"]) != turn:
-            return
-        parts = int(last[0]["parts"]["N"])
-        keys = [
-            {"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{TURN_SK}{turn:06d}#{i:03d}")}
-            for i in range(parts)
-        ]
-        if len(keys) == 1:
-            self.client.delete_item(TableName=self.table, Key=keys[0])
-            return
-        self.client.transact_write_items(
-            TransactItems=[{"Delete": {"TableName": self.table, "Key": k}} for k in keys]
-        )
 
     # ------------------------------------------------------------------ updates
 

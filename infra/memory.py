@@ -243,12 +243,6 @@ class MemoryRepository:
             self._corrupt(exc)
             raise
 
-    def drop_last_record(self, match_id: str, turn: int) -> None:
-        with self._lock:
-            records = self.records.get(match_id, [])
-            if records and records[-1]["turn"] == turn:
-                records.pop()
-
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
         with self._lock:
             kept = self.updates.get(update_id)

@@ -26,7 +26,6 @@ from engine import codec
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
-from infra.store import wake_at
 
 log = logging.getLogger("sekundant.storage")
 
@@ -215,7 +214,7 @@ class SqliteRepository:
                         match.chat_id,
                         match.created_at,
                         int(match.phase is not Phase.FINISHED),
-                        _due(match),
+                        match.wake_at,
                         match.attention,
                         _dumps(doc),
                     ),
@@ -266,7 +265,7 @@ class SqliteRepository:
                 (
                     match.chat_id,
                     int(match.phase is not Phase.FINISHED),
-                    _due(match),
+                    match.wake_at,
                     version,
                     match.attention,
                     _dumps(doc),
@@ -367,14 +366,6 @@ class SqliteRepository:
             self._corrupt(exc)
             raise
 
-    def drop_last_record(self, match_id: str, turn: int) -> None:
-        with self._write() as db:
-            last = db.execute(
-                "SELECT MAX(turn) FROM records WHERE match_id = ?", (match_id,)
-            ).fetchone()
-            if last is not None and last[0] == turn:
-                db.execute("DELETE FROM records WHERE match_id = ? AND turn = ?", (match_id, turn))
-
     # ------------------------------------------------------------------ updates
 
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
@@ -449,10 +440,6 @@ class SqliteRepository:
     def _corrupt(self, exc: CorruptRecordError) -> None:
         log.error("corrupt record: match %s: %s", exc.match_id, exc.detail)
         self.flag(exc.match_id, exc.detail)
-
-
-def _due(match: Match) -> float | None:
-    return wake_at(match)
 
 
 def _match_from_row(match_id: str, row: tuple[Any, Any, Any]) -> Match:

@@ -5,15 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine.match import Match
 from engine.ports import MatchRepository
 from infra.settings import Settings, default_db_path
-
-
-def wake_at(match: Match) -> float | None:
-    """What the adapters index for ``due``: the next time the sweeper must act on the match
-    (a reminder, the deadline or the end of a pause; None when there is nothing to do)."""
-    return match.wake_at
 
 
 def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:

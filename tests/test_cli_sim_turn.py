@@ -74,15 +74,99 @@ def test_simulate_same_seed_same_numbers(
 
 def test_simulate_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = write(tmp_path, setup_doc())
-    assert main(["simulate", "--setup", path, "--n", "100", "--seed", "1"]) == 0
-    out = capsys.readouterr().out
+    assert main(["simulate", "--setup", path, "--n", "100", "--seed", "1", "--lang", "en"]) == 0
+    out, err = capsys.readouterr()
     assert out.startswith("pistol: 100 matches, seed 1")
-    assert "outcome" in out and "hit:head" in out and "turns per match" in out
+    assert "turns per match" in out
+    # Sides named by character and weapon, every share with its 95% interval.
+    assert "a (rifle) wins" in out and "b (pistol) wins" in out and "95% interval" in out
+    # The orders played are explicit, and so is the mirror (on by default for two sides).
+    assert "orders: mixed (a (rifle): fixed, b (pistol): random)" in out
+    assert "mirror: each seed played twice" in out
+    # Events by human name, not internal keys.
+    assert "hit in the head" in out and "hit:head" not in out
+    assert err == ""  # a short run shows no progress bar
 
 
-@pytest.mark.parametrize(
-    "name", sorted(p.name for p in EXAMPLES.glob("pistol-*.json") if "turn" not in p.name)
-)
+def test_simulate_table_in_russian(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, setup_doc())
+    assert main(["simulate", "--setup", path, "--n", "50", "--seed", "1", "--lang", "ru"]) == 0
+    out = capsys.readouterr().out
+    assert "побеждает a (rifle)" in out and "попадание в голову" in out
+    assert "приказы: смешанные" in out
+
+
+def run_json(capsys: pytest.CaptureFixture[str], path: str, *extra: str) -> dict[str, Any]:
+    assert main(["simulate", "--setup", path, "--seed", "3", "--json", *extra]) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def test_simulate_result_does_not_depend_on_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, setup_doc())
+    one = run_json(capsys, path, "--n", "900", "--jobs", "1")
+    two = run_json(capsys, path, "--n", "900", "--jobs", "2")
+    assert one["jobs"] == 1 and two["jobs"] == 2 and one["chunks"] > 1
+    for out in (one, two):
+        del out["seconds"], out["matches_per_second"], out["jobs"]
+    assert one == two
+
+
+def test_simulate_mirror_plays_each_seed_with_characters_exchanged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    both_fixed = setup_doc()
+    both_fixed["participants"][1]["orders"] = {"move": 0, "aim": [-1, 1]}
+    path = write(tmp_path, both_fixed)
+    mirrored = run_json(capsys, path, "--n", "401")
+    assert mirrored["mirror"] is True and mirrored["n"] == 402  # every seed twice
+    assert mirrored["orders_mode"] == "fixed"
+    plain = run_json(capsys, path, "--n", "401", "--no-mirror")
+    assert plain["mirror"] is False and plain["n"] == 401
+    # The mirror's half alone: the same seeds with rifle and pistol in each other's seat.
+    swapped = dict(both_fixed, participants=both_fixed["participants"][::-1])
+    swapped_out = run_json(capsys, write(tmp_path, swapped, "s.json"), "--n", "201", "--no-mirror")
+    first = run_json(capsys, path, "--n", "201", "--no-mirror")
+    for key in ("a", "b", "draw", "mutual"):
+        assert mirrored["outcomes"][key] == first["outcomes"][key] + swapped_out["outcomes"][key]
+
+
+def test_simulate_json_keeps_old_fields_and_adds_sides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run_json(capsys, write(tmp_path, setup_doc()), "--n", "300")
+    old = {"ruleset", "n", "seed", "outcomes", "reasons", "events", "turns_mean", "turns_max"}
+    assert old <= set(out) and {"seconds", "matches_per_second"} <= set(out)
+    sides = {s["side"]: s for s in out["sides"]}
+    assert sides["a"]["label"] == "a (rifle)" and sides["a"]["orders"] == ["fixed"]
+    assert sides["a"]["count"] == out["outcomes"]["a"]
+    lo, hi = sides["a"]["interval"]
+    assert lo < sides["a"]["share"] < hi
+    total = sum(s["count"] for s in out["sides"]) + out["draw"]["count"] + out["mutual"]["count"]
+    assert total == out["n"]
+
+
+def test_simulate_dragons_side_shares_sum_to_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = run_json(capsys, str(EXAMPLES / "dragons-2v2-random.json"), "--n", "20", "--jobs", "1")
+    shares = [s["share"] for s in out["sides"]] + [out["draw"]["share"], out["mutual"]["share"]]
+    assert [s["side"] for s in out["sides"]] == ["red", "blue"]
+    assert sum(shares) == pytest.approx(1.0, abs=1e-3)
+    assert out["sides"][0]["members"] == ["p1", "p2"]
+
+
+def test_simulate_mirror_refused_when_sides_differ(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = str(EXAMPLES / "dragons-ace-vs-raiders.json")
+    err = fails(capsys, ["simulate", "--setup", path, "--n", "4", "--mirror"])
+    assert "mirror" in err and "two sides of equal size" in err
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in EXAMPLES.glob("pistol-*.json")))
 def test_example_setups_run(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["simulate", "--setup", str(EXAMPLES / name), "--n", "50", "--seed", "1", "--json"])
@@ -153,7 +237,7 @@ def test_simulate_bad_n_and_missing_file(
 
 
 def test_turn_worked_example_with_scripted_dice(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["turn", "--input", str(EXAMPLES / "pistol-turn-worked-example.json")]) == 0
+    assert main(["turn", "--input", str(EXAMPLES / "turns" / "pistol-worked-example.json")]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {"events", "state", "outcome"} <= set(out)
     first = next(e for e in out["events"] if e["kind"] in ("hit", "miss"))

@@ -9,7 +9,7 @@ import pytest
 from engine import usecases as uc
 from engine.errors import Rejection
 from engine.match import Phase
-from tests.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 GM, ANN, BOB = 100, 1, 2
 HOUR = 3600

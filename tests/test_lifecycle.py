@@ -11,7 +11,7 @@ from engine import usecases as uc
 from engine.errors import Rejection
 from engine.match import Phase, public_view
 from engine.ruleset import Outcome
-from tests.conftest import FakeClock
+from tests.support.clock import FakeClock
 
 GM, ANN, BOB, EVE = 100, 1, 2, 3
 
@@ -163,23 +163,20 @@ def test_force_resolve_is_gm_only_and_bound_to_the_turn(deps: uc.Deps) -> None:
     assert deps.repo.history(mid)[-1].turn == 0
 
 
-def test_expire_resolves_only_a_passed_deadline_of_the_same_turn(
-    deps: uc.Deps, clock: FakeClock
-) -> None:
+def test_a_tick_resolves_only_a_passed_deadline(deps: uc.Deps, clock: FakeClock) -> None:
     mid = started(deps)
-    assert uc.expire(deps, mid, turn=1) is None  # no deadline set
+    assert uc.tick(deps, mid) is None  # no deadline set
     loaded = deps.repo.load(mid)
     from dataclasses import replace
 
     deps.repo.save(
         replace(loaded.match, deadline=clock.now + 60), expected_version=loaded.match.version
     )
-    assert uc.expire(deps, mid, turn=1) is None  # not yet
+    assert uc.tick(deps, mid) is None  # not yet
     clock.advance(61)
-    assert uc.expire(deps, mid, turn=2) is None  # stale firing for another turn
-    res = uc.expire(deps, mid, turn=1)
-    assert res is not None and res.record.reason == "deadline"
-    assert uc.expire(deps, mid, turn=1) is None  # the same firing again does nothing
+    res = uc.tick(deps, mid)
+    assert isinstance(res, uc.Resolution) and res.record.reason == "deadline"
+    assert uc.tick(deps, mid) is None  # the same firing again does nothing
 
 
 def test_whole_match_to_the_end(deps: uc.Deps) -> None:

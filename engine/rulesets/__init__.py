@@ -1,5 +1,7 @@
-"""The ruleset registry. A ruleset is added by adding its module (or package) and one line in
-``_MODULES``; modules are imported on first use, so a cold start pays only for what it plays."""
+"""The ruleset registry. A built-in ruleset is added by adding its package and one line in
+``_MODULES``; packages are imported on first use, so a cold start pays only for what it plays.
+A plug-in (a ruleset living elsewhere, e.g. the tests' toy ``coin``) is added at run time with
+:func:`register` and is then listed by :func:`available` like a built-in."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ _MODULES: dict[str, str] = {
 }
 
 _LOADED: dict[str, Ruleset[Any, Any, Any]] = {}
+_PLUGINS: dict[str, None] = {}  # ids registered at run time, in registration order
 
 
 class UnknownRulesetError(KeyError):
@@ -23,12 +26,12 @@ class UnknownRulesetError(KeyError):
 
 
 def available() -> list[str]:
-    """Ids of every registered ruleset whose module is present."""
+    """Ids of every built-in ruleset whose package is present, then every plug-in."""
     out = []
     for rid, mod in _MODULES.items():
         if importlib.util.find_spec(mod) is not None:
             out.append(rid)
-    return out
+    return out + [rid for rid in _PLUGINS if rid not in _MODULES]
 
 
 def get(ruleset_id: str) -> Ruleset[Any, Any, Any]:
@@ -47,5 +50,14 @@ def get(ruleset_id: str) -> Ruleset[Any, Any, Any]:
 
 
 def register(ruleset: Ruleset[Any, Any, Any]) -> None:
-    """Register an already-built ruleset (tests and plugins); built-ins use ``_MODULES``."""
+    """Register an already-built ruleset (a plug-in, or a test's stand-in for a built-in);
+    built-ins use ``_MODULES``."""
     _LOADED[ruleset.id] = ruleset
+    _PLUGINS[ruleset.id] = None
+
+
+def unregister(ruleset_id: str) -> None:
+    """Forget a ruleset registered with :func:`register` (a test's clean-up); a built-in is
+    loaded again from its package on next use."""
+    _LOADED.pop(ruleset_id, None)
+    _PLUGINS.pop(ruleset_id, None)

@@ -8,8 +8,10 @@ import logging
 import os
 import time
 
-from handlers.cli import UsageError
-from infra.settings import Settings, SettingsError, load_settings
+from telegram.error import TelegramError
+
+from handlers.cli import UsageError, settings_or_usage
+from infra.settings import Settings
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 
@@ -18,14 +20,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sandbox", action="store_true", help="run the offline sandbox even when a token is set"
     )
-
-
-def settings_or_usage() -> Settings:
-    """Settings, or a one-line usage error naming the bad setting (exit 2)."""
-    try:
-        return load_settings()
-    except SettingsError as exc:
-        raise UsageError(f"invalid settings: {exc}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,5 +60,26 @@ def poll(settings: Settings, token: str) -> int:
     )
     app.post_init = set_commands
     install_timer(app)  # the turn clock: a sweep every ~20 s while polling
-    app.run_polling(allowed_updates=ALLOWED_UPDATES)
+    # PTB logs a failed startup with three chained tracebacks; the one line below says it.
+    logging.getLogger("telegram.ext").addFilter(_quiet_bootstrap)
+    try:
+        app.run_polling(allowed_updates=ALLOWED_UPDATES)
+    except TelegramError as exc:  # at startup: no network, a bad token... one line, exit 2
+        raise UsageError(startup_failure(settings.api_base_url, exc)) from None
     return 0
+
+
+def _quiet_bootstrap(record: logging.LogRecord) -> bool:
+    return not record.getMessage().startswith("Network Retry Loop (Bootstrap")
+
+
+def startup_failure(base_url: str, exc: Exception) -> str:
+    """One line naming why the bot could not start talking to Telegram."""
+    from telegram.error import InvalidToken, NetworkError
+
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, InvalidToken):
+        return f"Telegram refused the bot token ({detail}); check TELEGRAM_BOT_TOKEN"
+    if isinstance(exc, NetworkError):
+        return f"cannot reach Telegram at {base_url} ({detail}); check the network"
+    return f"Telegram answered with an error at startup: {detail}"

@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
 
 def interactive(lang: str | None = None) -> int:
     """The interactive sandbox on stdin/stdout; end of input exits with status 0."""
-    from handlers.commands.run import settings_or_usage
+    from handlers.cli import settings_or_usage
     from handlers.telegram.sandbox import Sandbox
 
     settings = settings_or_usage()

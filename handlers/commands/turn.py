@@ -53,8 +53,7 @@ def resolve_doc(doc: Any) -> dict[str, Any]:
         raise UsageError("state: the match is already finished")
     orders = _orders(rules, state, doc)
     defaulted = sorted(rules.acting(state) - set(orders))
-    for pid in defaulted:  # deadline semantics, as in live play
-        orders[pid] = Sealed(rules.default_order(state, pid), seq=1 << 30, default=True)
+    orders = rules.with_defaults(state, orders)  # deadline semantics, as in live play
     log = TurnLog(source)
     turn = rules.turn_of(state)
     try:

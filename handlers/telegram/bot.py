@@ -26,6 +26,7 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     InlineKeyboardMarkup,
+    InputFile,
     Message,
     Update,
     User,
@@ -54,12 +55,12 @@ from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import commitments, npc, render
+from handlers.telegram import commitments, hints, npc, plain, render, reveal, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen, reveal_proof
 from handlers.telegram.i18n import LANGS, Raw, Tr, normalize
-from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, names_of
+from handlers.telegram.ui import Button, Screen, esc, get_ui, has_ui, label, names_of
 
 log = logging.getLogger("sekundant.bot")
 
@@ -158,9 +159,9 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
     return _Keyboard(
         [
             [
-                {"text": b.label, "url": b.url}
+                {"text": label(b.label), "url": b.url}
                 if b.url
-                else {"text": b.label, "callback_data": svc.cb(b.cb or Callback("x"))}
+                else {"text": label(b.label), "callback_data": svc.cb(b.cb or Callback("x"))}
                 for b in row
             ]
             for row in rows
@@ -215,6 +216,15 @@ async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> 
         msg = await _api(svc, call, retries)
     assert msg is not None
     return msg
+
+
+async def post_commitment(context: Ctx, match: Match) -> Match:
+    """The open turn's commitment as its own message, if the group does not have it yet."""
+
+    async def to_chat(chat_id: int, screen: Screen) -> Message:
+        return await send(context, chat_id, screen)
+
+    return await commitments.try_post(to_chat, services(context).deps, match)
 
 
 async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
@@ -279,15 +289,8 @@ def deep_link(context: Ctx, payload: str) -> str:
 
 
 def _rejection_text(tr: Tr, exc: Exception) -> str:
-    if isinstance(exc, Rejection):
-        key = f"err.{exc.code}"
-        params = {k: (v if isinstance(v, int | float) else str(v)) for k, v in exc.params.items()}
-        if tr.has(key):
-            try:
-                return tr(key, **params)
-            except (KeyError, IndexError):
-                pass
-        return tr("err.unknown", code=exc.code)
+    if isinstance(exc, Rejection):  # in plain words, with the example a handler attached
+        return plain.rejection_text(tr, exc)
     if isinstance(exc, TryAgainError | ConflictError):
         return tr("err.try_again")
     return tr("err.no_match")
@@ -392,9 +395,14 @@ async def _join(update: Update, context: Ctx, match_id: str) -> None:
         match = usecases.join(svc.deps, match_id, user.id, user.full_name)
         await refresh_lobby(context, match)
     except Rejection as exc:
-        if exc.code != "already_joined":
-            raise
         match = svc.deps.repo.load(match_id).match
+        if exc.code != "already_joined" and match.seat_of_user(user.id) is None:
+            raise  # (a seat holder's old Join link of a started match: "already in", too)
+        await send(context, user.id, Screen(tr("input.join.already")))
+        seat = match.seat_of_user(user.id)
+        if match.phase is not Phase.LOBBY or seat is None or seat.character is None:
+            await _open_match(context, tr, match, user.id)  # what is still to do, if anything
+        return
     await send(context, user.id, Screen(tr("join.done", title=Raw(render.match_title(tr, match)))))
     await _open_match(context, tr, match, user.id)
 
@@ -404,7 +412,7 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     pid = _own_seat(match, user_id)
     if pid is None and user_id == match.gm_user_id:  # the GM's deep link: the NPCs' screens
         if match.phase is Phase.RUNNING and npc.gm_run(match):
-            await npc.open_turn_gm(context, match)
+            await stale.remember(context, match, await npc.open_turn_gm(context, match))
         else:
             await send(context, user_id, Screen(render.match_list(tr, [match])))
         return
@@ -413,7 +421,8 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     if match.phase is Phase.LOBBY:
         await send(context, user_id, character_screen(tr, match, pid))
     elif match.phase is Phase.RUNNING and pid in lifecycle.acting(match):
-        await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user_id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])
     else:
         await send(context, user_id, Screen(render.match_list(tr, [match])))
 
@@ -429,20 +438,9 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
     text = tr(
         "character.pick",
         title=Raw(render.match_title(tr, match)),
-        example=Raw(esc(ui.character_example() or _character_example(presets))),
+        example=Raw(esc(hints.character_example(match))),
     )
     return Screen(text, rows)
-
-
-def _character_example(presets: Mapping[str, Mapping[str, Any]]) -> str:
-    for ch in presets.values():
-        parts = []
-        for k, v in ch.items():
-            val = ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
-            if val:
-                parts.append(f"{k}={val}")
-        return "/character " + " ".join(parts)
-    return "/character key=value"
 
 
 @command
@@ -484,8 +482,7 @@ async def cmd_help(update: Update, context: Ctx) -> None:
     parts = [tr("help.private" if chat.type == "private" else "help.group")]
     for rid in dict.fromkeys(m.ruleset for m in matches):
         parts.append(tr(get_ui(rid).help_key))
-    if not matches:
-        parts.append(tr("help.rulesets"))
+    parts.append(tr("help.rulesets"))  # all of them, and /rules
     await send(context, chat.id, Screen("\n\n".join(parts)))
 
 
@@ -507,7 +504,10 @@ async def cmd_lang(update: Update, context: Ctx) -> None:
         return
     current = group_match(svc, chat.id)
     if choice not in LANGS:
-        raise Rejection("invalid_field", what="lang", field="lang", expected="ru, en")
+        example = "/lang en" if current.lang == "ru" else "/lang ru"
+        raise Rejection(
+            "invalid_field", what="lang", field="lang", expected="ru, en", example=example
+        )
     match = usecases.set_language(svc.deps, current.id, user.id, choice)
     await send(context, chat.id, Screen(Tr(choice)("lang.match_set")))
     await refresh_lobby(context, match)
@@ -595,15 +595,17 @@ async def _choose(
     for m in candidates:
         pid = _own_seat(m, user_id) or ""
         kind = "b" if m.phase is Phase.RUNNING else "pick"
-        rows.append(
-            [
-                Button(
-                    render.match_title(tr, m).replace("<b>", "").replace("</b>", ""),
-                    Callback(kind, m.id, m.turn, (pid,)),
-                )
-            ]
-        )
+        rows.append([Button(render.match_title(tr, m), Callback(kind, m.id, m.turn, (pid,)))])
     await send(context, chat_id, Screen(tr("matches.choose", example=example), rows))
+
+
+def _order_example(tr: Tr, candidates: Sequence[Match], user_id: int) -> str:
+    """The several-matches prompt's example: an order for the first match, with its id."""
+    for m in candidates:
+        pid = _own_seat(m, user_id)
+        if pid is not None:
+            return hints.order_example(tr, m, pid, with_id=True)
+    return ""
 
 
 @command
@@ -616,24 +618,19 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     words = list(context.args or [])
     match, candidates, words = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:
-        example = get_ui(candidates[0].ruleset).typed_example() if candidates else ""
-        await _choose(
-            context,
-            tr,
-            user.id,
-            candidates,
-            user.id,
-            f"/order {candidates[0].id if candidates else ''} {example}",
-        )
+        example = _order_example(tr, candidates, user.id)
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
-        await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])
         return
     refuse_if_before_turn(update, match)
-    order = get_ui(match.ruleset).parse_typed(words)
-    await _seal(context, tr, match, pid, user.id, order, message=None)
+    with plain.with_example(lambda: hints.order_example(tr, match, pid)):
+        order = get_ui(match.ruleset).parse_typed(words)
+        await _seal(context, tr, match, pid, user.id, order, message=None)
 
 
 @command
@@ -645,15 +642,18 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     tr = Tr(svc.user_lang(user))
     match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
     if match is None:
-        await _choose(context, tr, user.id, candidates, user.id, "/character <id> …")
+        example = hints.character_example(candidates[0], with_id=True) if candidates else ""
+        await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
         await send(context, user.id, character_screen(tr, match, pid))
         return
-    sheet = get_ui(match.ruleset).parse_character(words)
-    match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
+    lobby = match
+    with plain.with_example(lambda: hints.character_example(lobby)):
+        sheet = get_ui(match.ruleset).parse_character(words)
+        match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
     label = get_ui(match.ruleset).character_label(tr, sheet)
     await send(context, user.id, Screen(tr("character.set", character=Raw(label))))
     await refresh_lobby(context, match)
@@ -725,7 +725,8 @@ async def gm_changed(context: Ctx, match: Match) -> None:
     sealed yet, and whatever the :data:`GM_HOOKS` add (the plans to review)."""
     if match.phase is not Phase.RUNNING:
         return
-    await npc.open_turn_gm(context, match, unsealed_only=True)
+    sent = await npc.open_turn_gm(context, match, unsealed_only=True)
+    await stale.remember(context, match, sent)
     for hook in GM_HOOKS:
         await hook(context, match)
 
@@ -779,7 +780,7 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
         render.lobby_screen(gtr, match, _lobby_url(context, match)),
     )
     usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
-    await commitments.try_post(context, match)  # turn 0's, as its own message
+    await post_commitment(context, match)  # turn 0's, as its own message
     return None
 
 
@@ -830,20 +831,24 @@ async def open_turn(context: Ctx, match: Match) -> None:
     gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
-    match = await commitments.try_post(context, match)  # its own message, never edited
+    match = await post_commitment(context, match)  # its own message, never edited
     now = svc.deps.clock()
     status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
+    builders: list[Message | None] = []
     for seat in match.seats:
         if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
         screen = with_deadline(ptr, match, screen, now)
-        await dm(context, match, seat.user_id, screen)
-    await npc.open_turn_gm(context, match)  # NPC (and taken-over) builders in the GM's chat
+        builders.append(await dm(context, match, seat.user_id, screen))
+    builders += await npc.open_turn_gm(context, match)  # NPC builders in the GM's chat
+    # One write remembers them: their keyboards go when the turn resolves, and the first one
+    # in each chat orders typed orders after the turn opened (refuse_if_before_turn).
+    await stale.remember(context, match, builders)
 
 
 async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -883,7 +888,11 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
     if msg.chat.type == "private":
         await edit(context, msg.chat.id, msg.message_id, screen)
     else:
-        await dm(context, match, user.id, screen)
+        await stale.remember(context, match, [await dm(context, match, user.id, screen)])
+    from handlers.telegram import text_reply
+
+    if text_reply.has_text_orders(match.ruleset):  # a text step: the next message is its text
+        text_reply.remember(context, user.id, screen)
     return None
 
 
@@ -902,14 +911,25 @@ def refuse_if_before_turn(update: Update, match: Match) -> None:
     meant for an earlier one. A redelivered update does this when its first attempt resolved
     the turn and then died (``handlers.lambda_webhook``: the lease); so does an order typed
     while another player's resolved the turn. Buttons need no such check: they carry their
-    turn. Telegram dates are whole seconds (rounded down), so a message of the second the
-    turn opened counts as earlier (a human cannot answer a reveal that fast); date 0 (the
-    in-process fake API) is unknown and never refused."""
-    msg, opened = update.effective_message, match.turn_opened_at
-    if msg is None or opened is None:
+    turn.
+
+    Telegram orders the messages of a chat: a message id below the id of the turn's first
+    message in that chat (its builder, remembered by :func:`open_turn` with the turn's live
+    messages, ``stale.live``) was written before the turn opened there; one above it after,
+    whatever the clocks say, even in the same second.
+    Without a recorded message (e.g. a player the builder did not reach) the dates decide, to
+    the second: only a message dated a whole second before the turn opened is refused; date
+    0 (the in-process fake API) is unknown and never refused."""
+    msg = update.effective_message
+    if msg is None or match.turn_opened_at is None:
         return
-    written = (msg.edit_date or msg.date).timestamp()
-    if 0 < written < opened:
+    first = min((m for c, m in stale.live(match, match.turn) if c == msg.chat_id), default=None)
+    if first is not None:
+        if msg.message_id < first:
+            raise Rejection("typed_before_turn", turn=match.turn)
+        return
+    written = int((msg.edit_date or msg.date).timestamp())
+    if 0 < written < int(match.turn_opened_at):
         raise Rejection("typed_before_turn", turn=match.turn)
 
 
@@ -925,33 +945,40 @@ async def _seal(
     """Seal, give the player a receipt (the builder message becomes it), update the group's
     status message; when this order completed the turn, reveal."""
     svc = services(context)
-    match = await commitments.try_post(context, match)  # a failed posting is retried first
+    match = await post_commitment(context, match)  # a failed posting is retried first
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
     receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
         tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
     )
+    sent: Message | None = None
     try:
         if message is not None:
             await edit(context, message.chat.id, message.message_id, receipt)
         else:
-            await send(context, user_id, receipt)
+            sent = await send(context, user_id, receipt)
     finally:  # a lost receipt must not cost the group its reveal (nor Services.resolved)
         if res.record is None:
             fps = {pid: res.order.fingerprint}
             if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
                 fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
             await refresh_status(context, res.match, fps)
+            await stale.remember(context, res.match, [sent])  # a typed order's receipt
         else:
-            await on_resolved(context, match, res.match, res.record)
+            edited = message.message_id if message is not None else None
+            await on_resolved(context, match, res.match, res.record, edited=edited)
     for hook in SEAL_HOOKS:
         await hook(context, match, res)
 
 
-async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
-    """A turn resolved: close its status message, post the reveal, then the next turn (or the
-    final summary). The reveal is tried again on a network hiccup: nothing else sends it."""
+async def on_resolved(
+    context: Ctx, before: Match, after: Match, record: TurnRecord, *, edited: int | None = None
+) -> None:
+    """A turn resolved: close its status message, remove the keyboards of its builders and
+    receipts (``edited``: the receipt the resolving seal just drew without one), post the
+    reveal, then the next turn (or the final summary). The reveal is tried again on a network
+    hiccup: nothing else sends it."""
     services(context).resolved += 1  # see Services.resolved
     gtr = Tr(after.lang)
     status_id = before.ui.get("status")
@@ -963,11 +990,8 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
             int(status_id),
             render.closed_status(gtr, after, record.turn, fps),
         )
-    ui = get_ui(after.ruleset)
-    text = ui.render_reveal(gtr, after, record)
-    text += "\n\n" + render.turn_label(gtr, after, record.turn)
-    text += "\n\n" + reveal_proof(gtr, after, record)  # seed and salts: checkable
-    await send(context, after.chat_id, Screen(text), retries=REVEAL_RETRIES)
+    await stale.clear(context, after, record.turn, skip=edited)
+    await send_reveal(context, after, record)
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return
@@ -975,6 +999,35 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     from handlers.telegram import gm_panel
 
     await gm_panel.absentee_alert(context, after)  # K missed turns in a row: tell the GM
+
+
+async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
+    """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
+    story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
+    on a network hiccup (nothing else sends it)."""
+    await send_reveal_picture(context, match, record)
+    text = reveal.reveal_text(Tr(match.lang), match, record)
+    await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+
+
+async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
+    """The reveal's picture with a short caption (``handlers.telegram.pictures``, which
+    imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
+    text reveal still goes out: the picture is a convenience, the text is the record."""
+    tr = Tr(match.lang)
+    try:
+        from handlers.telegram import pictures
+
+        png = pictures.reveal_picture(tr, match, record)
+        if png is None:
+            return False
+        caption = tr("reveal.caption", turn=record.turn)
+        photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
+        await _api(services(context), lambda: context.bot.send_photo(match.chat_id, photo, caption))
+    except Exception:
+        log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
+        return False
+    return True
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:
@@ -1033,6 +1086,9 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
         )
         return None
     res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    from handlers.telegram import input_flow
+
+    await input_flow.tell_defaulted(context, res.match, res.record)  # as the deadline does
     await on_resolved(context, match, res.match, res.record)
     return None
 
@@ -1100,6 +1156,7 @@ BUTTONS: dict[str, Button_] = {
     "gec": btn_end,
     "gx": btn_back,
     "ul": btn_user_lang,
+    stale.KIND: stale.btn_done,
 }
 
 
@@ -1137,9 +1194,9 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
     private = ["start", "order", "plan", "npcorder", "character", "side", "status", "history"]
-    private += ["dossier", "leave", "forfeit", "lang", "help"]
+    private += ["dossier", "leave", "forfeit", "lang", "help", "rules"]
     group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
-    group += ["gm", "lang", "takegm", "help"]
+    group += ["gm", "lang", "takegm", "help", "rules"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
@@ -1218,11 +1275,15 @@ def build_application(
     from handlers.telegram import plan_flow, text_reply
 
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
+    from handlers.telegram import rules_help
+
+    rules_help.register(app)  # /rules: the ruleset in play, in short
     plan_flow.register(app)  # plans: /plan, the GM's veto
     npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram import clock, gm_panel  # they use this module's helpers
+    from handlers.telegram import clock, gm_panel, odds  # they use this module's helpers
 
     clock.register(app)  # turn clock: /clock, lobby clock buttons
+    odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
     gm_panel.register(app)  # GM powers, player commands, /dossier
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))

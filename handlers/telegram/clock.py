@@ -63,8 +63,11 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
     tr = Tr(match.lang)
     words = list(context.args or [])
     if words:
-        options = clock_text.parse_clock_args(words)
-        match = usecases.configure_clock(svc.deps, match.id, user.id, **options)
+        from handlers.telegram import plain
+
+        with plain.with_example(lambda: "/clock turn=90m reminder=30m"):
+            options = clock_text.parse_clock_args(words)
+            match = usecases.configure_clock(svc.deps, match.id, user.id, **options)
         await bot.refresh_lobby(context, match)
         if match.phase is Phase.RUNNING:
             await send(context, chat.id, Screen(tr("clock.changed_running")))
@@ -122,24 +125,13 @@ def _default_lines(tr: Tr, match: Match, record: TurnRecord) -> list[str]:
 async def announce_deadline(context: Ctx, match: Match, record: TurnRecord) -> None:
     """The deadline resolved a turn: say so in the group with each player's default order,
     tell each of them privately, then the usual reveal."""
-    svc = services(context)
     gtr = Tr(match.lang)
     lines = [gtr("clock.deadline_passed", turn=record.turn)]
     lines += _default_lines(gtr, match, record) or [gtr("clock.all_were_in")]
     await send(context, match.chat_id, Screen("\n".join(lines)))
-    ui = get_ui(match.ruleset)
-    for o in record.orders:
-        seat = match.seat(o.pid)
-        if not o.default or seat.user_id is None or seat.npc:
-            continue
-        ptr = Tr(svc.lang_for(seat.user_id, match.lang))
-        text = ptr(
-            "clock.you_defaulted",
-            id=match.id,
-            turn=record.turn,
-            order=Raw(ui.order_text(ptr, o.order)),
-        )
-        await bot.dm(context, match, seat.user_id, Screen(text))
+    from handlers.telegram import input_flow
+
+    await input_flow.tell_defaulted(context, match, record, key="clock.you_defaulted")
     await bot.on_resolved(context, match, match, record)
 
 

@@ -13,7 +13,7 @@ from engine.match import Match, SealedOrder, TurnRecord, canonical_json
 from handlers.telegram import clock_text, dossier_md
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.render import short_fp, turn_label
+from handlers.telegram.labels import short_fp, turn_label
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 
@@ -53,13 +53,20 @@ def receipt_screen(
             order=Raw(ui.order_text(tr, order.order)),
             fp=short_fp(order.fingerprint),
         ),
-        tr("fair.receipt_proof", salt=order.salt, fingerprint=order.fingerprint),
     ]
+    if final:  # this seal completed the turn: nothing is left to change
+        lines.append(tr("receipt.resolved_now", turn=order.turn))
+    else:
+        lines.append(tr("receipt.changeable"))
+        deadline = clock_text.deadline_line(tr, match, now)
+        if deadline:
+            lines.append(deadline)
+    # The proof for the reveal and the dossier, one tap away (collapsed): the receipt reads
+    # short on a phone.
+    proof = tr("fair.receipt_proof", salt=order.salt, fingerprint=order.fingerprint)
+    lines.append(f"<blockquote expandable>{proof}</blockquote>")
     if final:
         return Screen("\n".join(lines))
-    deadline = clock_text.deadline_line(tr, match, now)
-    if deadline:
-        lines.append(deadline)
     rows = [
         [
             Button(tr("btn.change"), Callback("b", match.id, order.turn, (order.pid,))),

@@ -6,7 +6,8 @@ records every call, and behaves like Telegram where it matters to the bot:
 - a private chat with a user who never pressed Start (or blocked the bot) answers sendMessage
   with 403 ``Forbidden: bot can't initiate conversation with a user``;
 - an edit that changes nothing answers 400 ``message is not modified``;
-- callback data over 64 bytes and texts over 4096 characters answer 400;
+- callback data over 64 bytes, texts over 4096 characters and captions over 1024 answer 400;
+- ``sendPhoto`` and ``sendDocument`` keep the uploaded bytes (``photos``, ``documents``);
 - scripted failures (``fail_next``) simulate 429 ``RetryAfter`` and other errors.
 
 Used by the tests (as the recording request), the offline sandbox and the benchmark, so all
@@ -33,6 +34,7 @@ BOT_INFO: dict[str, Any] = {
     "supports_inline_queries": False,
 }
 MAX_TEXT = 4096
+MAX_CAPTION = 1024
 
 
 @dataclass
@@ -47,6 +49,7 @@ class FakeMessage:
     reply_markup: dict[str, Any] | None = None
     edits: int = 0
     document: FakeDocument | None = None
+    photo: bytes | None = None  # a sendPhoto's image; ``text`` is its caption
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
@@ -192,6 +195,8 @@ class FakeBotAPI(BaseRequest):
             return self._send(p)
         if api == "sendDocument":
             return self._send_document(p)
+        if api == "sendPhoto":
+            return self._send_photo(p)
         if api == "editMessageText":
             return self._edit(p, text=str(p["text"]))
         if api == "editMessageReplyMarkup":
@@ -243,23 +248,29 @@ class FakeBotAPI(BaseRequest):
         chat.messages.append(m)
         return self.message_json(m)
 
-    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
-        """A document upload: kept as a message whose text is the caption."""
+    def _upload(self, p: dict[str, Any], field: str) -> tuple[int, tuple[Any, bytes, Any]]:
+        """The chat and the (name, bytes, mime) of an upload's ``field`` (multipart, as PTB
+        sends files), checked as Telegram checks a message to that chat."""
         chat_id = int(p["chat_id"])
         chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
         if chat.type == "private" and chat_id not in self.started:
             raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
         files = p.get("_files") or {}
-        ref = str(p.get("document", "")).removeprefix("attach://")
-        ref = ref if ref in files else "document"
+        ref = str(p.get(field, "")).removeprefix("attach://")
+        ref = ref if ref in files else field
         if ref not in files:
-            raise _ApiError(400, "Bad Request: there is no document in the request")
+            raise _ApiError(400, f"Bad Request: there is no {field} in the request")
         name, content, mime = files[ref][:3]
         if hasattr(content, "read"):
             content = content.read()
-        doc = FakeDocument(str(name), bytes(content), str(mime or ""))
+        return chat_id, (name, bytes(content), mime)
+
+    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A document upload: kept as a message whose text is the caption."""
+        chat_id, (name, content, mime) = self._upload(p, "document")
+        doc = FakeDocument(str(name), content, str(mime or ""))
         m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
-        chat.messages.append(m)
+        self.chat(chat_id).messages.append(m)
         out = self.message_json(m)
         out["document"] = {
             "file_id": f"doc{m.message_id}",
@@ -267,6 +278,26 @@ class FakeBotAPI(BaseRequest):
             "file_name": doc.file_name,
         }
         return out
+
+    def _send_photo(self, p: dict[str, Any]) -> dict[str, Any]:
+        """A photo upload: kept as a message whose text is the caption (at most 1024
+        characters, as Telegram's limit) and whose ``photo`` is the image."""
+        caption = str(p.get("caption", ""))
+        if len(caption) > MAX_CAPTION:
+            raise _ApiError(400, "Bad Request: message caption is too long")
+        chat_id, (_, content, _) = self._upload(p, "photo")
+        m = FakeMessage(self.new_message_id(), chat_id, caption, photo=content)
+        self.chat(chat_id).messages.append(m)
+        out = self.message_json(m)
+        out["photo"] = [
+            {"file_id": f"ph{m.message_id}", "file_unique_id": f"u{m.message_id}", "width": 1,
+             "height": 1}
+        ]  # fmt: skip
+        return out
+
+    def photos(self, chat_id: int) -> list[bytes]:
+        """The images sent to ``chat_id``, oldest first."""
+        return [m.photo for m in self.chat(chat_id).messages if m.photo is not None]
 
     def documents(self, chat_id: int) -> list[FakeDocument]:
         """The files sent to ``chat_id``, oldest first."""

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from telegram import InputFile, Message, MessageEntity, Update, User
-from telegram.error import Forbidden
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import (
     Application,
     ApplicationHandlerStop,
@@ -316,15 +316,9 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     match = _gm_checked(context, user, tr, cb)
     gtr = Tr(match.lang)
     if cb.kind == "gwn":
+        choices = get_ui(match.ruleset).result_choices(gtr, match)  # seats, or sides
         rows = [
-            [
-                Button(
-                    gtr("gm.btn_winner", name=s.name),
-                    Callback("gwc", match.id, match.turn, (s.pid,)),
-                )
-            ]
-            for s in match.seats
-            if s.status == "active"
+            [Button(text, Callback("gwc", match.id, match.turn, (arg,)))] for text, arg in choices
         ]
         rows.append([Button(gtr("gm.btn_draw"), Callback("gwc", match.id, match.turn, ("-",)))])
         rows.append([Button(gtr("btn.back"), Callback("gx", match.id, match.turn))])
@@ -334,8 +328,7 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     if pid == "-":
         outcome = Outcome("draw", reason="gm")
     else:
-        match.seat(pid)
-        outcome = Outcome("win", (pid,), reason="gm")
+        outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
     after = usecases.end_match(svc.deps, match.id, user.id, outcome)
     await _after_change(context, match, after, None)
     return None
@@ -354,7 +347,7 @@ async def absentee_alert(context: Ctx, match: Match) -> None:
     if not due:
         return
     gtr = Tr(match.lang)
-    lines = [gtr("gm.absent", name=Raw(_name(match, p)), n=match.missed.get(p, 0)) for p in due]
+    lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
     rows = [
         [
             Button(
@@ -755,7 +748,12 @@ async def cmd_dossier(update: Update, context: Ctx) -> None:
 async def btn_dossier(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
     match = _load(svc, cb)
-    await send_dossier(context, match, user, msg.chat.id if msg.chat.type == "private" else user.id)
+    try:
+        chat = msg.chat.id if msg.chat.type == "private" else user.id
+        await send_dossier(context, match, user, chat)
+    except TelegramError:  # e.g. the private chat is closed: answer the press, say why
+        bot.log.warning("dossier of %s for %s not sent", match.id, user.id, exc_info=True)
+        raise bot.Alert(tr("input.dossier_failed")) from None
     return tr("fair.dossier_toast")
 
 

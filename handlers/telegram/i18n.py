@@ -8,10 +8,11 @@ use gettext plural forms (Russian has three), keyed by ``msgid``/``msgid_plural`
 Parameters are HTML-escaped unless wrapped in :class:`Raw`: user-provided text (names!) can
 never inject markup into a message sent with ``parse_mode=HTML``.
 
-Catalogs are loaded on first use of a language and cached for the life of the process. The
-Lambda build (``infra.deploy``) compiles each language's files into one ``<lang>.mo`` beside
-them, read with the stdlib ``gettext`` (no Babel in the package); without a ``.mo`` (local
-runs, tests) the ``.po`` files are compiled in memory with Babel.
+Catalogs are loaded on first use of a language and cached for the life of the process (their
+file layout and compiler: :mod:`infra.catalogs`). The Lambda build (``infra.deploy``) compiles
+each language's files into one ``<lang>.mo`` beside them, read with the stdlib ``gettext`` (no
+Babel in the package); without a ``.mo`` (local runs, tests) the ``.po`` files are compiled in
+memory with Babel.
 """
 
 from __future__ import annotations
@@ -23,8 +24,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from infra.catalogs import compile_catalog, mo_file
+
 LANGS: tuple[str, ...] = ("ru", "en")
 LOCALE_DIR = Path(__file__).with_name("locale")
+# Catalog directories of plug-ins (a ruleset UI registered at run time, ``ui.register``):
+# their ``<lang>.po``/``<area>.<lang>.po`` files extend every language's catalog.
+_PLUGIN_DIRS: list[Path] = []
 
 
 class Raw(str):
@@ -41,50 +47,27 @@ def normalize(lang: str | None, default: str = "ru") -> str:
     return "ru" if lang.lower().startswith("ru") else "en"
 
 
-def catalog_files(lang: str, locale_dir: Path = LOCALE_DIR) -> list[Path]:
-    """The catalog files of ``lang``: the core ``<lang>.po`` and one ``<area>.<lang>.po`` per
-    area (a ruleset's UI, the clock...), so each area keeps its messages beside the others'."""
-    return [locale_dir / f"{lang}.po", *sorted(locale_dir.glob(f"*.{lang}.po"))]
-
-
-def mo_file(lang: str, locale_dir: Path = LOCALE_DIR) -> Path:
-    """Where the build puts ``lang``'s precompiled catalog (all its files merged)."""
-    return locale_dir / f"{lang}.mo"
-
-
 @cache
 def catalog(lang: str) -> gettext.GNUTranslations:
     """The catalog of ``lang``: its precompiled ``.mo`` if the build wrote one, else its
-    ``.po`` files compiled now (cached either way)."""
+    ``.po`` files compiled now (cached either way). A plug-in's messages are a fallback: they
+    add message ids and never change ours."""
     try:
-        with mo_file(lang).open("rb") as fh:
-            return gettext.GNUTranslations(fh)
+        with mo_file(lang, LOCALE_DIR).open("rb") as fh:
+            found = gettext.GNUTranslations(fh)
     except FileNotFoundError:
-        return gettext.GNUTranslations(io.BytesIO(compile_catalog(lang)))
+        found = gettext.GNUTranslations(io.BytesIO(compile_catalog(lang, LOCALE_DIR)))
+    for directory in _PLUGIN_DIRS:
+        found.add_fallback(gettext.GNUTranslations(io.BytesIO(compile_catalog(lang, directory))))
+    return found
 
 
-def compile_catalog(lang: str, locale_dir: Path = LOCALE_DIR) -> bytes:
-    """``lang``'s ``.po`` files merged and compiled to ``.mo`` bytes (needs Babel); a message
-    id translated in two files is an error."""
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-
-    po = None
-    for path in catalog_files(lang, locale_dir):
-        with path.open("rb") as fh:
-            part = read_po(fh, locale=lang)
-        if po is None:
-            po = part
-            continue
-        for message in part:
-            if message.id:
-                if message.id in po:
-                    raise ValueError(f"{path.name}: {message.id!r} is already translated elsewhere")
-                po[message.id] = message
-    assert po is not None
-    buf = io.BytesIO()
-    write_mo(buf, po, use_fuzzy=False)
-    return buf.getvalue()
+def add_catalogs(directory: Path) -> None:
+    """Extend every language's catalog with the ``.po`` files in ``directory`` (a plug-in's
+    own messages, so adding a ruleset edits no shared catalog)."""
+    if directory not in _PLUGIN_DIRS:
+        _PLUGIN_DIRS.append(directory)
+        catalog.cache_clear()
 
 
 def _fmt(text: str, params: dict[str, Any]) -> str:

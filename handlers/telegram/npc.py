@@ -30,7 +30,7 @@ from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram import bot as core
-from handlers.telegram import render
+from handlers.telegram import hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
@@ -77,20 +77,28 @@ def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
     return [row]
 
 
-async def open_turn_gm(context: core.Ctx, match: Match, *, unsealed_only: bool = False) -> None:
+async def open_turn_gm(
+    context: core.Ctx, match: Match, *, unsealed_only: bool = False
+) -> list[Message]:
     """A turn opened: one order builder per GM-run participant in the GM's private chat
-    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn)."""
+    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
+    Returns the messages sent, oldest first (their keyboards go when the turn resolves:
+    ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
     svc = core.services(context)
     pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
+    sent: list[Message] = []
     if not pids:
-        return
+        return sent
     tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
     for pid in pids:
         screen = render.builder_screen(tr, match, pid, ())
         if not _has_helpers(screen):
             screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        if await core.dm(context, match, match.gm_user_id, screen) is None:
-            return  # the GM cannot be written to: the group was told once, not per NPC
+        msg = await core.dm(context, match, match.gm_user_id, screen)
+        if msg is None:
+            break  # the GM cannot be written to: the group was told once, not per NPC
+        sent.append(msg)
+    return sent
 
 
 def _has_helpers(screen: Screen) -> bool:
@@ -169,9 +177,11 @@ async def cmd_npc(update: Update, context: core.Ctx) -> None:
         await core.send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
         await core.refresh_lobby(context, match)
         return
-    sheet, side, name = parse_npc(text, presets)
-    name = name or _auto_name(match, sheet)
-    match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
+    lobby = match
+    with plain.with_example(lambda: f"/npc {next(iter(presets), 'young')} B Wingman"):
+        sheet, side, name = parse_npc(text, presets)
+        name = name or _auto_name(lobby, sheet)
+        match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
     seat = match.seats[-1]
     await _announce_npc(context, tr, chat.id, match, seat.pid)
 
@@ -211,16 +221,18 @@ async def cmd_side(update: Update, context: core.Ctx) -> None:
     if len(matches) > 1:  # in private: never guess which lobby the player means
         raise Rejection("several_lobbies")
     match = matches[0]
-    if len(words) == 2:
-        pid, side = words
-    elif len(words) == 1:
-        own = match.seat_of_user(user.id)
-        if own is None:
-            raise Rejection("not_a_participant")
-        pid, side = own.pid, words[0]
-    else:
-        raise Rejection("invalid_field", what="side", field="side", expected="/side A")
-    match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
+    own = match.seat_of_user(user.id)
+    example = "/side A" if own is not None else "/side p1 B"  # a player / the GM
+    with plain.with_example(lambda: example):
+        if len(words) == 2:
+            pid, side = words
+        elif len(words) == 1:
+            if own is None:
+                raise Rejection("not_a_participant")
+            pid, side = own.pid, words[0]
+        else:
+            raise Rejection("invalid_field", what="side", field="side", expected="/side A")
+        match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
     seat = match.seat(pid)
     await core.send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
     await core.refresh_lobby(context, match)
@@ -244,18 +256,23 @@ async def cmd_npcorder(update: Update, context: core.Ctx) -> None:
     if not running:
         raise Rejection("no_active_match")
     if len(running) > 1:  # an NPC order sealed into the wrong match: ask for the id
-        raise Rejection("name_the_match")
+        some = running[0]
+        example = hints.order_example(tr, some, gm_run(some)[0], with_id=True)
+        raise Rejection("name_the_match", example=example)
     match = running[0]
-    if len(words) < 2:
-        ui = get_ui(match.ruleset)
-        example = f"/npcorder {gm_run(match)[0] if gm_run(match) else 'n1'} {ui.typed_example()}"
-        raise Rejection("typed_empty", what=example)
-    pid = words[0]
-    if match.seat(pid) not in match.controlled_by(user.id):
-        raise Rejection("not_your_seat")
-    core.refuse_if_before_turn(update, match)
-    order = get_ui(match.ruleset).parse_typed(words[1:])
-    await core._seal(context, tr, match, pid, user.id, order, message=None)
+    mine = [p for p in gm_run(match) if match.seat(p) in match.controlled_by(user.id)]
+    first = next((p for p in mine if p not in match.sealed), mine[0] if mine else "")
+    pid = words[0] if words and any(p == words[0] for p in mine) else first
+    with plain.with_example(lambda: hints.order_example(tr, match, pid)):
+        if len(words) < 2:
+            raise Rejection("npcorder_empty")
+        if not any(s.pid == words[0] for s in match.seats):
+            raise Rejection("no_such_participant", pid=words[0])
+        if match.seat(pid) not in match.controlled_by(user.id) or pid != words[0]:
+            raise Rejection("not_your_seat")
+        core.refuse_if_before_turn(update, match)
+        order = get_ui(match.ruleset).parse_typed(words[1:])
+        await core._seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- lobby buttons

@@ -24,7 +24,7 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.match import Match, Phase, SealedOrder
 from engine.usecases import SealResult
-from handlers.telegram import bot, render
+from handlers.telegram import bot, hints, plain, render
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
@@ -54,14 +54,8 @@ async def cmd_plan(update: Update, context: bot.Ctx) -> None:
     words = rest.split()
     match, candidates, left = bot._pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:
-        await bot._choose(
-            context,
-            tr,
-            user.id,
-            candidates,
-            user.id,
-            f"/plan <id> {get_ui('plans').typed_example()}",
-        )
+        example = bot._order_example(tr, candidates, user.id)
+        await bot._choose(context, tr, user.id, candidates, user.id, example)
         return
     if len(left) < len(words):  # the match id was named: drop it, keep the rest verbatim
         rest = rest.split(maxsplit=1)[1] if len(rest.split(maxsplit=1)) > 1 else ""
@@ -71,8 +65,9 @@ async def cmd_plan(update: Update, context: bot.Ctx) -> None:
         await bot.send(context, user.id, render.builder_screen(tr, match, pid, ()))
         return
     bot.refuse_if_before_turn(update, match)
-    order = get_ui(match.ruleset).parse_typed([rest])
-    await bot._seal(context, tr, match, pid, user.id, order, message=None)
+    with plain.with_example(lambda: hints.order_example(tr, match, pid)):
+        order = get_ui(match.ruleset).parse_typed([rest])
+        await bot._seal(context, tr, match, pid, user.id, order, message=None)
 
 
 # --------------------------------------------------------------------------- the GM's review

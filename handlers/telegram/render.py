@@ -12,24 +12,11 @@ from engine import match as lifecycle
 from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.labels import short_fp as short_fp  # noqa: PLC0414 - re-exported
+from handlers.telegram.labels import turn_label as turn_label  # noqa: PLC0414 - re-exported
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 MAX_TEXT = 4096
-FP_LEN = 16
-
-
-def short_fp(fingerprint: str) -> str:
-    """The short public form of a fingerprint or commitment: the first 16 hex digits (64
-    bits; 8 were in reach of a second preimage in minutes, issue 18)."""
-    return fingerprint[:FP_LEN]
-
-
-def turn_label(tr: Tr, match: Match, turn: int | None = None) -> str:
-    k = match.turn if turn is None else turn
-    limit = get_ui(match.ruleset).turn_limit(match)
-    if limit:
-        return tr("turn.of", turn=k, limit=limit)
-    return tr("turn.plain", turn=k)
 
 
 def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
@@ -47,7 +34,7 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     if extra.text:
         lines.append(extra.text)
     lines.append(tr("lobby.hint"))
-    from handlers.telegram import clock_text, fairness
+    from handlers.telegram import clock_text, fairness, odds_text
 
     lines += clock_text.lobby_lines(tr, match)
     if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
@@ -57,6 +44,7 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     for opt in ui.options(tr, match):
         rows.append([Button(opt.label, Callback("opt", match.id, 0, (opt.name,)))])
     rows += clock_text.lobby_rows(tr, match)
+    rows += odds_text.lobby_rows(tr, match)
     other = "en" if match.lang == "ru" else "ru"
     rows.append(
         [
@@ -138,22 +126,6 @@ def confirm_rows(tr: Tr, match: Match, yes_kind: str) -> list[list[Button]]:
             Button(tr("btn.back"), Callback("gx", match.id, match.turn)),
         ]
     ]
-
-
-def receipt_screen(
-    tr: Tr, match: Match, pid: str, order: Mapping[str, object], fingerprint: str, replaced: bool
-) -> Screen:
-    ui = get_ui(match.ruleset)
-    key = "receipt.replaced" if replaced else "receipt.sealed"
-    text = tr(
-        key,
-        turn=Raw(turn_label(tr, match)),
-        id=match.id,
-        order=Raw(ui.order_text(tr, order)),
-        fp=short_fp(fingerprint),
-    )
-    rows = [[Button(tr("btn.change"), Callback("b", match.id, match.turn, (pid,)))]]
-    return Screen(text, rows)
 
 
 def match_title(tr: Tr, match: Match) -> str:

@@ -3,7 +3,8 @@
 One person plays the GM and the players. Lines starting with ``:`` drive the sandbox (switch
 user and chat, press buttons by number, show a chat); any other line is a message typed by the
 current user in the current chat. After every action the sandbox prints what changed in every
-chat: new messages and edits, with their buttons numbered.
+chat: new messages and edits, with their buttons numbered. Pictures the bot sends (the
+reveals') are saved in a folder (:func:`pictures_dir`) and their path printed.
 
 ``--demo`` plays a whole pistol duel without input and prints each chat's transcript.
 """
@@ -11,7 +12,9 @@ chat: new messages and edits, with their buttons numbered.
 from __future__ import annotations
 
 import sys
+import tempfile
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, TextIO
 
 from engine.match import Phase
@@ -22,13 +25,25 @@ HELP = """Sandbox commands (anything else is sent as a message):
   :as <gm|alice|bob>     act as this user        :in <group|private>  switch chat
   :press N  (or just N)  press button N of the latest message with buttons in this chat
   :show                  this chat's transcript  :chats  every chat's last message
-  :save DIR              write every file the bot sent (dossier JSON and Markdown...) to DIR
+  :save DIR              write every file and picture the bot sent (dossier JSON, Markdown) to DIR
   :help                  this text               :quit   leave (so does end of input)
 Try: /duel (as gm, in the group), then press the buttons."""
 
 
+def pictures_dir() -> Path:
+    """Where the sandbox saves the pictures the bot sends (a folder in the temp directory)."""
+    return Path(tempfile.gettempdir()) / "sekundant-sandbox"
+
+
 class Sandbox:
-    def __init__(self, out: TextIO = sys.stdout, *, lang: str = "ru", demo: bool = True) -> None:
+    def __init__(
+        self,
+        out: TextIO = sys.stdout,
+        *,
+        lang: str = "ru",
+        pictures: Path | None = None,
+        demo: bool = True,
+    ) -> None:
         if demo:  # counting seeds and salts: the same transcript every run
             self.h = Harness(default_lang=lang)
         else:  # an interactive sandbox keeps its secrets as live play does, beacon included
@@ -37,6 +52,7 @@ class Sandbox:
 
             self.h = Harness(default_lang=lang, entropy=SystemEntropy(), beacon=LocalBeacon())
         self.out = out
+        self.pictures = pictures or pictures_dir()
         self.users = {
             "gm": self.h.user(333333333, "Carol", lang="en", username="carol_gm"),
             "alice": self.h.user(111111111, "Алиса", lang="ru", username="alice_duelist"),
@@ -73,10 +89,23 @@ class Sandbox:
     def show_message(self, m: FakeMessage, tag: str = "") -> None:
         head = f"--- {self.chat_name(m.chat_id)} #{m.message_id}{tag}"
         print(head, file=self.out)
+        if m.photo is not None:
+            print(f"[picture: {self.save_picture(m)}]", file=self.out)
         print(plain(m.text), file=self.out)
+        if m.document is not None:  # a file or picture (e.g. the odds chart): name and size
+            size = len(m.document.content)
+            print(f"   [{m.document.file_name or 'file'}: {size} bytes]", file=self.out)
         for i, b in enumerate(m.buttons, 1):
             kind = " (link)" if "url" in b else ""
             print(f"   [{i}] {b['text']}{kind}", file=self.out)
+
+    def save_picture(self, m: FakeMessage) -> Path:
+        """Save a photo the bot sent (``<chat>-<message>.png``) and return its path."""
+        assert m.photo is not None
+        self.pictures.mkdir(parents=True, exist_ok=True)
+        path = self.pictures / f"{m.chat_id}-{m.message_id}.png"
+        path.write_bytes(m.photo)
+        return path
 
     def flush(self) -> None:
         """Print every bot message that is new or changed since the last flush."""
@@ -139,15 +168,19 @@ class Sandbox:
         return True
 
     def save(self, directory: str) -> list[str]:
-        """Write every document the bot sent, in any chat, to ``directory`` (a later file with
-        the same name gets a numbered name); returns the paths written."""
-        from pathlib import Path
+        """Write every document (dossier JSON and Markdown) and picture the bot sent, in any
+        chat, to ``directory`` (a later file with the same name gets a numbered name); returns
+        the paths written."""
 
         target = Path(directory)
         target.mkdir(parents=True, exist_ok=True)
         written: list[str] = []
         for chat in self.h.api.chats.values():
             for m in chat.messages:
+                if m.photo is not None:
+                    path = target / f"{self.chat_name(m.chat_id).split()[0]}-{m.message_id}.png"
+                    path.write_bytes(m.photo)
+                    written.append(str(path))
                 if m.document is None:
                     continue
                 path = target / m.document.file_name
@@ -203,6 +236,8 @@ def demo(out: TextIO = sys.stdout) -> int:
         print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
         for msg in h.api.chat(chat_id).messages:
             if msg.from_bot:
+                if msg.photo is not None:
+                    print(f"[picture: {sb.save_picture(msg)}]", file=out)
                 print(plain(msg.text), file=out)
                 labels = [b["text"] for b in msg.buttons]
                 if labels:

@@ -1,5 +1,7 @@
 """Bot: median in-process processing time per update (memory store, fake Bot API; target
-<= 3 ms) and Bot API calls per sealed order (target <= 3), over whole pistol duels."""
+<= 3 ms), Bot API calls per sealed order (target <= 3) and the calls that take a resolved
+turn's buttons away (budget: one per remembered private message, docs/bot.md), over whole
+pistol duels."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ def main() -> None:
     timings: list[float] = []
     cpu: list[float] = []  # this thread's CPU time: steadier than wall time on a shared machine
     seal_calls: list[int] = []
+    cleanup_calls: list[int] = []  # editMessageReplyMarkup when a turn resolves
     original = h.feed
 
     def timed(update: dict) -> None:  # type: ignore[type-arg]
@@ -49,7 +52,10 @@ def main() -> None:
             before = len(h.api.calls)
             h.press(alice, h.last(a, with_buttons=True), 0)  # seal (not the last order)
             seal_calls.append(len(h.api.calls) - before)
-            h.say(bob, b, "/order move 0 aim 5:5")
+            before = len(h.api.calls)
+            h.say(bob, b, "/order move 0 aim 5:5")  # resolves the turn
+            resolved = h.api.calls[before:]
+            cleanup_calls.append(sum(c.method == "editMessageReplyMarkup" for c in resolved))
     h.close()
     median_ms = statistics.median(timings) * 1000
     p95_ms = sorted(timings)[int(len(timings) * 0.95)] * 1000
@@ -59,4 +65,8 @@ def main() -> None:
     print(
         f"   Bot API calls per sealed order: {statistics.mean(seal_calls):.1f} "
         f"(max {max(seal_calls)})   target <= 3"
+    )
+    print(
+        f"   calls removing a resolved turn's buttons: {statistics.mean(cleanup_calls):.1f} "
+        f"per turn (max {max(cleanup_calls)})   budget <= 1 per private message with buttons"
     )

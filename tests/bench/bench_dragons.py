@@ -1,6 +1,6 @@
 """Dragons: four-dragon battles (two per side, random orders, to the end) per second through
-the simulator and the live ruleset code, on one core. Target: >= 500 battles/s. Prints
-figures; asserts nothing.
+the simulator (counting mode) and the live ruleset code, on one core. Target: >= 600
+battles/s (CPU time of one job). Prints figures; asserts nothing.
 
 CPU time is the headline figure (the machine is shared, so wall time swings with other
 work), the best of a few runs like the pistol bench: the run least disturbed by other work on
@@ -14,9 +14,9 @@ from typing import Any
 
 from engine.rulesets.dragons import RULESET
 from engine.simulate import parse_setup, prepare, simulate
-from tests.bench import machine
+from tests.bench import machine, simrate
 
-TARGET = 500
+TARGET = 600
 BATTLES = 400  # per run
 RUNS = 5
 TURN_CAP = 200  # the simulator's cap; random battles end long before it (D35, D31, D24)
@@ -56,6 +56,8 @@ def main() -> None:
     flag = "ok" if best_cpu >= TARGET else "BELOW TARGET"
     print(f"   four-dragon battles/s (CPU):  {best_cpu:8.1f}  (target >= {TARGET}: {flag})")
     print(f"   four-dragon battles/s (wall): {best_wall:8.1f}")
+    recording = simrate.recording_rate(prepared, BATTLES)
+    print(f"   recording every event (live play's log): {recording:8.1f} battles/s (CPU)")
     cap = f"(max {turns_max}, cap {TURN_CAP})"
     print(f"   turns per battle:             {turns_total / battles:8.1f}  {cap}")
     print(f"   turns/s (CPU):                {best_cpu * turns_total / battles:8.0f}")

@@ -1,6 +1,6 @@
 """Pistol: silhouette duels (rifle vs pistol, both sides random legal orders, to the end) per
-second through the simulator and the live ruleset code, on one core. Target: >= 20,000
-matches/s. Prints figures; asserts nothing.
+second through the simulator (counting mode) and the live ruleset code, on one core. Target:
+>= 30,000 matches/s (CPU time of one job). Prints figures; asserts nothing.
 
 CPU time is the headline figure (the machine is shared, so wall time swings with other
 work); the cost of the parts of a turn is printed so a regression can be traced, and the
@@ -20,9 +20,9 @@ from engine.events import Event
 from engine.ruleset import Sealed
 from engine.rulesets.pistol import RULESET
 from engine.simulate import parse_setup, prepare, simulate
-from tests.bench import machine
+from tests.bench import machine, simrate
 
-TARGET = 20_000
+TARGET = 30_000
 MATCHES = 20_000
 RUNS = 3
 
@@ -97,6 +97,8 @@ def main() -> None:
     flag = "ok" if best_cpu >= TARGET else "BELOW TARGET"
     print(f"   pistol matches/s (CPU):  {best_cpu:9.0f}  (target >= {TARGET}: {flag})")
     print(f"   pistol matches/s (wall): {best_wall:9.0f}")
+    recording = simrate.recording_rate(prepared, MATCHES // 2)
+    print(f"   recording every event (live play's log): {recording:9.0f} matches/s (CPU)")
     print(f"   turns per match:         {result.turns_mean:9.2f}  (max {result.turns_max})")
     per_order, per_turn = _parts(prepared)
     print(f"   random order: {per_order:5.2f} us   resolution: {per_turn:5.2f} us")

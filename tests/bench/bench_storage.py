@@ -11,12 +11,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import tests.storage.tiny  # noqa: F401 - registers the test-only "tiny" ruleset
-from engine import usecases
+from engine import rulesets, usecases
 from engine.ports import MatchRepository
 from engine.usecases import Deps, SystemEntropy
 from tests.storage.aws import create_table, use_fake_aws_env
 from tests.storage.helpers import CHAT, GM, P1, P2
+from tests.support import coin
+from tests.support.coin import ENDLESS
+
+rulesets.register(coin.RULESET)  # the tests' toy ruleset (tests/conftest.py does it for pytest)
 
 SQLITE_SEALS = 400
 
@@ -26,10 +29,10 @@ def _deps(repo: MatchRepository) -> Deps:
 
 
 def _started(deps: Deps) -> str:
-    m = usecases.create_match(deps, CHAT, GM, "tiny")
+    m = usecases.create_match(deps, CHAT, GM, "coin", config=ENDLESS)
     for i, uid in enumerate((P1, P2), 1):
         usecases.join(deps, m.id, uid, f"player{i}")
-        usecases.set_character(deps, m.id, uid, f"p{i}", {"name": f"c{i}"})
+        usecases.set_character(deps, m.id, uid, f"p{i}", {})
     usecases.start(deps, m.id, GM)
     return m.id
 
@@ -63,18 +66,22 @@ def dynamodb_requests() -> None:
             print(f"   DynamoDB requests, {label:<34} {total:>2} {goal:<14} [{detail}]{mark}")
 
         match_id = _started(deps)
-        measure("create a match", 2, lambda: usecases.create_match(deps, CHAT, GM, "tiny"))
+        measure(
+            "create a match",
+            2,
+            lambda: usecases.create_match(deps, CHAT, GM, "coin", config=ENDLESS),
+        )
         measure(
             "seal (turn not complete)",
             2,
-            lambda: usecases.seal_order(deps, match_id, P1, "p1", {"move": "a", "n": 2}),
+            lambda: usecases.seal_order(deps, match_id, P1, "p1", {"call": 2, "note": "a"}),
         )
         measure(
             "seal the last order + resolution",
             4,
-            lambda: usecases.seal_order(deps, match_id, P2, "p2", {"move": "b", "n": 3}),
+            lambda: usecases.seal_order(deps, match_id, P2, "p2", {"call": 3, "note": "b"}),
         )
-        lobby = usecases.create_match(deps, CHAT - 1, GM, "tiny")
+        lobby = usecases.create_match(deps, CHAT - 1, GM, "coin", config=ENDLESS)
         measure("join a lobby", None, lambda: usecases.join(deps, lobby.id, P1, "x"))
         ready = _ready(deps)
         measure("start (setup record)", None, lambda: usecases.start(deps, ready, GM))
@@ -91,10 +98,10 @@ def dynamodb_requests() -> None:
 
 def _ready(deps: Deps) -> str:
     """A lobby with both players seated and characters picked."""
-    m = usecases.create_match(deps, CHAT - 2, GM, "tiny")
+    m = usecases.create_match(deps, CHAT - 2, GM, "coin", config=ENDLESS)
     for i, uid in enumerate((P1, P2), 1):
         usecases.join(deps, m.id, uid, f"player{i}")
-        usecases.set_character(deps, m.id, uid, f"p{i}", {"name": f"c{i}"})
+        usecases.set_character(deps, m.id, uid, f"p{i}", {})
     return m.id
 
 
@@ -107,14 +114,14 @@ def sqlite_seals() -> None:
         match_id = _started(deps)
         started = time.perf_counter()
         for i in range(SQLITE_SEALS):  # re-sealing p1: a seal that does not complete the turn
-            usecases.seal_order(deps, match_id, P1, "p1", {"move": f"m{i}", "n": 1 + i % 6})
+            usecases.seal_order(deps, match_id, P1, "p1", {"call": 1 + i % 6, "note": f"m{i}"})
         elapsed = time.perf_counter() - started
         print(f"   SQLite seals/s (turn not complete)        {SQLITE_SEALS / elapsed:>7.0f}")
         started = time.perf_counter()
         turns = SQLITE_SEALS // 2
         for i in range(turns):
-            usecases.seal_order(deps, match_id, P1, "p1", {"move": "a", "n": 1 + i % 6})
-            usecases.seal_order(deps, match_id, P2, "p2", {"move": "b", "n": 1 + i % 6})
+            usecases.seal_order(deps, match_id, P1, "p1", {"call": 1 + i % 6, "note": "a"})
+            usecases.seal_order(deps, match_id, P2, "p2", {"call": 1 + i % 6, "note": "b"})
         elapsed = time.perf_counter() - started
         print(f"   SQLite seals/s (every 2nd resolves a turn) {2 * turns / elapsed:>6.0f}")
         repo.close()

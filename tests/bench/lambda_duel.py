@@ -73,11 +73,12 @@ def main(argv: list[str]) -> int:
     from tests.serverless.webhook_harness import (
         SECRET,
         TOKEN,
-        Clock,
+        WEBHOOK_NOW,
         WebhookHarness,
         api_event,
         lambda_env,
     )
+    from tests.support.clock import FakeClock
 
     if not with_moto:
         from infra.memory import MemoryRepository
@@ -96,7 +97,7 @@ def main(argv: list[str]) -> int:
             self.fed.append(update)
             self.responses.append(lambda_webhook.lambda_handler(api_event(update), None))
 
-    api, clock = FakeBotAPI(), Clock()
+    api, clock = FakeBotAPI(), FakeClock(WEBHOOK_NOW)
     rt = runtime.cold_start(
         lambda_env(secret_arn), request=api, clients=clients, clock=clock, repo=repo
     )

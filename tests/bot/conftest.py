@@ -4,24 +4,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID, Harness
+from tests.support.fixtures import load as fixture
 
-FIXTURES = Path("/work/shared/fixtures/telegram")
-
-
-def fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text())
-    return data
+__all__ = ["Duel", "fixture"]
 
 
 class Duel:
-    """A harness with the cast of the shared fixtures: Alice (ru), Bob (HTML in his name), a
-    GM, and the group."""
+    """A harness with the cast of the fixtures (``tests/fixtures/telegram``): Alice (ru), Bob
+    (HTML in his name), a GM, and the group."""
 
     def __init__(self, h: Harness) -> None:
         self.h = h
@@ -59,7 +55,7 @@ class Duel:
     def alice_seals(self, move: int, a: int, b: int) -> None:
         h = self.h
         h.press(self.alice, h.last(self.a, with_buttons=True), move + 2)
-        # The aim keyboard: rows y = 3..-2, columns x = -3..3 (handlers/telegram/ui/pistol.py).
+        # The aim keyboard: rows y = 3..-2, columns x = -3..3 (ui/pistol/builder.py).
         h.press(self.alice, h.last(self.a, with_buttons=True), (3 - b) * 7 + (a + 3))
         h.press_text(self.alice, h.last(self.a, with_buttons=True), "🔒")
 
@@ -72,3 +68,52 @@ def duel() -> Iterator[Duel]:
     h = Harness()
     yield Duel(h)
     h.close()
+
+
+_MARKUP = ("&lt;", "&gt;", "&amp;", "<b>", "</b>", "<code>", "<i>")
+
+
+def keyboard_labels(api: FakeBotAPI) -> list[str]:
+    """Every button label of every keyboard the bot sent or edited in (from the recorded
+    calls, so keyboards later replaced count too)."""
+    labels = []
+    for call in api.calls:
+        markup = call.params.get("reply_markup")
+        if isinstance(markup, str):
+            markup = json.loads(markup)
+        for row in (markup or {}).get("inline_keyboard", []):
+            labels += [str(b.get("text", "")) for b in row]
+    return labels
+
+
+def markup_in_labels(api: FakeBotAPI) -> list[str]:
+    """Labels showing markup or escapes. A ``<`` is allowed only as part of a user's own name
+    (Bob's last name is ``<b>Smith</b>``): Telegram shows button text verbatim."""
+    names = [
+        " ".join(filter(None, (u.get("first_name"), u.get("last_name"))))
+        for u in api.users.values()
+    ]
+    bad = []
+    for text in keyboard_labels(api):
+        rest = text
+        for name in names:
+            rest = rest.replace(name, "")
+        if any(m in rest for m in _MARKUP) or "<" in rest:
+            bad.append(text)
+    return bad
+
+
+@pytest.fixture(autouse=True)
+def plain_button_labels(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Walk every keyboard every bot test sends: a label with markup fails the test."""
+    apis: list[FakeBotAPI] = []
+    init = FakeBotAPI.__init__
+
+    def tracked(self: FakeBotAPI) -> None:
+        init(self)
+        apis.append(self)
+
+    monkeypatch.setattr(FakeBotAPI, "__init__", tracked)
+    yield
+    bad = [label for api in apis for label in markup_in_labels(api)]
+    assert not bad, f"button labels with markup: {bad[:5]}"

@@ -24,7 +24,9 @@ def test_whole_duel_from_duel_command_to_final_summary(duel: Duel) -> None:
     group = h.texts(duel.g)
     reveals = [t for t in group if "reveal" in t]
     assert reveals, "a reveal per turn"
-    assert "<pre>" in reveals[0] and "initiative" in reveals[0] and "d6" in reveals[0]
+    # P20: the story in plain words, every die one tap away (a collapsed block)
+    details = reveals[0].split("<blockquote expandable>", 1)[1]
+    assert "initiative" in details and "d6" in details and "<code>" in details
     assert "turn 1 of 6" in group[group.index(reveals[0])]
     assert any("Final" in t for t in group)  # P20 final summary
 
@@ -87,11 +89,16 @@ def test_stale_and_forged_presses_get_an_alert_and_change_nothing(duel: Duel) ->
     h = duel.h
     duel.start()
     old_builder = h.last(duel.a, with_buttons=True)
+    old_move = old_builder.buttons[0]["callback_data"]
     duel.alice_seals(0, 3, 3)  # far off the silhouette: nobody is hit, turn 2 opens
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
     assert duel.match().turn == 2
+    # the resolved turn's keyboards are gone: one inert line says so
+    assert [b["text"] for b in old_builder.buttons] == ["✔️ Ход 1 разрешён"]
+    h.press(duel.alice, old_builder, 0)
+    assert "Ход 1 окончен" in h.api.alerts[-1][1]
     version = duel.match().version
-    h.press(duel.alice, old_builder, 0)  # a turn-1 move button in turn 2
+    h.click(duel.alice, old_builder, old_move)  # a turn-1 move button in turn 2 (kept data)
     assert "out of date" in h.api.alerts[-1][1] or "устарела" in h.api.alerts[-1][1]
     fx = fixture("group_callback_query")["callback_query"]
     h.click(duel.alice, duel.status_msg(), fx["data"])  # the fixture's unsigned data
@@ -108,7 +115,7 @@ def test_bad_typed_orders_name_the_field_and_change_nothing(duel: Duel) -> None:
     cases = {
         "/order move 9 aim 0:1": "Move must be from -2 to 2, not 9",
         "/order move 1 aim 9:0": "from -5 to 5, not 9",
-        "/order move 1 aim": "has no value",
+        "/order move 1 aim": "“aim” needs a value",
         "/order move 1": "aim",
         "/order jump 1 aim 0:0": "jump",
     }
@@ -149,7 +156,7 @@ def test_player_who_cannot_be_messaged_is_marked_and_the_match_goes_on(duel: Due
     assert duel.match().seat("p2").reachable
 
 
-def test_shared_fixtures_realistic_shapes(duel: Duel) -> None:
+def test_fixtures_realistic_shapes(duel: Duel) -> None:
     h = duel.h
     h.feed(fixture("group_command_with_botname"))
     assert "Which duel" in h.last(duel.g).text
@@ -158,6 +165,21 @@ def test_shared_fixtures_realistic_shapes(duel: Duel) -> None:
     assert len(h.api.calls) == calls
     h.feed(fixture("private_text_order"))
     assert "no match" in h.last(duel.b).text
+
+
+def test_bot_added_to_a_group_and_a_stray_reply_change_nothing(duel: Duel) -> None:
+    """The bot joining a group (``my_chat_member`` in a supergroup) is not a private block: no
+    seat changes. A reply in private to an old bot message that waits for nothing seals
+    nothing."""
+    h = duel.h
+    duel.start()
+    before = duel.match()
+    h.feed(fixture("my_chat_member_added_to_group"))
+    h.feed(fixture("private_reply_text"))  # Alice replies to a message that asked nothing
+    after = duel.match()
+    assert after.version == before.version
+    assert after.sealed == ()
+    assert all(seat.reachable for seat in after.seats)
 
 
 def test_retry_after_is_honoured_when_short(duel: Duel) -> None:

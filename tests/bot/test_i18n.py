@@ -10,7 +10,8 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 
 from handlers.telegram.bot import bot_commands
-from handlers.telegram.i18n import catalog_files, t, tn
+from handlers.telegram.i18n import LOCALE_DIR, t, tn
+from infra.catalogs import catalog_files
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every Rejection code raised anywhere in the core or the bot must be translated.
@@ -19,7 +20,7 @@ CODE_SOURCES = ["engine", "handlers/telegram"]
 
 def _catalog(lang: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for path in catalog_files(lang):
+    for path in catalog_files(lang, LOCALE_DIR):
         with path.open("rb") as fh:
             po = read_po(fh, locale=lang)
         for m in po:
@@ -34,7 +35,7 @@ def _catalog(lang: str) -> dict[str, list[str]]:
 
 def test_every_language_has_the_same_catalog_files() -> None:
     names = {
-        lang: {p.name.removesuffix(f"{lang}.po") for p in catalog_files(lang)}
+        lang: {p.name.removesuffix(f"{lang}.po") for p in catalog_files(lang, LOCALE_DIR)}
         for lang in ("ru", "en")
     }
     assert names["ru"] == names["en"]
@@ -95,7 +96,8 @@ def test_every_reason_a_dragon_falls_or_loses_a_tail_for_has_words_in_both_langu
 
     from handlers.telegram.i18n import Tr
 
-    source = (Path(__file__).resolve().parents[2] / "engine/rulesets/dragons.py").read_text()
+    package = Path(__file__).resolve().parents[2] / "engine/rulesets/dragons"
+    source = "\n".join(f.read_text() for f in sorted(package.glob("*.py")))
     reasons = set(re.findall(r'start_fall\(\w+, "(\w+)"\)', source))
     assert {"speed_zero", "dangerous", "manoeuvre_crit"} <= reasons
     # ... and why a tail ended (``tail_broken``: clear_tails' reasons and the literal ones)

@@ -97,7 +97,7 @@ def tamper_cases() -> list[tuple[str, Any, str]]:
 
 
 @pytest.mark.parametrize(
-    ("name", "change", "located"), tamper_cases(), ids=[c[0] for c in tamper_cases()]
+    ("name", "change", "located"), tamper_cases(), ids=lambda v: getattr(v, "__name__", str(v))
 )
 def test_any_tampering_is_detected_and_located(
     deps: uc.Deps, name: str, change: Any, located: str

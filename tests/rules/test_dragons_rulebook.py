@@ -1,5 +1,5 @@
 """Rulebook cases for ``dragons``: one small scripted-dice case per situation of the spec
-(``shared/rules/dragon-dogfight.md``), in the manner of diplomacy's DATC tests. Each test is
+(``docs/rules/dragons.md``), in the manner of diplomacy's DATC tests. Each test is
 named by the rule it checks; the cases here are the corners ``test_dragons.py`` does not cover
 (several of them were divergences, fixed with the test)."""
 

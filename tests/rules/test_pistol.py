@@ -1,5 +1,5 @@
 """Rule tests for the ``pistol`` ruleset, named by rule id (P1-P20 of
-``shared/rules/pistol-duel.md``), with scripted dice.
+``docs/rules/pistol.md``), with scripted dice.
 
 Dice order in a turn (see ``PistolRuleset.resolve``): initiative of ``a`` then ``b`` (d6), then
 for each shot in shot order its hit_x and hit_y dice, then a lethality d100 for a torso hit.
@@ -60,7 +60,7 @@ def play(
         orders["b"] = Sealed(R.check_order(state, "b", ob))
     source = ScriptedDice(dice)
     log = TurnLog(source)
-    after = R.play_turn(state, orders, log)
+    after = R.resolve(state, R.with_defaults(state, orders), log)
     assert source.remaining == 0, "a scripted die was not used"
     return after, log.events
 

@@ -1,4 +1,4 @@
-"""Rulebook audit of ``pistol`` (shared/rules/pistol-duel.md, P1-P20): one small scripted-dice
+"""Rulebook audit of ``pistol`` (docs/rules/pistol.md, P1-P20): one small scripted-dice
 case per situation not already pinned by ``test_pistol.py``, named by rule id.
 
 Dice order in a turn: initiative of ``a`` then ``b`` (d6), then each shot's hit_x and hit_y in

@@ -1,4 +1,4 @@
-"""Rule tests of the ``plans`` ruleset (shared/rules/plan-duel.md), one or more per rule id, with
+"""Rule tests of the ``plans`` ruleset (docs/rules/plans.md), one or more per rule id, with
 scripted dice. Sheets are plain (see ``test_plans_helpers.sheet``): physical + blade is a pool of
 2 dice (dexterity 1 + blade 1) and a damage pool of 2 (strength 2, unarmed)."""
 
@@ -244,11 +244,14 @@ def test_C7_plan_vocabulary_errors_name_the_field() -> None:
     )
     assert rejected(state, "p1", {**base, "action": "sneaky"}).code == "unknown_action"
     assert rejected(state, "p1", {**base, "skill": "archery"}) == Rejection(
-        "skill_not_on_sheet", field="skill", skill="archery"
+        "skill_not_on_sheet", field="skill", skill="archery", skills="blade, fire, mind, feint"
     )
     bad_guess = {**base, "guess": {"group": None, "skill": "archery", "action": None}}
     assert rejected(state, "p1", bad_guess) == Rejection(
-        "guess_skill_unknown", field="guess.skill", skill="archery"
+        "guess_skill_unknown",
+        field="guess.skill",
+        skill="archery",
+        skills="blade, fire, mind, feint",
     )
     assert rejected(state, "p1", {**base, "extra": 1}).code == "invalid_field"
 
@@ -333,7 +336,7 @@ def test_C10_second_skill_rejections() -> None:
         "reserve_empty", field="second.group", group="mental"
     )
     assert rejected(state, "p1", plan(second_skill="bow", second_group="mental")) == Rejection(
-        "skill_not_on_sheet", field="second.skill", skill="bow"
+        "skill_not_on_sheet", field="second.skill", skill="bow", skills="blade, fire, mind, feint"
     )
 
 
@@ -742,7 +745,7 @@ def test_missing_order_uses_the_default_and_is_flagged() -> None:
 
     state = start()
     log = TurnLog(ScriptedDice([1, 1, 1, 1, 1, 1, 1]))  # p2's default pool: 1 + feint 2
-    R.play_turn(state, {"p1": Sealed(plan())}, log)
+    R.resolve(state, R.with_defaults(state, {"p1": Sealed(plan())}), log)
     reveal = one(log.events, "reveal")
     assert reveal["defaults"] == {"p1": False, "p2": True}
     assert reveal["plans"]["p2"]["auto"] is True

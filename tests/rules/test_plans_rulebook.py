@@ -1,4 +1,4 @@
-"""Rulebook audit of ``plans`` (shared/rules/plan-duel.md, C1-C22): one small scripted-dice case
+"""Rulebook audit of ``plans`` (docs/rules/plans.md, C1-C22): one small scripted-dice case
 per situation not already pinned by ``test_plans.py``, named by rule id.
 
 Sheets are plain (``test_plans_helpers.sheet``): accuracy 1, impact 2, reserve 2 in every group;

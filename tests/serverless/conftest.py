@@ -12,20 +12,20 @@ import pytest
 from handlers.runtime import Runtime, cold_start
 from handlers.telegram.fake_api import FakeBotAPI
 from tests.serverless.webhook_harness import (  # noqa: F401 - re-exported for the tests
-    FIXTURES,
     REGION,
     SECRET,
     SECRET_NAME,
     TABLE,
     TOKEN,
     TOKEN_PARAMETER,
-    Clock,
+    WEBHOOK_NOW,
     WebhookHarness,
     api_event,
     fixture,
     lambda_env,
 )
 from tests.storage.aws import create_table, use_fake_aws_env
+from tests.support.clock import FakeClock
 
 use_fake_aws_env()
 # moto imported before any botocore session exists (``infra.aws`` keeps one per process, as
@@ -66,8 +66,8 @@ def aws() -> Iterator[Callable[[str], Any]]:
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(WEBHOOK_NOW)
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def fake_api() -> FakeBotAPI:
 
 @pytest.fixture
 def make_runtime(
-    aws: Callable[[str], Any], fake_api: FakeBotAPI, clock: Clock
+    aws: Callable[[str], Any], fake_api: FakeBotAPI, clock: FakeClock
 ) -> Iterator[Callable[..., Runtime]]:
     made: list[Runtime] = []
 
@@ -96,6 +96,6 @@ def make_runtime(
 
 @pytest.fixture
 def harness(
-    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: FakeClock
 ) -> WebhookHarness:
     return WebhookHarness([make_runtime()], fake_api, clock)

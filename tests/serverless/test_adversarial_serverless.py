@@ -27,13 +27,13 @@ from tests.serverless.webhook_harness import (
     SECRET,
     TABLE,
     TOKEN,
-    Clock,
     WebhookHarness,
     api_event,
     fixture,
     lambda_env,
     race_loads,
 )
+from tests.support.clock import FakeClock
 
 
 def _cancelled(*codes: str, reasons: bool = True) -> ClientError:
@@ -240,7 +240,7 @@ def _damage(aws: Callable[[str], Any], match_id: str, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["state", "json"])
 def test_one_match_that_cannot_be_resolved_does_not_stop_the_sweep(
-    make_runtime: Callable[..., Runtime], aws: Callable[[str], Any], clock: Clock, how: str
+    make_runtime: Callable[..., Runtime], aws: Callable[[str], Any], clock: FakeClock, how: str
 ) -> None:
     """Found by damaging one due match's state: the exception left ``usecases.sweep`` and the
     whole sweep failed, every minute, for every other match behind it in the deadline index.
@@ -265,7 +265,7 @@ def test_one_match_that_cannot_be_resolved_does_not_stop_the_sweep(
 
 
 def test_a_transient_error_on_one_match_keeps_the_others_announcements(
-    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: FakeClock
 ) -> None:
     """A turn resolved and saved, then the next match's save was throttled: the results list
     was lost with the exception, so the saved turn was never announced (and is no longer due,
@@ -304,7 +304,7 @@ def test_a_transient_error_on_one_match_keeps_the_others_announcements(
 
 
 def test_the_sweeper_and_a_last_order_racing_for_one_turn_resolve_it_once(
-    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: FakeClock
 ) -> None:
     """Bob's order arrives as the deadline passes: the sweeper (defaults) and the webhook
     (Bob's order) both load the turn before either saves. Exactly one resolution."""

@@ -112,16 +112,21 @@ def test_staging_compiles_the_catalogs_to_mo_files_that_translate_like_the_po_fi
     import gettext
 
     from handlers.telegram import i18n
+    from infra import catalogs
 
-    locale = tmp_path / "handlers" / "telegram" / "locale"
+    assert i18n.LOCALE_DIR.relative_to(ROOT) == deploy.LOCALE
+    assert sorted(catalogs.languages(i18n.LOCALE_DIR)) == sorted(i18n.LANGS)
+    locale = tmp_path / deploy.LOCALE
     shutil.copytree(i18n.LOCALE_DIR, locale, ignore=shutil.ignore_patterns("*.mo"))
     written = deploy.compile_catalogs(tmp_path)
     assert sorted(p.name for p in locale.iterdir()) == sorted(f"{lang}.mo" for lang in i18n.LANGS)
-    assert written == [i18n.mo_file(lang, locale) for lang in i18n.LANGS]
+    assert sorted(written) == sorted(catalogs.mo_file(lang, locale) for lang in i18n.LANGS)
     for lang in i18n.LANGS:
-        with i18n.mo_file(lang, locale).open("rb") as fh:
+        with catalogs.mo_file(lang, locale).open("rb") as fh:
             built = gettext.GNUTranslations(fh)
-        source = gettext.GNUTranslations(io.BytesIO(i18n.compile_catalog(lang)))
+        source = gettext.GNUTranslations(
+            io.BytesIO(catalogs.compile_catalog(lang, i18n.LOCALE_DIR))
+        )
         assert built._catalog == source._catalog  # type: ignore[attr-defined]
         assert built.ngettext("x", "x.plural", 5) == source.ngettext("x", "x.plural", 5)
         assert built.plural(5) == source.plural(5)  # type: ignore[attr-defined]
@@ -133,13 +138,13 @@ def test_i18n_loads_a_precompiled_mo_without_babel(
     from handlers.telegram import i18n
 
     mo = tmp_path / "en.mo"
-    mo.write_bytes(i18n.compile_catalog("en"))
+    mo.write_bytes(i18n.compile_catalog("en", i18n.LOCALE_DIR))
     expected = i18n.t("en", "lobby.title", ruleset="<b>x</b>", id="m1")
 
-    def no_babel(lang: str, locale_dir: Path = i18n.LOCALE_DIR) -> bytes:
+    def no_babel(lang: str, locale_dir: Path) -> bytes:
         raise AssertionError("compiled the .po files although a .mo is there")
 
-    monkeypatch.setattr(i18n, "mo_file", lambda lang, locale_dir=tmp_path: tmp_path / f"{lang}.mo")
+    monkeypatch.setattr(i18n, "mo_file", lambda lang, locale_dir: tmp_path / f"{lang}.mo")
     monkeypatch.setattr(i18n, "compile_catalog", no_babel)
     i18n.catalog.cache_clear()
     try:

@@ -1,8 +1,9 @@
 """The Lambda webhook entry over moto (DynamoDB, SSM, Secrets Manager) and the fake Bot API,
-fed real API Gateway payload-2.0 events built from the shared fixtures."""
+fed real API Gateway payload-2.0 events built from the fixtures (``tests/fixtures/``)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from collections.abc import Callable
@@ -23,7 +24,6 @@ from tests.serverless.conftest import (
     SECRET,
     TABLE,
     TOKEN,
-    Clock,
     WebhookHarness,
     api_event,
     fixture,
@@ -31,6 +31,7 @@ from tests.serverless.conftest import (
 )
 from tests.serverless.duel import ORDER, fixture_users, open_duel, play_duel
 from tests.serverless.webhook_harness import race_loads
+from tests.support.clock import FakeClock
 
 
 def items(aws: Callable[[str], Any]) -> list[dict[str, Any]]:
@@ -63,7 +64,7 @@ def test_token_never_logged_nor_in_the_environment(
     aws: Callable[[str], Any],
     make_runtime: Callable[..., Runtime],
     fake_api: FakeBotAPI,
-    clock: Clock,
+    clock: FakeClock,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)  # even if someone turns the log level all the way down
@@ -91,6 +92,17 @@ def test_wrong_or_missing_secret_is_401_and_changes_nothing(
     # The same update with the right secret is then processed normally (nothing was claimed).
     assert lambda_webhook.handle(api_event(update), harness.rt)["statusCode"] == 200
     assert harness.api.calls_of("sendMessage")
+
+
+def test_an_event_with_a_plain_json_body_is_processed(harness: WebhookHarness) -> None:
+    """API Gateway passes a JSON body as text (``isBase64Encoded`` false): the fixture shape."""
+    fixture_users(harness)
+    event = fixture("aws/http-api-v2-plain.json")
+    event["headers"]["x-telegram-bot-api-secret-token"] = SECRET
+    event["body"] = json.dumps(fixture("telegram/group_command_with_botname.json"))
+    assert event["isBase64Encoded"] is False
+    assert lambda_webhook.handle(event, harness.rt)["statusCode"] == 200
+    assert "Which duel" in harness.api.calls_of("sendMessage")[-1].params["text"]
 
 
 def test_the_same_update_delivered_twice_is_handled_once(harness: WebhookHarness) -> None:
@@ -219,7 +231,7 @@ class LockedRequest(BaseRequest):
 
 
 def test_two_final_orders_delivered_concurrently_resolve_once(
-    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: Clock
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: FakeClock
 ) -> None:
     containers = [make_runtime(api=LockedRequest(fake_api)) for _ in range(2)]
     for rt in containers:
@@ -245,7 +257,7 @@ def test_two_final_orders_delivered_concurrently_resolve_once(
 
 
 def test_sweeper_resolves_a_turn_past_its_deadline(
-    harness: WebhookHarness, make_runtime: Callable[..., Runtime], clock: Clock
+    harness: WebhookHarness, make_runtime: Callable[..., Runtime], clock: FakeClock
 ) -> None:
     def hour_turns(match_id: str, gm: int) -> None:
         usecases.configure_clock(harness.deps, match_id, gm, turn_seconds=3600)

@@ -10,7 +10,6 @@ import itertools
 import json
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from handlers import lambda_webhook
@@ -18,26 +17,22 @@ from handlers.runtime import Runtime
 from handlers.telegram.fake_api import BOT_USERNAME, FakeBotAPI
 from handlers.telegram.harness import Harness
 from tests.storage.aws import FAKE_ENV
+from tests.support.clock import FakeClock
+from tests.support.fixtures import load as fixture
 
-FIXTURES = Path("/work/shared/fixtures")
-if not FIXTURES.exists():  # a checkout without the shared folder: the copies next to us
-    FIXTURES = Path(__file__).with_name("fixtures")
 REGION = FAKE_ENV["AWS_DEFAULT_REGION"]
 TABLE = "sekundant-lambda-test"
 TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
 TOKEN_PARAMETER = "/sekundant/bot-token"
 SECRET_NAME = "sekundant-webhook-secret"
 SECRET = "S3cretWebhookToken0123456789abcdefABCDEF"
-
-
-def fixture(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((FIXTURES / name).read_text())
-    return data
+# The serverless tests' fake time (a date in late 2025), kept from their first fake clock.
+WEBHOOK_NOW = 1_764_440_000.0
 
 
 def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> dict[str, Any]:
     """A real HTTP API (payload 2.0) event, as the fixture, carrying ``update`` base64 encoded."""
-    event = copy.deepcopy(fixture("aws/http-api-proxy.json"))
+    event = copy.deepcopy(fixture("aws/http-api-v2-base64.json"))
     raw = update if isinstance(update, bytes) else json.dumps(update).encode()
     event["body"] = base64.b64encode(raw).decode()
     event["isBase64Encoded"] = True
@@ -46,14 +41,6 @@ def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> di
     if secret is not None:
         event["headers"]["x-telegram-bot-api-secret-token"] = secret
     return event
-
-
-class Clock:
-    def __init__(self, now: float = 1_764_440_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def lambda_env(secret_arn: str) -> dict[str, str]:
@@ -72,7 +59,7 @@ class WebhookHarness(Harness):
     """The bot harness, but every update goes through the Lambda webhook entry of one or more
     "containers" (runtimes) as an API Gateway event; responses are kept."""
 
-    def __init__(self, runtimes: list[Runtime], api: FakeBotAPI, clock: Clock) -> None:
+    def __init__(self, runtimes: list[Runtime], api: FakeBotAPI, clock: FakeClock) -> None:
         # Not Harness.__init__: the runtimes were wired by cold_start, like on Lambda.
         self.runtimes = runtimes
         self.rt = runtimes[0]

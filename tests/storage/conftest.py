@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-import tests.storage.tiny  # noqa: F401 - registers the test-only "tiny" ruleset
 from engine.ports import MatchRepository
 from infra.dynamodb import DynamoRepository
 from infra.memory import MemoryRepository

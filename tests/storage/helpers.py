@@ -1,4 +1,5 @@
-"""Building matches through the real use cases (tiny ruleset), for storage tests."""
+"""Building matches through the real use cases (the toy ``coin`` ruleset, endless), for storage
+tests."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from engine.events import Event
 from engine.match import Match, SealedOrder, TurnRecord
 from engine.ports import MatchRepository
 from engine.usecases import Deps, SystemEntropy
+from tests.support.coin import ENDLESS, RULESET
 
 CHAT = -1001
 GM = 11
@@ -26,17 +28,17 @@ def make_deps(repo: MatchRepository) -> Deps:
 
 
 def lobby(deps: Deps, chat_id: int = CHAT, gm: int = GM) -> Match:
-    return usecases.create_match(deps, chat_id, gm, "tiny")
+    return usecases.create_match(deps, chat_id, gm, "coin", config=ENDLESS)
 
 
 def started(
     deps: Deps, chat_id: int = CHAT, gm: int = GM, users: tuple[int, int] = (P1, P2)
 ) -> Match:
-    """A running tiny match (turn 1 open) with two players p1, p2."""
+    """A running coin match (turn 1 open) with two players p1, p2."""
     m = lobby(deps, chat_id, gm)
     for i, uid in enumerate(users, 1):
         usecases.join(deps, m.id, uid, f"player{i}")
-        usecases.set_character(deps, m.id, uid, f"p{i}", {"name": f"c{i}"})
+        usecases.set_character(deps, m.id, uid, f"p{i}", {})
     started_match, _ = usecases.start(deps, m.id, gm)
     return started_match
 
@@ -54,7 +56,7 @@ def fake_record(match: Match, turn: int, payload: Any = None) -> TurnRecord:
         commitment="11",
         reason="forced",
         resolved_at=float(turn),
-        ruleset_version="tiny-1",
+        ruleset_version=RULESET.version,
     )
 
 
@@ -62,7 +64,7 @@ def order(match: Match, pid: str, *, turn: int | None = None, move: str = "wait"
     return SealedOrder(
         pid=pid,
         turn=match.turn if turn is None else turn,
-        order={"move": move, "n": 3},
+        order={"call": 3, "note": move},
         by_user=None,
         sealed_at=1.0,
         seq=1,

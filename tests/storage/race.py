@@ -13,11 +13,12 @@ from engine.match import Match
 from engine.ports import MatchRepository
 from engine.usecases import Deps, SealResult
 from tests.storage.helpers import CHAT, GM, P1, P2
+from tests.support.coin import ENDLESS
 
 
 def race_rulesets() -> list[str]:
-    """The tiny test ruleset, and pistol when it is present (the real first ruleset)."""
-    return ["tiny"] + (["pistol"] if "pistol" in rulesets.available() else [])
+    """The toy test ruleset, and pistol when it is present (the real first ruleset)."""
+    return ["coin"] + (["pistol"] if "pistol" in rulesets.available() else [])
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,12 @@ class Contest:
 def prepare(deps: Deps, ruleset_id: str, seed: int) -> Contest:
     """A started two-player match whose turn 1 waits for both players' orders."""
     rules = rulesets.get(ruleset_id)
-    m = usecases.create_match(deps, CHAT, GM, ruleset_id)
+    config = ENDLESS if ruleset_id == "coin" else None
+    m = usecases.create_match(deps, CHAT, GM, ruleset_id, config=config)
     presets = list(rules.presets(rules.config({})).values())
     for i, uid in enumerate((P1, P2)):
         usecases.join(deps, m.id, uid, f"player{i + 1}")
-        sheet = dict(presets[i % len(presets)]) if presets else {"name": f"c{i}"}
+        sheet = dict(presets[i % len(presets)]) if presets else {}
         usecases.set_character(deps, m.id, uid, f"p{i + 1}", sheet)
     m, _ = usecases.start(deps, m.id, GM)
     acting = sorted(lifecycle.acting(m))
@@ -44,8 +46,8 @@ def prepare(deps: Deps, ruleset_id: str, seed: int) -> Contest:
     moves: dict[str, tuple[int, str, dict[str, Any]]] = {}
     for pid in acting:
         raw = rules.dump_order(rules.random_order(state, pid, rng))
-        if ruleset_id == "tiny":
-            raw["move"] = f"{pid}-secret-{seed}"
+        if ruleset_id == "coin":
+            raw["note"] = f"{pid}-secret-{seed}"
         user = users[pid]
         assert user is not None
         moves[pid] = (user, pid, raw)

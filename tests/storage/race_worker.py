@@ -8,10 +8,12 @@ from typing import Any
 
 
 def work(path: str, barrier: Any, tasks: Any, results: Any) -> None:
-    import tests.storage.tiny  # noqa: F401 - registers the test-only ruleset in this process
-    from engine import usecases
+    from engine import rulesets, usecases
     from infra.sqlite import SqliteRepository
     from tests.storage.helpers import make_deps
+    from tests.support import coin
+
+    rulesets.register(coin.RULESET)  # the toy ruleset, in this process too
 
     repo = SqliteRepository(path)
     deps = make_deps(repo)

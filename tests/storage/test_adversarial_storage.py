@@ -68,12 +68,12 @@ def test_a_throttled_create_is_not_reported_as_an_existing_match(
     real = dynamo_repo.client
     dynamo_repo.client = CancelWrites(real, *codes)
     with pytest.raises(ClientError):
-        usecases.create_match(deps, CHAT, GM, "tiny", match_id="dup1")
+        usecases.create_match(deps, CHAT, GM, "coin", match_id="dup1")
     dynamo_repo.client = real
     assert dynamo_repo.active_in_chat(CHAT) == []
-    created = usecases.create_match(deps, CHAT, GM, "tiny", match_id="dup1")  # the retry
+    created = usecases.create_match(deps, CHAT, GM, "coin", match_id="dup1")  # the retry
     with pytest.raises(ConflictError):  # and now it does exist
-        usecases.create_match(deps, CHAT, GM, "tiny", match_id="dup1")
+        usecases.create_match(deps, CHAT, GM, "coin", match_id="dup1")
     assert dynamo_repo.load("dup1").match == created
 
 

@@ -13,7 +13,6 @@ from engine.errors import ConflictError, NotFoundError
 from engine.match import Match, Phase
 from engine.ports import UPDATE_TTL_SECONDS, MatchRepository, PrefsRepository, UpdateClaim
 from engine.ruleset import Outcome
-from infra.store import wake_at
 from tests.storage.conftest import Backdoor
 from tests.storage.helpers import (
     CHAT,
@@ -80,11 +79,11 @@ def test_save_bumps_the_version_and_a_stale_save_conflicts_writing_nothing(
 def test_seal_replace_and_withdraw_an_order(repo: MatchRepository) -> None:
     m = started(make_deps(repo))
     m = repo.save(m, expected_version=m.version, seal=order(m, "p1", move="a"))
-    assert repo.load(m.id).orders["p1"].order["move"] == "a"
+    assert repo.load(m.id).orders["p1"].order["note"] == "a"
     m = repo.save(m, expected_version=m.version, seal=order(m, "p1", move="b"))
     m = repo.save(m, expected_version=m.version, seal=order(m, "p2", move="c"))
     orders = repo.load(m.id).orders
-    assert {p: o.order["move"] for p, o in orders.items()} == {"p1": "b", "p2": "c"}
+    assert {p: o.order["note"] for p, o in orders.items()} == {"p1": "b", "p2": "c"}
     m = repo.save(m, expected_version=m.version, withdraw="p1")
     assert set(repo.load(m.id).orders) == {"p2"}
 
@@ -162,7 +161,7 @@ def test_due_lists_matches_to_wake_up_earliest_first(repo: MatchRepository) -> N
     for m, seconds in ((late, 5000.0), (early, 1000.0), (future, 90_000.0), (idle_lobby, 10.0)):
         opened = m.turn_opened_at or m.created_at
         saved[m.id] = repo.save(with_deadline(m, opened + seconds), expected_version=m.version)
-    wakes = {mid: wake_at(m) for mid, m in saved.items()}
+    wakes = {mid: m.wake_at for mid, m in saved.items()}
     assert wakes[idle_lobby.id] is None
     assert all(wakes[m.id] is not None for m in (late, early, future))
     now = max(w for w in (wakes[late.id], wakes[early.id]) if w is not None)
@@ -179,7 +178,7 @@ def test_due_lists_matches_to_wake_up_earliest_first(repo: MatchRepository) -> N
 # --------------------------------------------------------------------------- history
 
 
-def test_history_is_in_turn_order_and_only_the_last_record_can_be_dropped(
+def test_history_is_in_turn_order_and_an_undo_drops_the_last_record(
     repo: MatchRepository,
 ) -> None:
     m = started(make_deps(repo))
@@ -187,9 +186,7 @@ def test_history_is_in_turn_order_and_only_the_last_record_can_be_dropped(
         nxt = replace(m, turn=turn + 1)
         m = repo.save(nxt, expected_version=m.version, record=fake_record(m, turn))
     assert [r.turn for r in repo.history(m.id)] == [0, 1, 2, 3]
-    repo.drop_last_record(m.id, 2)  # not the last: ignored
-    assert [r.turn for r in repo.history(m.id)] == [0, 1, 2, 3]
-    repo.drop_last_record(m.id, 3)
+    m = repo.save(replace(m, turn=3), expected_version=m.version, drop_record=3)
     assert [r.turn for r in repo.history(m.id)] == [0, 1, 2]
     assert repo.history("nope") == []
 
@@ -213,15 +210,15 @@ def test_a_record_far_bigger_than_a_dynamodb_item_roundtrips(repo: MatchReposito
     big = fake_record(m, 1, payload)
     m = repo.save(replace(m, turn=2), expected_version=m.version, record=big)
     assert repo.history(m.id)[-1] == big
-    repo.drop_last_record(m.id, 1)
+    repo.save(replace(m, turn=1), expected_version=m.version, drop_record=1)
     assert [r.turn for r in repo.history(m.id)] == [0]
 
 
 def test_a_resolved_turn_through_the_use_case_is_stored_whole(repo: MatchRepository) -> None:
     deps = make_deps(repo)
     m = started(deps)
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "left", "n": 2})
-    result = usecases.seal_order(deps, m.id, P2, "p2", {"move": "right", "n": 5})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 2, "note": "left"})
+    result = usecases.seal_order(deps, m.id, P2, "p2", {"call": 5, "note": "right"})
     assert result.record is not None
     assert repo.history(m.id)[-1] == result.record
     assert repo.load(m.id).match == result.match

@@ -114,7 +114,7 @@ def test_a_corrupt_sealed_order_flags_its_match_which_the_group_still_sees(
     deps = make_deps(repo)
     other = started(deps)
     m = started(deps)
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "x", "n": 2})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 2, "note": "x"})
     backdoor.corrupt_order(m.id, "p1")
     with pytest.raises(CorruptRecordError):
         repo.load(m.id)
@@ -146,7 +146,7 @@ def test_a_sealed_order_is_seen_only_by_its_owner_and_the_resolution(
     deps = make_deps(repo)
     m = started(deps)
     secret = "ambush-from-the-birches-4711"
-    sealed = usecases.seal_order(deps, m.id, P1, "p1", {"move": secret, "n": 6}).order
+    sealed = usecases.seal_order(deps, m.id, P1, "p1", {"call": 6, "note": secret}).order
     after = repo.load(m.id).match
     public_paths = {
         "public_view": json.dumps(public_view(after), ensure_ascii=False),
@@ -162,13 +162,13 @@ def test_a_sealed_order_is_seen_only_by_its_owner_and_the_resolution(
         assert secret not in text, f"the sealed order leaks through {path}"
         assert sealed.salt not in text, f"the order's salt leaks through {path}"
     assert after.sealed == ("p1",)  # who sealed is public, never what
-    assert [o.order["move"] for o in usecases.my_orders(deps, m.id, P1)] == [secret]
+    assert [o.order["note"] for o in usecases.my_orders(deps, m.id, P1)] == [secret]
     assert usecases.my_orders(deps, m.id, P2) == []
     # The resolution reveals it (with the salt, so the fingerprint can be checked).
-    record = usecases.seal_order(deps, m.id, P2, "p2", {"move": "wait", "n": 1}).record
+    record = usecases.seal_order(deps, m.id, P2, "p2", {"call": 1, "note": "wait"}).record
     assert record is not None
     revealed = {o.pid: o for o in record.orders}["p1"]
-    assert (revealed.order["move"], revealed.salt) == (secret, sealed.salt)
+    assert (revealed.order["note"], revealed.salt) == (secret, sealed.salt)
 
 
 @pytest.mark.parametrize(

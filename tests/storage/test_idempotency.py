@@ -52,7 +52,7 @@ def test_each_transaction_has_its_own_token(dynamo_repo: DynamoRepository) -> No
     deps = make_deps(dynamo_repo)
     tokens = _tokens_with_one_lost_response(dynamo_repo)
     started(deps)  # create, joins, characters, start: one transaction each
-    usecases.create_match(deps, -1002, GM, "tiny")
+    usecases.create_match(deps, -1002, GM, "coin")
     assert len(tokens) >= 6
     assert tokens[0] == tokens[1]  # the retried first one
     assert len(set(tokens[1:])) == len(tokens) - 1

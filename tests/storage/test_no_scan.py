@@ -21,9 +21,9 @@ def test_no_repository_method_calls_scan(
 ) -> None:
     deps = make_deps(dynamo_repo)
     m = started(deps)
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "a", "n": 1})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 1, "note": "a"})
     usecases.withdraw_order(deps, m.id, P1, "p1")
-    usecases.seal_order(deps, m.id, P1, "p1", {"move": "b", "n": 1})
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 1, "note": "b"})
     usecases.my_orders(deps, m.id, P1)
     m = dynamo_repo.load(m.id).match
     m = dynamo_repo.save(replace(m, turn=2), expected_version=m.version, record=fake_record(m, 1))
@@ -31,7 +31,7 @@ def test_no_repository_method_calls_scan(
     dynamo_repo.active_for_user(P1)
     dynamo_repo.due(m.created_at + 10**9)
     dynamo_repo.history(m.id)
-    dynamo_repo.drop_last_record(m.id, 1)
+    dynamo_repo.save(replace(m, turn=1), expected_version=m.version, drop_record=1)
     claim = dynamo_repo.claim_update(1, 0.0, 60.0)
     dynamo_repo.claim_update(1, 1.0, 60.0)  # processing: the old item comes with the refusal
     dynamo_repo.release_update(1, claim.token)

@@ -1,4 +1,4 @@
-"""Configuration of the ``plans`` ruleset: every DEFAULT of ``shared/rules/plan-duel.md`` as data.
+"""Configuration of the ``plans`` ruleset: every DEFAULT (``docs/rules/plans.md``) as data.
 
 Names of groups, attributes and actions live here too, since everything else is built on them.
 """

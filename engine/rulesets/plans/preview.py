@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from engine.probability import Step, at_least, distribution
 from engine.rulesets.plans.config import GROUP_INDEX, PlansConfig
-from engine.rulesets.plans.plan import Plan
+from engine.rulesets.plans.orders import Plan
 from engine.rulesets.plans.sheet import Sheet
 
 

@@ -26,7 +26,7 @@ from engine.dice import TurnLog
 from engine.events import Event
 from engine.ruleset import Outcome
 from engine.rulesets.plans.config import GROUP_INDEX, GROUPS
-from engine.rulesets.plans.plan import Plan, dump_plan
+from engine.rulesets.plans.orders import Plan, dump_plan
 from engine.rulesets.plans.state import Fighter, PlansState
 from engine.rulesets.plans.tables import Rules, SheetInfo, info_of, restore_of, rules_of
 
@@ -73,6 +73,14 @@ def _judge(
 
 _new = tuple.__new__  # Event(...) etc. minus the named tuple's Python-level __new__
 
+# Markers a CountingLog records instead of full events (kind, plus the count_detail field).
+_MARK_REVEAL = Event("reveal")
+_MARK_ACTION = Event("action")
+_MARK_CONTEST = Event("contest")
+_MARK_TIE_DAMAGE = Event("tie", None, {"result": "damage"})
+_MARK_TIE_QUIET = Event("tie", None, {"result": "quiet"})
+_MARK_DAMAGE_CHECK = Event("damage_check")
+
 # Field positions of the named tuples read on the hot path. A named tuple's field read by name
 # is a generic attribute lookup in Python 3.11 (not specialised); a plain tuple's by index, or
 # an unpacking, is not. Derived from ``_fields`` so a reordering cannot break them.
@@ -116,22 +124,26 @@ def resolve_turn(
     add = events.append
     pool_faces = log.pool_faces  # d10 pools, recorded as roll events (C3)
     defender = pid_b if attacker == pid_a else pid_a
-    add(
-        _new(
-            Event,
-            (
-                "reveal",
-                None,
-                {
-                    "turn": turn,
-                    "attacker": attacker,
-                    "defender": defender,
-                    "plans": {pid_a: dump_plan(pa), pid_b: dump_plan(pb)},
-                    "defaults": {pid_a: defaults[0], pid_b: defaults[1]},
-                },
-            ),
+    counting = log.counting  # the simulator's CountingLog: kind markers, no full events
+    if counting:
+        add(_MARK_REVEAL)
+    else:
+        add(
+            _new(
+                Event,
+                (
+                    "reveal",
+                    None,
+                    {
+                        "turn": turn,
+                        "attacker": attacker,
+                        "defender": defender,
+                        "plans": {pid_a: dump_plan(pa), pid_b: dump_plan(pb)},
+                        "defaults": {pid_a: defaults[0], pid_b: defaults[1]},
+                    },
+                ),
+            )
         )
-    )
 
     # C8, C10: pay the group and the second skill.
     key: tuple[Any, ...]  # memo keys (of log.memo, rules.steps, info.statuses)
@@ -206,6 +218,9 @@ def resolve_turn(
         key = (plan[_ACTION], d if d > 0 else 0, raw)
         steps, value = rules.steps.get(key) or _steps(rules, key)
         scores[i] = value
+        if counting:
+            add(_MARK_ACTION)
+            continue
         add(
             _new(
                 Event,
@@ -232,7 +247,7 @@ def resolve_turn(
     s0, s1 = scores
     checks: tuple[tuple[int, bool], ...]
     key = ("contest", pid_a, pid_b, s0, s1)
-    contest = memo.get(key)
+    contest = _MARK_CONTEST if counting else memo.get(key)
     if contest is None:
         w = 0 if s0 > s1 else 1
         contest = log.shared(
@@ -258,7 +273,7 @@ def resolve_turn(
         tie_actions = rules.tie_actions
         by = [pids[i] for i in (0, 1) if ps[i][_ACTION] in tie_actions]
         key = ("tie", *by)
-        tie = memo.get(key)
+        tie = (_MARK_TIE_DAMAGE if by else _MARK_TIE_QUIET) if counting else memo.get(key)
         if tie is None:
             quiet = "damage" if by else "quiet"
             tie = log.shared(
@@ -305,29 +320,32 @@ def resolve_turn(
         successes = sum(map(hit, faces))
         hits = successes if dice_mode or not successes else successes + lethality
         healing = action_name == "healing"
-        add(
-            _new(
-                Event,
-                (
-                    "damage_check",
-                    pid,
-                    {
-                        "target": pids[j],
-                        "pool": pool,
-                        "parts": {
-                            "impact": impact,
-                            "lethality": info.lethality,
-                            "precise": precise,
+        if counting:
+            add(_MARK_DAMAGE_CHECK)
+        else:
+            add(
+                _new(
+                    Event,
+                    (
+                        "damage_check",
+                        pid,
+                        {
+                            "target": pids[j],
+                            "pool": pool,
+                            "parts": {
+                                "impact": impact,
+                                "lethality": info.lethality,
+                                "precise": precise,
+                            },
+                            "rerolls": rerolls,
+                            "faces": faces,
+                            "successes": successes,
+                            "hits": hits,
+                            "effect": "heal" if healing else "wound",
                         },
-                        "rerolls": rerolls,
-                        "faces": faces,
-                        "successes": successes,
-                        "hits": hits,
-                        "effect": "heal" if healing else "wound",
-                    },
-                ),
+                    ),
+                )
             )
-        )
         if healing:  # C11
             healed = min(hits, wounds[i])
             if healed:

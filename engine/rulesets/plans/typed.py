@@ -10,7 +10,7 @@ Grammar (words separated by spaces; everything after `` -- `` is the role-play t
 
 A guess part may be ``?`` or ``-`` (not guessed). Groups and actions accept English and Russian
 words and short prefixes (``phys``, ``физ``, ``сил``…). Skills are the sheet's skill ids.
-:func:`parse_typed` returns the plan's JSON form (see :mod:`engine.rulesets.plans.plan`) and
+:func:`parse_typed` returns the plan's JSON form (see :mod:`engine.rulesets.plans.orders`) and
 raises :class:`Rejection` with a specific code on bad input; sheet legality is checked later.
 """
 

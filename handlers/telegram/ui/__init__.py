@@ -1,9 +1,10 @@
 """Per-ruleset user interface, registered by ruleset id.
 
-Adding a ruleset's Telegram UI is adding one module here and one line in :data:`_MODULES`: the
-module exposes ``UI = <RulesetUI subclass instance>``. A ruleset without a UI module gets
-:class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a plain event list
-as its reveal, so a new ruleset is playable before anyone draws its keyboards.
+Adding a built-in ruleset's Telegram UI is adding one package here and one line in
+:data:`_MODULES`: the package exposes ``UI = <RulesetUI subclass instance>``. A plug-in (a
+ruleset living elsewhere) calls :func:`register` at run time, with its own catalogs. A ruleset
+without a UI gets :class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a
+plain event list as its reveal, so a new ruleset is playable before anyone draws its keyboards.
 
 The UI never talks to Telegram or storage: it returns :class:`Screen` values (HTML text and
 rows of :class:`Button`), builds order dicts from button arguments or typed words, and renders
@@ -15,15 +16,21 @@ from __future__ import annotations
 
 import html
 import importlib
-import json
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.errors import Rejection
 from engine.match import Match, TurnRecord
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Tr, add_catalogs
+from handlers.telegram.ui.words import ALIAS_DIR as ALIAS_DIR  # the typed words, re-exported
+from handlers.telegram.ui.words import alias_words as alias_words
+from handlers.telegram.ui.words import aliases as aliases
+from handlers.telegram.ui.words import leading_phrase as leading_phrase
+from handlers.telegram.ui.words import parse_words as parse_words
 
 _MODULES: dict[str, str] = {
     "pistol": "handlers.telegram.ui.pistol",
@@ -31,6 +38,7 @@ _MODULES: dict[str, str] = {
     "plans": "handlers.telegram.ui.plans",
 }
 _LOADED: dict[str, RulesetUI] = {}
+_PLUGINS: dict[str, RulesetUI] = {}  # UIs registered at run time (register)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +65,18 @@ class Option:
     name: str  # short id, travels in callback data
     label: str  # translated, shown on the button with the current value
     patch: Mapping[str, Any]  # the config change the press applies (the next value)
+
+
+_TAG = re.compile(r"</?[a-z]+(?: [^>]*)?>")
+
+
+def label(text: str) -> str:
+    """A button label as plain text. Telegram shows button text verbatim, so catalog markup
+    (``<b>``, ``<code>``) is dropped and escaped parameters (names) read as typed. Every
+    keyboard the bot sends goes through this (``bot.markup``)."""
+    if "<" not in text and "&" not in text:
+        return text
+    return html.unescape(_TAG.sub("", text))
 
 
 def esc(text: Any) -> str:
@@ -103,6 +123,22 @@ class RulesetUI:
         """A typed character: a JSON object, or ``key value`` / ``key=value`` words."""
         return parse_words(words, what="character")
 
+    def character_words(self, match: Match) -> str:
+        """A filled-in typed character (the words after ``/character``) that
+        :meth:`parse_character` and the ruleset accept: :meth:`character_example`, else the
+        first preset as ``key=value`` words."""
+        if example := self.character_example():
+            return example.removeprefix("/character").strip()
+        rules = match.rules
+        for ch in rules.presets(rules.config(match.config)).values():
+            parts = []
+            for k, v in ch.items():
+                val = ",".join(map(str, v)) if isinstance(v, list | tuple) else str(v)
+                if val and " " not in val:
+                    parts.append(f"{k}={val}")
+            return " ".join(parts)
+        return ""
+
     # --- orders ---
 
     def builder(self, tr: Tr, match: Match, pid: str, state: Sequence[str]) -> Screen:
@@ -138,19 +174,33 @@ class RulesetUI:
     def typed_example(self) -> str:
         return "key value"
 
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
+        """Typed orders (words after the command) to show ``pid`` as an example, best first
+        (may be lazy); :func:`handlers.telegram.hints.order_words` shows the first the ruleset
+        accepts."""
+        return [self.typed_example()]
+
     def order_text(self, tr: Tr, order: Mapping[str, Any]) -> str:
         """An order in words (receipts, confirmation screens, the reveal)."""
         return esc(", ".join(f"{k} {_show(v)}" for k, v in order.items()))
 
     # --- results ---
 
-    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
-        """The group's reveal of a resolved turn: orders, every die with its purpose, result."""
+    def reveal_parts(self, tr: Tr, match: Match, record: TurnRecord) -> tuple[list[str], list[str]]:
+        """A resolved turn as (story, details): the story is what a player reads on a phone
+        (orders, who was hit, who is out, the result, no dice); the details every die and
+        modifier, shown collapsed (``handlers.telegram.reveal``). By default every event is
+        a detail."""
         names = names_of(match)
-        lines = self.order_lines(tr, names, record)
-        for e in record.events:
-            lines.append(self.event_text(tr, names, e.kind, e.actor, e.data))
-        return "\n".join(line for line in lines if line)
+        details = [self.event_text(tr, names, e.kind, e.actor, e.data) for e in record.events]
+        return self.order_lines(tr, names, record), [d for d in details if d]
+
+    def render_reveal(self, tr: Tr, match: Match, record: TurnRecord) -> str:
+        """The reveal of a resolved turn: the story, then the details collapsed."""
+        from handlers.telegram.reveal import expandable
+
+        story, details = self.reveal_parts(tr, match, record)
+        return "\n".join(story).strip() + "\n\n" + expandable(details)
 
     def order_lines(self, tr: Tr, names: Mapping[str, str], record: TurnRecord) -> list[str]:
         """A reveal's title and one line per revealed order (a default order says so)."""
@@ -186,18 +236,38 @@ class RulesetUI:
         return tr("reveal.event", who=who, kind=kind, detail=detail)
 
     def outcome_text(self, tr: Tr, match: Match) -> str:
-        """The final result line."""
+        """The final result line; a result the GM declared says so."""
         out = match.outcome or {}
         names = names_of(match)
         winners = [names.get(p, p) for p in out.get("winners", [])]
         status = str(out.get("status", ""))
         if status == "win" and winners:
-            return tr("outcome.win", names=_raw(", ".join(winners)))
-        if status == "mutual":
-            return tr("outcome.mutual")
-        if out.get("by_gm"):
-            return tr("outcome.ended_by_gm")
-        return tr("outcome.draw")
+            text = tr("outcome.win", names=_raw(", ".join(winners)))
+        elif status == "mutual":
+            text = tr("outcome.mutual")
+        else:
+            text = tr("outcome.draw")
+        return self.by_gm(tr, match, text)
+
+    @staticmethod
+    def by_gm(tr: Tr, match: Match, text: str) -> str:
+        """``text`` marked as the GM's ruling when the GM ended the match with it."""
+        return (
+            tr("outcome.gm_ruling", result=_raw(text))
+            if (match.outcome or {}).get("by_gm")
+            else text
+        )
+
+    def result_choices(self, tr: Tr, match: Match) -> list[tuple[str, str]]:
+        """The winners the GM can declare (button label, callback argument): by default each
+        participant still in the match."""
+        return [
+            (tr("gm.btn_winner", name=s.name), s.pid) for s in match.seats if s.status == "active"
+        ]
+
+    def result_winners(self, match: Match, choice: str) -> tuple[str, ...]:
+        """The participants a :meth:`result_choices` argument declares winners."""
+        return (match.seat(choice).pid,)
 
 
 def _raw(text: str) -> Any:
@@ -230,51 +300,6 @@ def purpose_label(tr: Tr, purpose: str) -> str:
     return tr(key) if tr.has(key) else purpose
 
 
-def _value(word: str) -> Any:
-    """A typed value: int, ``a:b`` pair of ints, comma list, or the word itself."""
-    try:
-        return int(word)
-    except ValueError:
-        pass
-    if ":" in word:
-        a, _, b = word.partition(":")
-        try:
-            return [int(a), int(b)]
-        except ValueError:
-            return word
-    if "," in word:
-        return [_value(w) for w in word.split(",") if w]
-    return word
-
-
-def parse_words(words: Sequence[str], *, what: str) -> dict[str, Any]:
-    """``{"a": 1}`` JSON, or ``key value key value`` / ``key=value`` words. Raises a
-    :class:`Rejection` (``typed_syntax``) naming what was expected."""
-    text = " ".join(words).strip()
-    if not text:
-        raise Rejection("typed_empty", what=what)
-    if text.startswith("{"):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise Rejection("typed_json", what=what, detail=exc.msg) from None
-        except RecursionError:  # a message can nest deeper than the parser recurses
-            raise Rejection("typed_too_deep", what=what) from None
-        if not isinstance(value, dict):
-            raise Rejection("typed_json", what=what, detail="object expected")
-        return value
-    flat: list[str] = []
-    for w in words:
-        if "=" in w:
-            k, _, v = w.partition("=")
-            flat += [k, v]
-        else:
-            flat.append(w)
-    if len(flat) % 2:
-        raise Rejection("typed_pairs", what=what, word=flat[-1])
-    return {flat[i].lower(): _value(flat[i + 1]) for i in range(0, len(flat), 2)}
-
-
 def get_ui(ruleset_id: str) -> RulesetUI:
     """The UI registered for ``ruleset_id`` (the fallback when there is none)."""
     ui = _LOADED.get(ruleset_id)
@@ -287,9 +312,20 @@ def get_ui(ruleset_id: str) -> RulesetUI:
 
 
 def has_ui(ruleset_id: str) -> bool:
-    return ruleset_id in _MODULES
+    return ruleset_id in _MODULES or ruleset_id in _PLUGINS
 
 
-def register(ruleset_id: str, ui: RulesetUI) -> None:
-    """Register a UI object directly (tests, plugins)."""
+def register(ruleset_id: str, ui: RulesetUI, catalogs: Path | None = None) -> None:
+    """Register a UI object directly (a plug-in, or a test's stand-in). ``catalogs``: a
+    directory of the plug-in's own ``<area>.<lang>.po`` files (its ``ruleset.<id>`` name, its
+    help and every message it shows), added to every language's catalog."""
     _LOADED[ruleset_id] = ui
+    _PLUGINS[ruleset_id] = ui
+    if catalogs is not None:
+        add_catalogs(catalogs)
+
+
+def unregister(ruleset_id: str) -> None:
+    """Forget a UI registered with :func:`register` (a test's clean-up)."""
+    _LOADED.pop(ruleset_id, None)
+    _PLUGINS.pop(ruleset_id, None)

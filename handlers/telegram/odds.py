@@ -1,0 +1,163 @@
+"""🎲 Odds: the lobby's matchup as configured (these characters, sides and options) played by the
+balance simulator with random orders on both sides, answered in the chat: win shares by side
+with 95% intervals, mean turns, the commonest ending, and a bar chart.
+
+Who: the GM (the answer goes to the chat where the button was pressed, usually the group) and
+any participant (the answer goes to them in private). How long: a pilot run measures the speed
+here and now and sizes N to a few seconds of wall clock (at least ``MIN_MATCHES`` unless that
+would not fit ``HARD_SECONDS``, well inside the webhook Lambda's 25 s timeout). Answers are
+cached by the hash of the configuration, which also seeds the run: the same matchup gets the
+same figures, in any process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from telegram import Message, User
+from telegram.constants import ParseMode
+from telegram.error import Forbidden
+
+from engine.match import Match, Phase
+from handlers.telegram import bot
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Tr
+from handlers.telegram.odds_text import KIND
+from handlers.telegram.ui import Screen
+
+if TYPE_CHECKING:
+    from engine.simulate import Result
+
+# The simulator (pydantic, the rulesets) is imported on the first press, not when the webhook
+# is wired: a cold start pays only for what its update needs (tests/serverless).
+
+MIN_MATCHES = 2000
+MAX_MATCHES = 20_000
+BUDGET_SECONDS = 3.0  # aimed at: the whole answer, wall clock
+HARD_SECONDS = 10.0  # never more, even when MIN_MATCHES would not fit
+PILOT_MATCHES = 100
+TURN_CAP = 200  # a random battle that has not ended by then is a draw (turn_cap)
+CAPTION_MAX = 1024  # Telegram's photo caption limit
+_CACHE: OrderedDict[str, tuple[Result, dict[str, Any]]] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def setup_doc(match: Match) -> dict[str, Any] | None:
+    """The simulator setup of the lobby's matchup with random orders for every seat; None
+    while a seat has no character or seats are missing."""
+    seats = [s for s in match.seats if s.status == "active"]
+    if len(seats) < match.rules.min_participants or any(s.character is None for s in seats):
+        return None
+    return {
+        "ruleset": match.ruleset,
+        "config": dict(match.config),
+        "turns": TURN_CAP,
+        "participants": [
+            {
+                "id": s.pid,
+                "name": s.name,
+                "side": s.side,
+                "npc": s.npc,
+                "character": dict(s.character or {}),
+                "orders": "random",
+            }
+            for s in seats
+        ],
+    }
+
+
+def config_hash(doc: dict[str, Any], version: str) -> str:
+    raw = json.dumps([version, doc], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def size(rate: float) -> int:
+    """Matches to play at ``rate`` matches per second (see the module doc)."""
+    n = int(rate * BUDGET_SECONDS)
+    if n < MIN_MATCHES:
+        n = min(MIN_MATCHES, int(rate * HARD_SECONDS))
+    return max(PILOT_MATCHES, min(MAX_MATCHES, n))
+
+
+def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
+    """Simulate the matchup (cached by configuration); raises
+    :class:`~engine.simulate.SetupError`."""
+    from engine import sim_batch
+    from engine.simulate import parse_setup, prepare
+
+    key = config_hash(doc, version)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        _CACHE.move_to_end(key)
+        return hit
+    prepared = prepare(parse_setup(doc))
+    seed = key[:16]
+    started = time.perf_counter()
+    sim_batch.run(sim_batch.plan(prepared, PILOT_MATCHES, f"pilot:{seed}"))
+    rate = PILOT_MATCHES / max(time.perf_counter() - started, 1e-6)
+    batch = sim_batch.plan(prepared, size(rate), seed)
+    result = sim_batch.run(batch)
+    out = _CACHE[key] = (result, sim_batch.report(batch, result))
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return out
+
+
+def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | None]:
+    """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``."""
+    from handlers.sim_render import odds_text
+    from handlers.telegram.odds_chart import chart_png
+
+    result, rep = run(doc, version)
+    tr = Tr(lang)
+    bars = [(s["label"], s["share"], *s["interval"]) for s in rep["sides"]]
+    for key in ("draw", "mutual"):
+        if rep[key]["count"]:
+            name = tr("sim.outcome." + key)
+            bars.append((name, rep[key]["share"], *rep[key]["interval"]))
+    return odds_text(result, rep, lang), chart_png(tr("odds.chart.title", n=result.n), bars)
+
+
+async def btn_odds(context: bot.Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    from engine.simulate import SetupError
+
+    svc = bot.services(context)
+    match = bot._load(svc, cb)
+    if match.phase is not Phase.LOBBY:
+        raise bot.Alert(tr("err.stale"))
+    gm = user.id == match.gm_user_id
+    if not gm and match.seat_of_user(user.id) is None:
+        raise bot.Alert(tr("err.not_a_participant"))
+    doc = setup_doc(match)
+    if doc is None:
+        raise bot.Alert(tr("odds.not_ready"))
+    try:  # CPU work off the event loop (long polling keeps answering meanwhile)
+        lang = match.lang if gm else tr.lang  # the group reads the match's language
+        text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang)
+    except SetupError:
+        raise bot.Alert(tr("odds.not_ready")) from None
+    chat_id = msg.chat.id if gm else user.id
+    try:
+        if png is not None and len(text) <= CAPTION_MAX:
+            await bot._api(
+                svc,
+                lambda: context.bot.send_photo(
+                    chat_id, photo=png, caption=text, parse_mode=ParseMode.HTML
+                ),
+            )
+        else:
+            await bot.send(context, chat_id, Screen(text))
+            if png is not None:
+                await bot._api(svc, lambda: context.bot.send_photo(chat_id, photo=png))
+    except Forbidden:
+        raise bot.Alert(tr("odds.open_private")) from None
+    return None if chat_id == msg.chat.id else tr("odds.sent")
+
+
+def register(app: Any) -> None:
+    bot.BUTTONS[KIND] = btn_odds

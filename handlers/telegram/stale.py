@@ -1,0 +1,94 @@
+"""No live-looking buttons on a resolved turn.
+
+Each turn's private messages with buttons (the order builders a turn opens, a builder asked
+for again, a typed order's receipt) are remembered on the match (``ui["live"]``: the turn and
+``[chat, message]`` pairs). When the turn resolves, their keyboards are removed, so an old
+builder or receipt no longer offers Change or Withdraw. A button-sealed receipt is the builder
+message edited, so it is already remembered.
+
+Budget (``docs/bot.md``): one store write when a turn opens (all its builders at once), one
+per message sent later in the turn, and one ``editMessageReplyMarkup`` per remembered message
+when the turn resolves (none for the message the resolving seal just edited). These are small
+functions so a later outbox can send them after the save.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from telegram import Message, User
+from telegram.error import BadRequest, Forbidden
+
+from engine import usecases
+from engine.errors import NotFoundError, Rejection
+from engine.match import Match
+from handlers.telegram.callbacks import Callback
+from handlers.telegram.i18n import Tr
+from handlers.telegram.ui import Button
+
+if TYPE_CHECKING:
+    from handlers.telegram.bot import Ctx
+
+log = logging.getLogger("sekundant.bot")
+KEY = "live"
+KIND = "done"  # the callback kind of the "turn N resolved" button
+
+
+async def btn_done(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    """The "turn N resolved" button: it only says so."""
+    from handlers.telegram.bot import Alert
+
+    raise Alert(tr("stale.resolved_alert", turn=cb.turn))
+
+
+def live(match: Match, turn: int) -> list[tuple[int, int]]:
+    """The remembered messages of ``turn`` with buttons, as (chat, message) pairs."""
+    kept: Any = match.ui.get(KEY) or {}
+    if not isinstance(kept, dict) or kept.get("turn") != turn:
+        return []
+    return [(int(c), int(m)) for c, m in kept.get("items", [])]
+
+
+async def remember(context: Ctx, match: Match, messages: Iterable[Message | None]) -> None:
+    """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write."""
+    from handlers.telegram.bot import services
+
+    pairs = [[m.chat.id, m.message_id] for m in messages if m is not None]
+    if not pairs:
+        return
+    svc = services(context)
+    with contextlib.suppress(Rejection, NotFoundError, usecases.TryAgainError):
+        usecases.add_turn_ui(svc.deps, match.id, KEY, match.turn, pairs)
+
+
+def done_row(tr: Tr, match: Match, turn: int) -> list[list[Button]]:
+    """The keyboard a resolved turn's message keeps: one inert "turn N resolved" button. A
+    press says the turn is over; a reply to the message (plans, powers) is refused as late
+    (``text_reply``), which needs a signed button bound to the turn."""
+    return [[Button(tr("stale.resolved", turn=turn), Callback(KIND, match.id, turn))]]
+
+
+async def clear(context: Ctx, match: Match, turn: int, skip: int | None = None) -> int:
+    """Replace the keyboards of ``turn``'s remembered messages (not ``skip``, the message the
+    resolving seal just edited) by :func:`done_row`; returns the number of Bot API calls."""
+    from handlers.telegram.bot import _api, markup, services
+
+    svc = services(context)
+    calls = 0
+    for chat, mid in live(match, turn):
+        if mid == skip:
+            continue
+        calls += 1
+        kb = markup(svc, done_row(Tr(svc.lang_for(chat, match.lang)), match, turn))
+
+        async def call(chat: int = chat, mid: int = mid, kb: Any = kb) -> Any:
+            return await context.bot.edit_message_reply_markup(chat, mid, reply_markup=kb)
+
+        try:
+            await _api(svc, call)
+        except (BadRequest, Forbidden) as exc:  # gone, not modified, or blocked: nothing live
+            log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
+    return calls

@@ -1,0 +1,104 @@
+"""Typed ``dragons`` orders (``climb 2 attack bite b``) with the words of ``aliases.json``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from engine.errors import Rejection
+from engine.match import Match
+from engine.rulesets import dragons as dr
+from engine.rulesets.dragons import DragonsState
+from handlers.telegram.i18n import Tr
+from handlers.telegram.ui import (
+    leading_phrase,
+    parse_words,
+)
+from handlers.telegram.ui.dragons.common import ALIASES
+from handlers.telegram.ui.dragons.sheet import DragonsSheet
+
+# --------------------------------------------------------------------------- typed orders
+
+
+def canonical_order(text: str) -> str:
+    """A typed order with the words of the alias table (``dragons/aliases.json``: the
+    buttons' Russian words, translated weapon names) replaced by the canonical ones; the free
+    texts (``power TEXT``, ``aero NAME``) are kept as typed."""
+    table, weapons = ALIASES.get("order", {}), ALIASES.get("weapons", {})
+    commands = []
+    for part in text.replace("\n", ";").split(";"):
+        words = part.split()
+        found = leading_phrase(table, words) if words else None
+        if found is not None:
+            words = [found[0], *words[found[1] :]]
+        if words and words[0].lower() in ("attack", "atk", "a", "атака") and len(words) > 1:
+            words[1] = weapons.get(words[1].lower(), words[1])
+        if words and words[0].lower() in ("attack", "tail", "break", "хвост"):
+            words[-1] = words[-1].rstrip(".,!")  # a sentence's full stop copied with a code
+        commands.append(" ".join(words))
+    return "; ".join(c for c in commands if c)
+
+
+def _typed_words(tr: Tr) -> dict[str, str]:
+    """The order keywords a reader of ``tr`` is shown (Russian or English; both parse)."""
+    if tr.lang == "ru":
+        return {"level": "по уровню", "climb": "набор", "dive": "снижение", "attack": "атака"}
+    return {"level": "level", "climb": "climb", "dive": "dive", "attack": "attack"}
+
+
+def _move_words(words: Mapping[str, str], move: str, n: int) -> str:
+    if move == "level":
+        return f"{words['level']} {n:+d}" if n else f"{words['level']} 0"
+    return f"{words[move]} {n}"
+
+
+class DragonsTyped(DragonsSheet):
+    # --- orders ---
+
+    def typed_example(self) -> str:
+        return "level +2; attack breath p2"
+
+    def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterator[str]:
+        """Orders for ``pid`` now, lazily (the first accepted one is shown): a legal movement,
+        then an attack that reaches a foe after it (else any attack, else the movement
+        alone), in the reader's language."""
+        from handlers.telegram.hints import loaded_state
+
+        st = loaded_state(match) if match.state is not None else None
+        if not isinstance(st, DragonsState) or pid not in st.stats:
+            yield self.typed_example()
+            return
+        words = _typed_words(tr)
+        opts = [o for o in dr.movement_options(st, pid) if o.legal]
+        opts.sort(key=lambda o: (o.move != "level", o.dangerous, abs(o.n)))
+        moves = [(o.move, o.n) for o in opts] or [("level", 0)]
+        foes = self._foes(st, pid)
+        weapons = st.stats[pid].weapons
+        attack = words["attack"]
+        for move, n in moves[:6]:
+            for w in weapons:
+                for foe in foes:
+                    if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible:
+                        yield f"{_move_words(words, move, n)}; {attack} {w.name} {foe.pid}"
+        first = _move_words(words, *moves[0])
+        yield from (f"{first}; {attack} {w.name} {f.pid}" for w in weapons for f in foes)
+        yield from (_move_words(words, m, n) for m, n in moves)
+
+    def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
+        text = " ".join(words).strip()
+        if text.startswith("{"):
+            return parse_words(words, what="order")
+        if not text:
+            raise Rejection("typed_empty", what="order")
+        return dr.parse_typed(canonical_order(text))
+
+    @staticmethod
+    def _foes(st: DragonsState, pid: str) -> list[dr.Dragon]:
+        me = st.dragon(pid)
+        return [d for d in st.dragons if d.in_battle and d.pid != pid and d.team != me.team]
+
+    @staticmethod
+    def _move_label(tr: Tr, move: str, n: int) -> str:
+        if move == "level":
+            return tr("dr.mv.level", n=f"{n:+d}") if n else tr("dr.mv.level0")
+        return tr(f"dr.mv.{move}", n=n)

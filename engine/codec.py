@@ -7,6 +7,8 @@ when the layout changes (tests load a checked-in fixture of the oldest version).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -242,3 +244,123 @@ def record_from_doc(doc: Mapping[str, Any]) -> TurnRecord:
         commitment_message=_opt_int(doc.get("commitment_message")),
         commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
     )
+
+
+# --------------------------------------------------------------------------- stored turn records
+
+# A turn record is stored compactly (``record_to_stored``): the parts of its states that do
+# not change in a match (:data:`STATIC_KEYS`: the ruleset's configuration, the sheets) are
+# replaced by references to documents stored once per match (the adapters keep them beside
+# the records), and ``state_after`` by what changed from ``state_before``.
+# ``record_from_stored`` gives back exactly the record; a record stored whole (every record
+# written before this) loads as it is.
+CONFIG_REF = "$config"
+_MISSING = object()
+
+
+def config_ref(config: Any) -> str:
+    """The name of a stored configuration document: a hash of its canonical JSON."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def state_delta(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+    """What turns ``before`` into ``after``: ``set`` values, ``sub`` deltas of nested objects
+    and of lists of the same length (``{"list": delta by index}``), ``del`` keys
+    (:func:`apply_delta`)."""
+    out: dict[str, Any] = {}
+    for key, value in after.items():
+        old = before.get(key, _MISSING)
+        if old is _MISSING:
+            out.setdefault("set", {})[key] = value
+        elif old != value:
+            if isinstance(old, Mapping) and isinstance(value, Mapping):
+                out.setdefault("sub", {})[key] = state_delta(old, value)
+            elif isinstance(old, list) and isinstance(value, list) and len(old) == len(value):
+                out.setdefault("sub", {})[key] = {
+                    "list": state_delta(_indexed(old), _indexed(value))
+                }
+            else:
+                out.setdefault("set", {})[key] = value
+    gone = [key for key in before if key not in after]
+    if gone:
+        out["del"] = gone
+    return out
+
+
+def apply_delta(before: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in before.items() if k not in delta.get("del", ())}
+    for key, sub in delta.get("sub", {}).items():
+        old = before[key]
+        if isinstance(old, list):
+            items = apply_delta(_indexed(old), sub["list"])
+            out[key] = [items[str(i)] for i in range(len(old))]
+        else:
+            out[key] = apply_delta(old, sub)
+    out.update(delta.get("set", {}))
+    return out
+
+
+def _indexed(items: list[Any]) -> dict[str, Any]:
+    return {str(i): v for i, v in enumerate(items)}
+
+
+def record_to_stored(record: TurnRecord) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record as stored (compact), and the documents it refers to (by reference)."""
+    doc = record_to_doc(record)
+    configs: dict[str, Any] = {}
+    before, after = doc["state_before"], doc["state_after"]
+    if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
+        return doc, configs
+    before, after = _refs_out(before, configs), _refs_out(after, configs)
+    doc["state_before"] = before
+    doc["state_after_delta"] = state_delta(before, after)
+    del doc["state_after"]
+    return doc, configs
+
+
+def record_from_stored(doc: Mapping[str, Any], configs: Mapping[str, Any]) -> TurnRecord:
+    """A record stored by :func:`record_to_stored` (or whole, as before), with ``configs``
+    the match's documents by reference (a missing one raises KeyError)."""
+    if "state_after_delta" not in doc:
+        return record_from_doc(doc)
+    before = doc["state_before"]
+    after = apply_delta(before, doc["state_after_delta"])
+    return record_from_doc(
+        {
+            **doc,
+            "state_before": _refs_in(before, configs),
+            "state_after": _refs_in(after, configs),
+        }
+    )
+
+
+# Parts of a ruleset's state that do not change in a match: its configuration and the
+# participants' sheets. Stored once per match (and per version of them) by reference.
+STATIC_KEYS = frozenset({"config", "sheet"})
+
+
+def _refs_out(value: Any, configs: dict[str, Any]) -> Any:
+    if isinstance(value, Mapping):
+        out = {}
+        for key, sub in value.items():
+            if key in STATIC_KEYS and isinstance(sub, Mapping) and CONFIG_REF not in sub:
+                ref = config_ref(sub)
+                configs[ref] = sub
+                out[key] = {CONFIG_REF: ref}
+            else:
+                out[key] = _refs_out(sub, configs)
+        return out
+    if isinstance(value, list):
+        return [_refs_out(v, configs) for v in value]
+    return value
+
+
+def _refs_in(value: Any, configs: Mapping[str, Any]) -> Any:
+    if isinstance(value, Mapping):
+        if len(value) == 1 and CONFIG_REF in value:
+            return configs[str(value[CONFIG_REF])]
+        return {key: _refs_in(sub, configs) for key, sub in value.items()}
+    if isinstance(value, list):
+        return [_refs_in(v, configs) for v in value]
+    return value

@@ -35,6 +35,15 @@ class ConflictError(Exception):
     """A write lost an optimistic-concurrency race (the stored version moved on)."""
 
 
+class ChatBusyError(ConflictError):
+    """A match was created with the chat's lock while another unfinished match holds it
+    (``MatchRepository.create(lock_chat=True)``); ``match_id`` names that one."""
+
+    def __init__(self, match_id: str) -> None:
+        super().__init__(match_id)
+        self.match_id = match_id
+
+
 class NotFoundError(Exception):
     """No such match (or record)."""
 

@@ -7,7 +7,7 @@ pass one contract suite (``tests/storage/test_contract.py``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from engine.match import Match, SealedOrder, TurnRecord
@@ -35,11 +35,60 @@ class UpdateClaim:
 
     status: Literal["claimed", "processing", "done"]
     token: str = ""
+    attempt: int = 1  # with "claimed": how many times this update was claimed, this one too
+    error: str = ""  # with "claimed": the error a previous attempt released it with
+
+
+# How long one deliverer holds an owed message (a webhook and the sweeper never both send it).
+OWED_LEASE_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Owed:
+    """A message owed to a match's chats after a save: an item of the match's *outbox*,
+    written in the same conditional write as the state change that owes it.
+
+    Data, not text: ``kind`` names what is owed (the edge maps it to a send function and
+    renders from the latest stored state when it sends), ``turn`` and ``data`` (e.g. the
+    status message to close) say for what. ``key`` is unique within the match: an item saved
+    with the key of a pending one replaces it. ``seq`` orders a match's items. ``sent`` is the
+    delivery journal: each Bot API message already sent for it (step -> ``[chat id, message
+    id]``), so a delivery that resumes after a failure sends nothing twice. ``attempts``,
+    ``next_at`` (backoff, Telegram's ``retry_after``) and ``error`` describe failed
+    deliveries; ``token``/``lease`` the deliverer holding it; ``done`` when delivered (or given
+    up, with ``error``)."""
+
+    match_id: str
+    key: str
+    kind: str
+    chat_id: int
+    turn: int
+    seq: int
+    created_at: float
+    data: Mapping[str, Any] = field(default_factory=dict)
+    sent: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    attempts: int = 0
+    next_at: float = 0.0
+    error: str = ""
+    token: str = ""
+    lease: float = 0.0
+    done: bool = False
+
+    def to_doc(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_doc(cls, doc: Mapping[str, Any]) -> Owed:
+        known = {k: doc[k] for k in cls.__dataclass_fields__ if k in doc}
+        return cls(**known)
 
 
 class MatchRepository(Protocol):
-    def create(self, match: Match) -> Match:
-        """Store a new match (version 1). Raises ``ConflictError`` if the id exists."""
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
+        """Store a new match (version 1). Raises ``ConflictError`` if the id exists. With
+        ``lock_chat``, in the same write, take the chat's creation lock (one item per chat):
+        while an unfinished match holds it, raise ``ChatBusyError`` naming that match (a lock
+        whose match is finished or gone is taken over)."""
         ...
 
     def load(self, match_id: str) -> Loaded:
@@ -57,13 +106,15 @@ class MatchRepository(Protocol):
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         """Atomically: write ``match`` if the stored version is still ``expected_version``;
         seal (or replace) one order, or withdraw one pid's order; append a resolved turn's
         ``record`` (which also removes that turn's sealed-order items); ``discard_orders``
         drops the current turn's orders (undo, GM end); ``drop_record`` deletes the record of
-        that turn (undo). Returns the match with its new version. Raises ``ConflictError``
-        when the version moved on (nothing written)."""
+        that turn (undo); ``owe`` puts messages in the match's outbox (replacing items of the
+        same key). Returns the match with its new version. Raises ``ConflictError`` when the
+        version moved on (nothing written)."""
         ...
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
@@ -97,13 +148,43 @@ class MatchRepository(Protocol):
         it is not (released, or claimed again after it ran out)."""
         ...
 
-    def release_update(self, update_id: int, token: str) -> None:
-        """Drop the lease claimed with ``token`` after a transient failure, so Telegram's
-        redelivery is processed; nothing when the lease is no longer that one."""
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
+        """End the lease claimed with ``token`` after a failure (noting ``error``), so
+        Telegram's redelivery is claimed again (its ``attempt`` counting on); nothing when the
+        lease is no longer that one."""
         ...
 
     def flag(self, match_id: str, detail: str) -> None:
         """Mark a match for the GM's attention (a record could not be read)."""
+        ...
+
+    # --- the outbox (messages owed after a save; see :class:`Owed`) ---
+
+    def owed(self, match_id: str) -> list[Owed]:
+        """The match's pending (not done) owed items, in ``seq`` order."""
+        ...
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        """Take the pending item ``key`` for delivery: a lease of ``lease`` seconds with a
+        fresh token. None when it is done, gone, not due (``next_at``) or leased by another
+        deliverer whose lease has not run out."""
+        ...
+
+    def update_owed(self, item: Owed) -> bool:
+        """Write ``item`` (journal, attempts, backoff, ``done``) if the stored item still holds
+        ``item.token``; False, writing nothing, when it does not (replaced by a newer item of
+        the same key, or taken over after the lease ran out)."""
+        ...
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        """Ids of matches with a pending owed item whose ``next_at`` is at or before ``now``,
+        earliest first (each once)."""
+        ...
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        """Count one more failed sweep of the match in a row (a successful save resets the
+        count). At ``park_after`` the match is *parked*: ``attention`` set to ``detail`` and
+        out of :meth:`due` until its next save. True when this call parked it."""
         ...
 
 

@@ -21,10 +21,14 @@ from engine.beacon import Beacon, BeaconRound, round_after
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import Loaded, MatchRepository
+from engine.ports import Loaded, MatchRepository, Owed
 from engine.ruleset import Outcome
 
 RETRIES = 6
+# A match whose sweep fails this many times in a row is parked (out of the due index, flagged
+# for the GM) so it cannot take the sweep's time from healthy matches.
+PARK_AFTER = 3
+PARKED = "parked: "  # the ``attention`` of a parked match starts with this
 
 T = TypeVar("T")
 
@@ -104,6 +108,57 @@ class Resolution:
     record: TurnRecord
 
 
+def _owed(
+    before: Match,
+    kind: str,
+    turn: int,
+    now: float,
+    i: int = 0,
+    *,
+    chat_id: int | None = None,
+    key: str = "",
+    **data: Any,
+) -> Owed:
+    """An announcement owed after saving the version after ``before``'s (the outbox): what is
+    owed (``kind``, ``turn``, ``data``), never its text, which the edge renders when sending.
+    ``chat_id``: where it goes first (default the match's group)."""
+    return Owed(
+        match_id=before.id,
+        key=key or f"{kind}:{turn}",
+        kind=kind,
+        chat_id=before.chat_id if chat_id is None else chat_id,
+        turn=turn,
+        seq=(before.version + 1) * 16 + i,
+        created_at=now,
+        data=data,
+    )
+
+
+def _resolved(
+    before: Match, record: TurnRecord, now: float, i: int = 0, edited: Any = None
+) -> Owed:
+    """The announcement of a resolved turn: its reveal, the old status closed, the next turn
+    (or the summary); with ``reason`` deadline also the default orders. ``edited``: the
+    message the resolving order's receipt replaces (its keyboard is already final)."""
+    return _owed(
+        before,
+        "resolved",
+        record.turn,
+        now,
+        i,
+        status=before.ui.get("status"),
+        reason=record.reason,
+        edited=edited,
+    )
+
+
+def unpark(match: Match) -> Match:
+    """The match without a parking flag (the GM acted on it; see :func:`sweep`)."""
+    if match.attention is not None and match.attention.startswith(PARKED):
+        return replace(match, attention=None)
+    return match
+
+
 def _retry(step: Callable[[], T]) -> T:
     for _ in range(RETRIES):
         try:
@@ -136,9 +191,12 @@ def create_match(
     lang: str = "ru",
     config: Mapping[str, Any] | None = None,
     match_id: str | None = None,
+    lock_chat: bool = False,
 ) -> Match:
     """A new lobby. ``match_id`` (else a new one) lets a caller make the creation idempotent:
-    a second create with the same id raises ``ConflictError`` and writes nothing."""
+    a second create with the same id raises ``ConflictError`` and writes nothing.
+    ``lock_chat``: one unfinished match per chat, held by the store (``ChatBusyError`` names
+    the one there is), so two pickers pressed at once create one lobby."""
     match = lifecycle.new_match(
         match_id or deps.entropy.new_id(),
         chat_id,
@@ -149,6 +207,8 @@ def create_match(
         config=config,
         seed=deps.entropy.seed(),
     )
+    if lock_chat:
+        return deps.repo.create(match, lock_chat=True)
     return deps.repo.create(match)
 
 
@@ -237,7 +297,8 @@ def add_turn_ui(deps: Deps, match_id: str, key: str, turn: int, items: list[Any]
 
 def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:
     """Start the match; the setup (turn 0, e.g. initiative rolls) is stored as a turn record and
-    its events returned for the announcement."""
+    its events returned; its announcement (the lobby message becomes the start, then the first
+    turn opens) is owed in the same write."""
 
     def step() -> tuple[Match, tuple[Event, ...]]:
         loaded = deps.repo.load(match_id)
@@ -254,7 +315,11 @@ def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, 
             beacon_round=target,
             beacon=beacon,
         )
-        saved = deps.repo.save(started, expected_version=loaded.match.version, record=record)
+        lobby_id = loaded.match.ui.get("lobby")
+        note = _owed(loaded.match, "started", started.turn, now, lobby=lobby_id)
+        saved = deps.repo.save(
+            started, expected_version=loaded.match.version, record=record, owe=[note]
+        )
         return saved, record.events
 
     return _retry(step)
@@ -271,9 +336,13 @@ def seal_order(
     raw_order: Mapping[str, Any],
     *,
     turn: int | None = None,
+    receipt: Mapping[str, Any] | None = None,
 ) -> SealResult:
     """Seal or replace an order; when it is the last one missing, resolve the turn in the same
-    conditional write (so two last orders sealed at once give exactly one resolution).
+    conditional write (so two last orders sealed at once give exactly one resolution), and
+    then owe the player's receipt (``receipt``: the edge's data for it, e.g. the message to
+    edit) before the turn's announcement: past the turn, a failed receipt cannot be had by
+    re-sending the order.
 
     The order is bound to one turn: ``turn`` when given (the turn the player's screen showed),
     else the turn of the first load. If that turn resolves meanwhile (a race, or a storage retry
@@ -293,8 +362,17 @@ def seal_order(
         sealed_match, order = lifecycle.seal(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
         )
-        saved, record = _save_maybe_resolving(deps, loaded, sealed_match, seal=order, now=now)
-        return SealResult(saved, order, pid in loaded.orders, record)
+        replaced = pid in loaded.orders
+        owe: tuple[Owed, ...] = ()
+        if receipt is not None:
+            data = {**receipt, "pid": pid, "user": user_id, "replaced": replaced}
+            m = loaded.match
+            key = f"receipt:{m.turn}:{pid}"
+            owe = (_owed(m, "receipt", m.turn, now, 0, chat_id=user_id, key=key, **data),)
+        saved, record = _save_maybe_resolving(
+            deps, loaded, sealed_match, seal=order, now=now, owe_if_resolved=owe
+        )
+        return SealResult(saved, order, replaced, record)
 
     return _retry(step)
 
@@ -386,7 +464,7 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
             return Resolution(saved, record)
         missing = lifecycle.missing(m)
         audited = lifecycle.intervene(
-            m, user_id, "force_resolve", deps.clock(), missing=list(missing)
+            unpark(loaded.match), user_id, "force_resolve", deps.clock(), missing=list(missing)
         )
         return _resolve_loaded(deps, Loaded(audited, loaded.orders), "forced")
 
@@ -421,6 +499,9 @@ def _lock_and_resolve(
     now: float | None = None,
     withdraw: str | None = None,
     give_up_by: int | None = None,
+    owe: tuple[Owed, ...] = (),
+    owe_if_resolved: tuple[Owed, ...] = (),
+    index: int = 0,
 ) -> SealResultLike:
     """Lock the turn (if it is not yet) and resolve it once its beacon round is out, in one
     conditional write with ``seal``/``withdraw``. Without the round, the lock alone is saved
@@ -442,9 +523,14 @@ def _lock_and_resolve(
             changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)
         elif beacon is None:
             saved = deps.repo.save(
-                changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw
+                changed,
+                expected_version=loaded.match.version,
+                seal=seal,
+                withdraw=withdraw,
+                owe=owe,
             )
             return saved, None
+    edited = next((o.data.get("message") for o in owe_if_resolved if o.kind == "receipt"), None)
     resolved, record = lifecycle.resolve(
         changed, orders, at, deps.entropy.seed(), reason=reason, beacon=beacon
     )
@@ -454,6 +540,7 @@ def _lock_and_resolve(
         seal=seal,
         withdraw=withdraw,
         record=record,
+        owe=[*owe, *owe_if_resolved, _resolved(loaded.match, record, at, index, edited)],
     )
     return saved, record
 
@@ -520,16 +607,25 @@ class Resumed:
 @dataclass(frozen=True, slots=True)
 class BeaconLate:
     """A locked turn's beacon round could not be had for ``beacon_patience``: the GM may
-    resolve it from the server seed only (said once per turn)."""
+    resolve it from the server seed only (said once per turn, owed as ``beacon_late``)."""
 
     match: Match
 
 
-SweepResult = Resolution | Reminder | Resumed | BeaconLate
+@dataclass(frozen=True, slots=True)
+class Parked:
+    """The match failed :data:`PARK_AFTER` sweeps in a row and was parked: out of the due
+    index, ``attention`` = ``detail``, until its next change (the GM's)."""
+
+    match_id: str
+    detail: str
+
+
+SweepResult = Resolution | Reminder | Resumed | Parked | BeaconLate
 
 
 def _gm_step(deps: Deps, match_id: str, change: Callable[[Match, float], Match]) -> Match:
-    return _update(deps, match_id, lambda ld: change(ld.match, deps.clock()))
+    return _update(deps, match_id, lambda ld: change(unpark(ld.match), deps.clock()))
 
 
 def pause(deps: Deps, match_id: str, user_id: int) -> Match:
@@ -558,16 +654,28 @@ def _save_maybe_resolving(
     seal: SealedOrder | None = None,
     now: float | None = None,
     withdraw: str | None = None,
+    owe: tuple[Owed, ...] = (),
+    owe_if_resolved: tuple[Owed, ...] = (),
 ) -> SealResultLike:
     """Save ``changed`` (and the newly sealed order ``seal``, if any; without ``withdraw``'s
     order); when it leaves every order in, resolve the turn in the same conditional write, at
-    ``now`` (default: the clock)."""
+    ``now`` (default: the clock), owing its announcement after ``owe`` and
+    ``owe_if_resolved``."""
     if lifecycle.ready(changed):
         return _lock_and_resolve(
-            deps, loaded, changed, reason="all_sealed", seal=seal, now=now, withdraw=withdraw
+            deps,
+            loaded,
+            changed,
+            reason="all_sealed",
+            seal=seal,
+            now=now,
+            withdraw=withdraw,
+            owe=owe,
+            owe_if_resolved=owe_if_resolved,
+            index=15,
         )
     saved = deps.repo.save(
-        changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw
+        changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw, owe=owe
     )
     return saved, None
 
@@ -675,20 +783,24 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             late = now >= m.locked_at + deps.beacon_patience
             if late and saved.ui.get("beacon_late") != saved.turn:
                 told = replace(saved, ui={**saved.ui, "beacon_late": saved.turn})
-                return BeaconLate(deps.repo.save(told, expected_version=saved.version))
+                note = _owed(saved, "beacon_late", saved.turn, now, round=saved.beacon_round)
+                return BeaconLate(deps.repo.save(told, expected_version=saved.version, owe=[note]))
             return None
         if m.paused_at is not None:
             if now < m.paused_at + clock.clock_config(m).max_pause_seconds:
                 return None
             resumed = gm.resume(m, None, now)
-            saved, record = _save_maybe_resolving(deps, loaded, resumed)
+            note = _owed(m, "resumed", m.turn, now, status=m.ui.get("status"))
+            saved, record = _save_maybe_resolving(deps, loaded, resumed, owe=(note,))
             return Resumed(saved, record)
         if m.deadline is not None and m.deadline <= now:
             saved, record = _lock_and_resolve(deps, loaded, m, reason="deadline")
             return None if record is None else Resolution(saved, record)
         due = clock.reminder_at(m)
         if due is not None and due <= now:
-            saved = deps.repo.save(clock.mark_reminded(m), expected_version=m.version)
+            missing = lifecycle.missing(m)
+            note = _owed(m, "reminder", m.turn, now, missing=list(missing))
+            saved = deps.repo.save(clock.mark_reminded(m), expected_version=m.version, owe=[note])
             return Reminder(saved, lifecycle.missing(saved))
         return None
 
@@ -696,17 +808,25 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
 
 
 def sweep(
-    deps: Deps, limit: int = 50, on_error: Callable[[str, Exception], None] | None = None
+    deps: Deps,
+    limit: int = 50,
+    on_error: Callable[[str, Exception], None] | None = None,
+    *,
+    park_after: int = PARK_AFTER,
+    time_left: Callable[[], bool] | None = None,
 ) -> list[SweepResult]:
     """Everything the clock asks of all matches now (the Lambda sweeper and the local timer
-    both call this).
+    both call this), up to ``limit`` matches and while ``time_left()`` says so.
 
     One match's failure (a bug on a damaged state, throttling) neither stops the matches
     behind it in the index nor loses the results already saved, which no later sweep would
     return (those turns are no longer due): it goes to ``on_error`` (else the log) and the
-    match stays due, so the next sweep tries it again."""
+    match stays due, so the next sweep tries it again - up to ``park_after`` failures in a
+    row, then it is parked (:class:`Parked`) and no longer takes sweep time."""
     results: list[SweepResult] = []
     for match_id in deps.repo.due(deps.clock(), limit):
+        if time_left is not None and not time_left():
+            break
         try:
             result = tick(deps, match_id)
         except (CorruptRecordError, NotFoundError, TryAgainError):
@@ -716,6 +836,13 @@ def sweep(
                 log.error("sweeping match %s failed: %s: %s", match_id, type(exc).__name__, exc)
             else:
                 on_error(match_id, exc)
+            detail = f"{PARKED}{type(exc).__name__}: {exc}"[:300]
+            try:
+                if deps.repo.note_failure(match_id, detail, park_after):
+                    log.error("match %s parked after %d failed sweeps", match_id, park_after)
+                    results.append(Parked(match_id, detail))
+            except Exception as note_exc:  # the store itself is failing: next sweep
+                log.error("could not count the failure of %s: %s", match_id, note_exc)
             continue
         if result is not None:
             results.append(result)

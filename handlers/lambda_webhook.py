@@ -6,13 +6,19 @@ later updates meanwhile, so retries must be rare and useful):
 - 401: the ``X-Telegram-Bot-Api-Secret-Token`` header is missing or wrong (constant-time
   compare); nothing is stored or sent.
 - 200: handled; a duplicate delivery (the ``update_id`` is done); input we cannot use (not
-  JSON, no ``update_id``); permanent errors (``Forbidden``, ``BadRequest`` such as "message is
-  not modified", bugs) - logged, because retrying would fail the same way.
-- 500: transient errors (network, Telegram 5xx/429, DynamoDB throttling, ``TryAgainError``),
-  after releasing the claim so Telegram's redelivery is processed again - unless the update
-  had already resolved a turn (``Services.resolved``): then 200, since a redelivery would
-  apply it once more past the turn boundary (a typed order into the next turn). The reveal
-  itself is tried again in-process (``REVEAL_RETRIES``). Also when the claim cannot be made.
+  JSON, no ``update_id``); Telegram refusing a call (``Forbidden``, ``BadRequest`` such as
+  "message is not modified") - logged, because retrying would be refused the same way.
+- 500: any other failure - transient ones (network, Telegram 5xx/429, DynamoDB throttling,
+  ``TryAgainError``) and unexpected ones (a bug, a broken build) alike - after releasing the
+  claim so Telegram's redelivery is processed again - unless the update had already resolved
+  a turn (``Services.resolved``): then 200, since a redelivery would apply it once more past
+  the turn boundary (a typed order into the next turn). Also when the claim cannot be made.
+  After :data:`MAX_UPDATE_ATTEMPTS` attempts (:data:`MAX_TRANSIENT_ATTEMPTS` while they
+  fail only transiently) the update is *parked*: not processed again,
+  its last error kept on its record and logged, metric ``UpdateParked`` (an alarm), a short
+  apology in its chat, and 200. What a handled update owes the chats after its save (a
+  reveal...) is in the outbox (``handlers.telegram.outbox``): a failed send there fails
+  nothing here, the sweeper delivers it.
 - 503: another attempt at the same update holds its processing lease (it may still be
   running, e.g. Telegram gave up waiting for it): Telegram retries later, and by then that
   attempt has finished (a duplicate: 200) or died (its lease ran out: processed again).
@@ -36,9 +42,10 @@ import logging
 from typing import Any
 
 from telegram import Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
 from handlers import runtime
+from handlers.metrics import metric
 from handlers.runtime import Runtime
 
 log = logging.getLogger("sekundant.lambda")
@@ -51,6 +58,12 @@ LEASE_MARGIN_SECONDS = 5.0
 # Without a Lambda context (tests, a local run): the webhook function's ``Timeout`` in
 # ``template.yaml`` (25 s) plus the margin.
 FALLBACK_LEASE_SECONDS = 30.0
+# Attempts at one update (Telegram's redeliveries after our 500s) before it is parked: after
+# an unexpected error (a bug, a broken build) or an attempt that died (timeout, out of
+# memory), and - with more patience, since an outage ends - after transient ones.
+MAX_UPDATE_ATTEMPTS = 3
+MAX_TRANSIENT_ATTEMPTS = 20
+TRANSIENT = "transient: "  # how a release notes a transient error
 
 # DynamoDB error codes worth a retry (AWS SDK retry guidance), and the per-item reasons of a
 # cancelled transaction that mean the same (named without "Exception" there).
@@ -114,6 +127,11 @@ def handle(
     if claim.status == "processing":
         log.warning("update %s is being processed by another attempt: retry later", update_id)
         return _status(503)
+    transient_before = claim.error.startswith(TRANSIENT)
+    if claim.attempt > (MAX_TRANSIENT_ATTEMPTS if transient_before else MAX_UPDATE_ATTEMPTS):
+        _park(rt, data, update_id, claim.attempt - 1, claim.error)
+        _confirm(rt, update_id, claim.token)
+        return _status(200)
     errors = rt.services.errors
     errors.clear()
     resolved = rt.services.resolved
@@ -121,21 +139,24 @@ def handle(
         rt.run(rt.app.process_update(Update.de_json(data, rt.app.bot)))
     except Exception as exc:  # handler errors go to on_error; anything else lands here
         errors.append(exc)
-    transient = [e for e in errors if is_transient(e)]
+    retry = [e for e in errors if not isinstance(e, BadRequest | Forbidden)]
     for err in errors:
-        kind = "transient" if err in transient else "permanent"
+        kind = "refused" if err not in retry else "transient" if is_transient(err) else "unexpected"
         log.error("update %s failed (%s): %s", update_id, kind, _describe(err))
     errors.clear()
-    if transient and rt.services.resolved != resolved:
+    if retry:
+        metric("UpdateFailed", 1)
+    if retry and rt.services.resolved != resolved:
         # The update resolved a turn (saved) before failing: Telegram's redelivery would
         # apply it again after the turn boundary (a typed order sealed into the next turn).
         log.error("update %s resolved a turn before failing: not re-sent", update_id)
-        transient = []
-    if not transient:
+        retry = []
+    if not retry:
         _confirm(rt, update_id, claim.token)
         return _status(200)
     try:
-        repo.release_update(update_id, claim.token)
+        kind = TRANSIENT if all(is_transient(e) for e in retry) else ""
+        repo.release_update(update_id, claim.token, (kind + _describe(retry[0]))[:500])
     except Exception as exc:
         # The lease stays until it runs out; a redelivery after that is processed.
         log.error("could not release update %s: %s", update_id, _describe(exc))
@@ -152,6 +173,45 @@ def _confirm(rt: Runtime, update_id: int, token: str) -> None:
             log.error("update %s was claimed again while being processed", update_id)
     except Exception as exc:
         log.error("could not confirm update %s: %s", update_id, _describe(exc))
+
+
+def _park(rt: Runtime, data: dict[str, Any], update_id: int, attempts: int, error: str) -> None:
+    """Give up an update that failed every attempt: log it with its last error (kept on its
+    record too), count it for the alarm, and tell its chat, briefly (best effort)."""
+    log.error(
+        "update %s parked after %d failed attempts; last error: %s",
+        update_id,
+        attempts,
+        error or "unknown (the attempt died)",
+    )
+    metric("UpdateParked", 1)
+    chat_id, lang = _chat_of(data)
+    if chat_id is None:
+        return
+    from handlers.telegram.i18n import Tr, normalize
+
+    text = Tr(normalize(lang, rt.services.default_lang))("outbox.apology")
+    try:
+        rt.run(rt.app.bot.send_message(chat_id, text))
+    except Exception as exc:
+        log.error("could not apologise in chat %s: %s", chat_id, _describe(exc))
+
+
+def _chat_of(data: dict[str, Any]) -> tuple[int | None, str | None]:
+    """The chat an update came from and its sender's language (None for a membership change:
+    no apology to someone who just blocked the bot)."""
+    for key in ("message", "edited_message", "callback_query"):
+        part = data.get(key)
+        if not isinstance(part, dict):
+            continue
+        msg = part.get("message", {}) if key == "callback_query" else part
+        chat = msg.get("chat", {}) if isinstance(msg, dict) else {}
+        sender = part.get("from", {})
+        chat_id = chat.get("id") if isinstance(chat, dict) else None
+        lang = sender.get("language_code") if isinstance(sender, dict) else None
+        if isinstance(chat_id, int):
+            return chat_id, lang if isinstance(lang, str) else None
+    return None, None
 
 
 def is_transient(exc: BaseException) -> bool:

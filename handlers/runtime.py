@@ -2,18 +2,20 @@
 
 Built once per container and reused by every warm invocation, in two stages:
 
-- :func:`cold_start` (on the container's first call): what authenticating a delivery needs.
-  The bot token read once from SSM Parameter Store or Secrets Manager (:mod:`infra.secrets`),
-  never from a plain environment variable, never logged; the webhook secret; one event loop
+- :func:`cold_start` (on the container's first call): what authenticating a delivery needs,
+  and nothing more: the webhook secret (the only AWS call a delivery with a wrong secret
+  ever causes, once per container); one event loop
   that lives as long as the container: PTB's HTTP client pools connections bound to the loop
   that opened them, so ``asyncio.run`` per invocation breaks every second call
   (measured when the Lambda adapter was built).
-- :meth:`Runtime.wire` (on first use of ``app``/``deps``): what processing one needs. Settings
-  validated (no ``.env`` on Lambda), the DynamoDB client and repository, the Application
-  built and initialised. This imports the engine, pydantic, botocore and the bot's handlers
-  and creates the DynamoDB client (:mod:`infra.aws`: trimmed models, no boto3) - most of a
-  cold start's CPU - so a delivery with a wrong secret never pays for it; the first real
-  update pays it once, before it is processed.
+- :meth:`Runtime.wire` (on first use of ``app``/``deps``): what processing one needs. The bot
+  token read once from SSM Parameter Store or Secrets Manager (:mod:`infra.secrets`), never
+  from a plain environment variable, never logged; settings validated (no ``.env`` on
+  Lambda), the DynamoDB client and repository, the Application built and initialised. This
+  imports the engine, pydantic, botocore and the bot's handlers and creates the DynamoDB
+  client (:mod:`infra.aws`: trimmed models, no boto3) - most of a cold start's CPU - so a
+  delivery with a wrong secret never pays for it; the first real update pays it once,
+  before it is processed.
 
 A request class answers ``getMe`` from configuration (``TELEGRAM_BOT_USERNAME`` and the id
 before the token's colon), so wiring makes no network call.
@@ -43,6 +45,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 log = logging.getLogger("sekundant.lambda")
+
+# Bot API timeouts (seconds) of production's HTTP client: a reveal tried three times
+# (``bot.REVEAL_RETRIES``) stays under ~12 s.
+BOT_API_CONNECT_TIMEOUT = 2.0
+BOT_API_READ_TIMEOUT = 3.0
 
 # Loggers that would print the token: httpx logs every request URL (which contains it) at
 # INFO, PTB logs its base URL at DEBUG, botocore logs response bodies (the decrypted
@@ -180,10 +187,11 @@ def cold_start(
 
         raise SettingsError("TELEGRAM_BOT_USERNAME: expected the bot's username (without @)")
     make_client = clients or aws_client
-    token = secrets.bot_token(env, make_client)
+    # Only the webhook secret now: a delivery with a wrong secret costs no other AWS call.
     secret = secrets.webhook_secret(env, make_client) if webhook else None
 
     def wiring(rt: Runtime) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
+        token = secrets.bot_token(env, make_client)
         return _wire(rt, env, token, make_client, repo, request, clock)
 
     return Runtime(loop=asyncio.new_event_loop(), webhook_secret=secret, wiring=wiring)
@@ -214,9 +222,16 @@ def _wire(
     if request is None:
         from telegram.request import HTTPXRequest
 
-        # Sequential updates need few connections; timeouts stay PTB's (5 s), within the
-        # function's Timeout (template.yaml).
-        request = HTTPXRequest(connection_pool_size=4)
+        # Sequential updates need few connections. Explicit timeouts: a hanging Bot API
+        # fails a call in a few seconds, so the webhook answers inside its Timeout
+        # (template.yaml; the outbox sends what failed later).
+        request = HTTPXRequest(
+            connection_pool_size=4,
+            connect_timeout=BOT_API_CONNECT_TIMEOUT,
+            read_timeout=BOT_API_READ_TIMEOUT,
+            write_timeout=BOT_API_READ_TIMEOUT,
+            pool_timeout=1.0,
+        )
     app = build_application(
         deps,
         token,

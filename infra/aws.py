@@ -52,11 +52,35 @@ OPERATIONS: Mapping[str, tuple[str, ...]] = {
 }
 
 
+# Every client's retries and timeouts, explicit so they do not depend on the botocore the
+# Lambda runtime ships (older ones default to the ``legacy`` mode: 5-10 attempts and ~25 s of
+# backoff, longer than the webhook's Timeout). Worst case per call: 3 attempts of 1 s connect
+# or 2 s read, plus standard mode's backoff (<= 1 s, then <= 2 s): ~9 s, so a failing table
+# answers 500 well inside the 25 s Timeout even after a second failing call (the release).
+RETRY_MODE = "standard"
+MAX_ATTEMPTS = 3  # the first try included
+CONNECT_TIMEOUT = 1.0
+READ_TIMEOUT = 2.0
+
+
+def config() -> Any:
+    """The botocore ``Config`` every client gets (:data:`RETRY_MODE` and friends)."""
+    from botocore.config import Config
+
+    return Config(
+        retries={"mode": RETRY_MODE, "total_max_attempts": MAX_ATTEMPTS},
+        connect_timeout=CONNECT_TIMEOUT,
+        read_timeout=READ_TIMEOUT,
+    )
+
+
 def client(service: str, **kwargs: Any) -> Any:
     """A low-level client for ``service`` (one of :data:`OPERATIONS`), as
-    ``boto3.client(service, **kwargs)`` would make it but with fewer operations."""
+    ``boto3.client(service, **kwargs)`` would make it but with fewer operations, and with
+    :func:`config` unless ``config`` is given."""
     if service not in OPERATIONS:
         raise ValueError(f"no trimmed model for {service!r}; add it to infra.aws.OPERATIONS")
+    kwargs.setdefault("config", config())
     return _session().create_client(service, **kwargs)
 
 

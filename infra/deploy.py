@@ -42,6 +42,17 @@ FUNCTIONS = ("WebhookFunction", "SweeperFunction")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".mypy_cache")
 # The bot's gettext catalogs inside the package (``handlers.telegram.i18n.LOCALE_DIR``).
 LOCALE = Path("handlers") / "telegram" / "locale"
+# Development code the functions never import: the fake Bot API and its harness, the offline
+# sandbox, the SQLite adapter (make run), this deploy script. Left out of the package
+# (tests/serverless/test_package.py imports and runs the staged functions without them).
+DEV_ONLY = (
+    "handlers/telegram/fake_api.py",
+    "handlers/telegram/harness.py",
+    "handlers/telegram/sandbox.py",
+    "handlers/commands/sandbox.py",
+    "infra/sqlite.py",
+    "infra/deploy.py",
+)
 
 
 class DeployError(Exception):
@@ -109,6 +120,8 @@ def stage(root: Path = ROOT) -> Path:
     target.mkdir(parents=True)
     for package in PACKAGES:
         shutil.copytree(root / package, target / package, ignore=IGNORE)
+    for dev in DEV_ONLY:
+        (target / dev).unlink(missing_ok=True)
     compile_catalogs(target)
     shutil.copyfile(root / "requirements-lambda.txt", target / "requirements.txt")
     return target

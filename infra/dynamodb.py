@@ -13,6 +13,8 @@ membership          ``USER#<user id>``     ``MATCH#<id>``              -
 preferences         ``USER#<user id>``     ``PREFS``                   -
 processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl``; a lease:
                                                                        ``token``, ``lease``)
+owed message        ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` while pending
+chat lock           ``CHAT#<chat id>``     ``LOCK``                    - (``match_id``)
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
@@ -30,15 +32,16 @@ import math
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from engine import codec
-from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 
 log = logging.getLogger("sekundant.storage")
 
@@ -48,6 +51,9 @@ CHAT_INDEX = "GSI2"
 MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
+CONF_SK = "TURN#CONF#"  # sorts after every "TURN#<digits>": one history Query reads both
+OWED_SK = "OWED#"
+OWED_TTL_SECONDS = 14 * 24 * 3600  # a delivered (or given up) owed item is kept this long
 _USERS_CACHE_MAX = 1024
 
 Item = dict[str, dict[str, Any]]
@@ -81,6 +87,8 @@ class DynamoRepository:
         # re-puts all of them and stale ones are filtered when read.
         self._users: dict[str, tuple[int, frozenset[int]]] = {}
         self._users_lock = threading.Lock()
+        # (match id, config ref) this instance wrote or read: not written again.
+        self._configs: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ keys and items
 
@@ -122,10 +130,22 @@ class DynamoRepository:
         return item, doc
 
     def _record_items(self, record: TurnRecord) -> list[Item]:
-        """One item per turn record; a record too big for one item is split into parts."""
-        text = _dumps(codec.record_to_doc(record))
+        """One item per turn record (stored compactly: ``codec.record_to_stored``); a record
+        too big for one item is split into parts. Plus an item per configuration it refers
+        to that this instance has not written for the match yet (``TURN#CONF#<ref>``: after
+        every turn in the history Query)."""
+        stored, configs = codec.record_to_stored(record)
+        text = _dumps(stored)
         data = text.encode()
         pk = _s(f"MATCH#{record.match_id}")
+        extra: list[Item] = [
+            {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), "doc": _s(_dumps(c))}
+            for ref, c in configs.items()
+            if (record.match_id, ref) not in self._configs
+        ]
+        return extra + self._record_parts(record, text, data, pk)
+
+    def _record_parts(self, record: TurnRecord, text: str, data: bytes, pk: Any) -> list[Item]:
         base = {"type": _s("turn"), "turn": _n(record.turn)}
         if len(data) <= RECORD_CHUNK_BYTES:
             sk = _s(f"{TURN_SK}{record.turn:06d}#000")
@@ -142,6 +162,21 @@ class DynamoRepository:
             for i in range(parts)
         ]
 
+    def _owed_item(self, item: Owed) -> Item:
+        out: Item = {
+            "PK": _s(f"MATCH#{item.match_id}"),
+            "SK": _s(f"{OWED_SK}{item.key}"),
+            "type": _s("owed"),
+            "doc": _s(_dumps(item.to_doc())),
+            "token": _s(item.token),
+        }
+        if item.done:  # out of the index; swept by TTL after a while
+            out["ttl"] = _n(math.ceil(max(item.next_at, item.created_at) + OWED_TTL_SECONDS))
+        else:
+            out["GSI1PK"] = _s("OWED")
+            out["GSI1SK"] = _s(f"{_sortable(item.next_at)}#{item.match_id}#{item.key}")
+        return out
+
     # ------------------------------------------------------------------ membership cache
 
     def _remember(self, match_id: str, version: int, users: frozenset[int]) -> None:
@@ -157,7 +192,7 @@ class DynamoRepository:
 
     # ------------------------------------------------------------------ matches
 
-    def create(self, match: Match) -> Match:
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         item, doc = self._match_item(match, 1)
         users = frozenset(index_users(match))
         ops: list[dict[str, Any]] = [
@@ -170,17 +205,70 @@ class DynamoRepository:
             }
         ]
         ops += [self._put_member(uid, match) for uid in sorted(users)]
-        try:
-            self.client.transact_write_items(TransactItems=ops)
-        except ClientError as exc:
-            # Only the match item's condition failing means the id exists (or a concurrent
-            # create won); a throttled or conflicting transaction wrote nothing, so the caller
-            # must not be told it did (the webhook retries it).
-            if cancel_codes(exc)[:1] == ["ConditionalCheckFailed"]:
-                raise ConflictError(match.id) from None
-            raise
+        stale: str | None = None  # a lock held by a finished (or missing) match: taken over
+        for _ in range(3):
+            lock = [self._lock_op(match, stale)] if lock_chat else []
+            try:
+                self.client.transact_write_items(TransactItems=[ops[0], *lock, *ops[1:]])
+                break
+            except ClientError as exc:
+                # Only the match item's condition failing means the id exists (or a
+                # concurrent create won); a throttled or conflicting transaction wrote
+                # nothing, so the caller must not be told it did (the webhook retries it).
+                codes = cancel_codes(exc)
+                if codes[:1] == ["ConditionalCheckFailed"]:
+                    raise ConflictError(match.id) from None
+                if not lock_chat or codes[1:2] != ["ConditionalCheckFailed"]:
+                    raise
+                reasons = exc.response.get("CancellationReasons") or []
+                held = (reasons[1].get("Item") if len(reasons) > 1 else None) or self._lock_of(
+                    match.chat_id
+                )
+                holder = held.get("match_id", {}).get("S") if held else None
+                if holder is not None and self._unfinished(holder):
+                    raise ChatBusyError(holder) from None
+                stale = holder
+        else:
+            raise ConflictError(match.id)
         self._remember(match.id, 1, users)
         return codec.match_from_doc(doc)
+
+    def _lock_op(self, match: Match, stale: str | None) -> dict[str, Any]:
+        """The chat's creation lock for ``match``: new, or taken over from ``stale``."""
+        put: dict[str, Any] = {
+            "TableName": self.table,
+            "Item": {
+                "PK": _s(f"CHAT#{match.chat_id}"),
+                "SK": _s("LOCK"),
+                "type": _s("chatlock"),
+                "match_id": _s(match.id),
+            },
+            "ConditionExpression": "attribute_not_exists(PK)",
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+        if stale is not None:
+            put["ConditionExpression"] = "match_id = :stale"
+            put["ExpressionAttributeValues"] = {":stale": _s(stale)}
+        return {"Put": put}
+
+    def _lock_of(self, chat_id: int) -> Item | None:
+        got = self.client.get_item(
+            TableName=self.table,
+            Key={"PK": _s(f"CHAT#{chat_id}"), "SK": _s("LOCK")},
+            ConsistentRead=True,
+        )
+        item: Item | None = got.get("Item")
+        return item
+
+    def _unfinished(self, match_id: str) -> bool:
+        got = self.client.get_item(
+            TableName=self.table,
+            Key=self._match_key(match_id),
+            ConsistentRead=True,
+            ProjectionExpression="phase",
+        )
+        phase = got.get("Item", {}).get("phase", {}).get("S")
+        return phase is not None and phase != Phase.FINISHED.value
 
     def _put_member(self, user_id: int, match: Match) -> dict[str, Any]:
         return {
@@ -229,6 +317,7 @@ class DynamoRepository:
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         version = expected_version + 1
         item, doc = self._match_item(match, version)
@@ -266,6 +355,8 @@ class DynamoRepository:
                 put(it)
         if withdraw is not None:
             delete(self._order_key(match.id, withdraw))
+        for owed in owe:  # replaces a pending item of the same key (and its lease)
+            put(self._owed_item(replace(owed, token="", lease=0.0, done=False)))
         if seal is not None and not discard_orders and (record is None or seal.turn > record.turn):
             put(
                 {
@@ -303,6 +394,9 @@ class DynamoRepository:
                 raise ConflictError(match.id) from None
             raise
         self._remember(match.id, version, users)
+        for _, sk in ops:
+            if sk.startswith(CONF_SK) and len(self._configs) < 4096:
+                self._configs.add((match.id, sk.removeprefix(CONF_SK)))
         return codec.match_from_doc(doc)
 
     def _exists(self, match_id: str) -> bool:
@@ -381,14 +475,100 @@ class DynamoRepository:
 
     def due(self, now: float, limit: int = 50) -> list[str]:
         # Keys "<deadline>#<id>" all sort below "<now>$" when deadline <= now ('#' < '$').
-        page = self.client.query(
-            TableName=self.table,
+        # Paginated: a page ends at 1 MB or ``Limit`` items, whichever comes first.
+        out: list[str] = []
+        for i in self._query(
             IndexName=DEADLINE_INDEX,
             KeyConditionExpression="GSI1PK = :d AND GSI1SK < :upper",
             ExpressionAttributeValues={":d": _s("DUE"), ":upper": _s(f"{_sortable(now)}$")},
-            Limit=limit,
+            Limit=min(limit, 1000),
+        ):
+            out.append(i["PK"]["S"].removeprefix("MATCH#"))
+            if len(out) >= limit:
+                break
+        return out
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        # The count lives on the match item; a save Puts the whole item, which resets it.
+        try:
+            got = self.client.update_item(
+                TableName=self.table,
+                Key=self._match_key(match_id),
+                UpdateExpression="ADD sweep_failures :one",
+                ConditionExpression="attribute_exists(PK)",
+                ExpressionAttributeValues={":one": _n(1)},
+                ReturnValues="UPDATED_NEW",
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        if int(got["Attributes"]["sweep_failures"]["N"]) != park_after:
+            return False
+        # Parked: out of the deadline index until the next save writes the keys again.
+        self.client.update_item(
+            TableName=self.table,
+            Key=self._match_key(match_id),
+            UpdateExpression="SET attention = :d REMOVE GSI1PK, GSI1SK ADD version :one",
+            ConditionExpression="attribute_exists(PK)",
+            ExpressionAttributeValues={":d": _s(detail), ":one": _n(1)},
         )
-        return [i["PK"]["S"].removeprefix("MATCH#") for i in page.get("Items", [])]
+        return True
+
+    # ------------------------------------------------------------------ outbox
+
+    def owed(self, match_id: str) -> list[Owed]:
+        items = self._query(
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :o)",
+            ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":o": _s(OWED_SK)},
+            ConsistentRead=True,
+        )
+        owed = [Owed.from_doc(json.loads(i["doc"]["S"])) for i in items]
+        return sorted((o for o in owed if not o.done), key=lambda o: o.seq)
+
+    def _put_owed_if(self, item: Owed, token: str) -> bool:
+        try:
+            self.client.put_item(
+                TableName=self.table,
+                Item=self._owed_item(item),
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":token": _s(token)},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        got = self.client.get_item(
+            TableName=self.table,
+            Key={"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{OWED_SK}{key}")},
+            ConsistentRead=True,
+        )
+        if "Item" not in got:
+            return None
+        item = Owed.from_doc(json.loads(got["Item"]["doc"]["S"]))
+        if item.done or item.next_at > now or item.lease > now:
+            return None
+        claimed = replace(item, token=uuid.uuid4().hex, lease=now + lease)
+        return claimed if self._put_owed_if(claimed, item.token) else None
+
+    def update_owed(self, item: Owed) -> bool:
+        return bool(item.token) and self._put_owed_if(item, item.token)
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        found: dict[str, None] = {}
+        for i in self._query(
+            IndexName=DEADLINE_INDEX,
+            KeyConditionExpression="GSI1PK = :o AND GSI1SK < :upper",
+            ExpressionAttributeValues={":o": _s("OWED"), ":upper": _s(f"{_sortable(now)}$")},
+        ):
+            found[i["PK"]["S"].removeprefix("MATCH#")] = None
+            if len(found) >= limit:
+                break
+        return list(found)
 
     # ------------------------------------------------------------------ history
 
@@ -401,19 +581,26 @@ class DynamoRepository:
         )
 
     def history(self, match_id: str) -> list[TurnRecord]:
-        records: list[TurnRecord] = []
+        texts: list[str] = []
+        configs: dict[str, Any] = {}
         chunks: list[bytes] = []
         try:
             for item in self._turn_items(match_id):
+                sk = item["SK"]["S"]
+                if sk.startswith(CONF_SK):
+                    configs[sk.removeprefix(CONF_SK)] = json.loads(item["doc"]["S"])
+                    continue
                 if "doc" in item:
-                    records.append(_record_from_text(match_id, item["doc"]["S"]))
+                    texts.append(item["doc"]["S"])
                     continue
                 chunks.append(bytes(item["blob"]["B"]))
                 if len(chunks) == int(item["parts"]["N"]):
-                    records.append(_record_from_text(match_id, b"".join(chunks).decode()))
+                    texts.append(b"".join(chunks).decode())
                     chunks = []
             if chunks:
                 raise CorruptRecordError(match_id, "turn record with missing parts")
+            records = [_record_from_text(match_id, text, configs) for text in texts]
+            self._configs.update((match_id, ref) for ref in configs)
         except (KeyError, ValueError, UnicodeDecodeError) as exc:
             err = CorruptRecordError(match_id, f"unreadable turn record: {exc!r}")
             self._corrupt(err)
@@ -443,21 +630,31 @@ class DynamoRepository:
         # A lease is the item with ``token`` and ``lease`` (its end); a done update has neither
         # (as every claim written before leases). TTL deletion is lazy (up to days late), so
         # an expired item counts as absent.
+        # An UpdateItem, not a Put: ``attempts`` counts the claims across released leases.
         token = uuid.uuid4().hex
         key = self._update_key(update_id)
         try:
-            self.client.put_item(
+            got = self.client.update_item(
                 TableName=self.table,
-                Item=key
-                | {
-                    "type": _s("update"),
-                    "ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
-                    "token": _s(token),
-                    "lease": _n(now + lease),
-                },
+                Key=key,
+                UpdateExpression="SET #type = :type, #ttl = :ttl, #token = :token, #lease = :lease"
+                " ADD attempts :one",
                 ConditionExpression="attribute_not_exists(PK) OR #ttl <= :now OR #lease <= :now",
-                ExpressionAttributeNames={"#ttl": "ttl", "#lease": "lease"},
-                ExpressionAttributeValues={":now": _n(now)},
+                ExpressionAttributeNames={
+                    "#type": "type",
+                    "#ttl": "ttl",
+                    "#token": "token",
+                    "#lease": "lease",
+                },
+                ExpressionAttributeValues={
+                    ":type": _s("update"),
+                    ":ttl": _n(math.ceil(now + UPDATE_TTL_SECONDS)),
+                    ":token": _s(token),
+                    ":lease": _n(now + lease),
+                    ":now": _n(now),
+                    ":one": _n(1),
+                },
+                ReturnValues="ALL_NEW",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as exc:
@@ -469,7 +666,9 @@ class DynamoRepository:
                 held = got.get("Item")
             # Gone meanwhile (released): "processing" makes Telegram retry, and that claims it.
             return UpdateClaim("done" if held is not None and "token" not in held else "processing")
-        return UpdateClaim("claimed", token)
+        new = got.get("Attributes", {})
+        attempts = int(new.get("attempts", {}).get("N", "1"))
+        return UpdateClaim("claimed", token, attempts, new.get("error", {}).get("S", ""))
 
     def confirm_update(self, update_id: int, token: str, now: float) -> bool:
         try:
@@ -490,14 +689,20 @@ class DynamoRepository:
             raise
         return True
 
-    def release_update(self, update_id: int, token: str) -> None:
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
+        # The lease ends now (``lease`` 0: the next claim takes it); ``attempts`` stays.
         try:
-            self.client.delete_item(
+            self.client.update_item(
                 TableName=self.table,
                 Key=self._update_key(update_id),
+                UpdateExpression="SET #lease = :zero, #error = :error",
                 ConditionExpression="#token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={":token": _s(token)},
+                ExpressionAttributeNames={"#token": "token", "#lease": "lease", "#error": "error"},
+                ExpressionAttributeValues={
+                    ":token": _s(token),
+                    ":zero": _n(0),
+                    ":error": _s(error),
+                },
             )
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
@@ -603,8 +808,8 @@ def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 
 
-def _record_from_text(match_id: str, text: str) -> TurnRecord:
+def _record_from_text(match_id: str, text: str, configs: Mapping[str, Any]) -> TurnRecord:
     try:
-        return codec.record_from_doc(json.loads(text))
+        return codec.record_from_stored(json.loads(text), configs)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CorruptRecordError(match_id, f"unreadable turn record: {exc!r}") from exc

@@ -16,13 +16,14 @@ import json
 import logging
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from engine import codec
-from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 
 log = logging.getLogger("sekundant.storage")
 
@@ -31,6 +32,15 @@ def _frozen(doc: dict[str, Any]) -> dict[str, Any]:
     """A private deep copy, as a real store would keep: no object is shared with callers."""
     copied: dict[str, Any] = json.loads(json.dumps(doc))
     return copied
+
+
+def _row(kept: tuple[Any, ...] | None) -> tuple[float, float, str, int, str] | None:
+    """An update record; one written before attempts were counted has three fields."""
+    if kept is None:
+        return None
+    expiry, lease_until, token, *rest = kept
+    attempts, error = (*rest, 0, "")[:2]
+    return expiry, lease_until, token, int(attempts), str(error)
 
 
 class _Meta(NamedTuple):
@@ -97,9 +107,15 @@ class MemoryRepository:
         self.matches = _Docs()
         self.orders: dict[str, dict[str, dict[str, Any]]] = {}
         self.records: dict[str, list[dict[str, Any]]] = {}
-        # update id -> (record expiry, lease expiry, token); a lease has a token, "" = done.
-        self.updates: dict[int, tuple[float, float, str]] = {}
+        self.configs: dict[str, dict[str, Any]] = {}  # the records' configurations, by reference
+        # update id -> (record expiry, lease expiry, token, attempts, error); a lease has a
+        # token, "" = done; a released lease has lease expiry 0.
+        self.updates: dict[int, tuple[float, float, str, int, str]] = {}
         self.prefs: dict[int, dict[str, Any]] = {}
+        self.outbox: dict[str, dict[str, dict[str, Any]]] = {}  # match id -> key -> Owed doc
+        self.failures: dict[str, int] = {}  # failed sweeps in a row (note_failure)
+        self.parked: set[str] = set()  # out of due() until the next save
+        self.chat_locks: dict[int, str] = {}  # chat id -> the match holding its creation lock
         # The JSON text of a stored order beside the very dict it was made from (a dict
         # replaced behind our back, as tests do, is simply not found), and the _Meta of a
         # match beside the very text it was read from.
@@ -125,13 +141,22 @@ class MemoryRepository:
             self._order_texts[match_id, pid] = kept
         return codec.order_from_doc(json.loads(kept[1]))
 
-    def create(self, match: Match) -> Match:
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         with self._lock:
             if match.id in self.matches:
                 raise ConflictError(match.id)
+            if lock_chat:
+                holder = self.chat_locks.get(match.chat_id)
+                if holder is not None and self._unfinished(holder):
+                    raise ChatBusyError(holder)
+                self.chat_locks[match.chat_id] = match.id
             self.orders[match.id] = {}
             self.records[match.id] = []
             return self._put_match(match, 1)
+
+    def _unfinished(self, match_id: str) -> bool:
+        text = self.matches.text(match_id)
+        return text is not None and json.loads(text).get("phase") != Phase.FINISHED.value
 
     def load(self, match_id: str) -> Loaded:
         try:
@@ -163,6 +188,7 @@ class MemoryRepository:
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         with self._lock:
             if match.id not in self.matches:
@@ -175,7 +201,9 @@ class MemoryRepository:
             if withdraw is not None:
                 orders.pop(withdraw, None)
             if record is not None:
-                self.records[match.id].append(_frozen(codec.record_to_doc(record)))
+                doc, configs = codec.record_to_stored(record)
+                self.records[match.id].append(_frozen(doc))
+                self.configs.setdefault(match.id, {}).update(_frozen(configs))
                 for pid in [p for p, o in orders.items() if o["turn"] <= record.turn]:
                     del orders[pid]
             if discard_orders:
@@ -184,6 +212,11 @@ class MemoryRepository:
                 self.records[match.id] = [
                     r for r in self.records[match.id] if r["turn"] != drop_record
                 ]
+            box = self.outbox.setdefault(match.id, {})
+            for item in owe:
+                box[item.key] = _frozen(replace(item, token="", lease=0.0, done=False).to_doc())
+            self.failures.pop(match.id, None)
+            self.parked.discard(match.id)
             return self._put_match(match, expected_version + 1)
 
     def _active(self, wanted: Callable[[_Meta], bool]) -> list[Match]:
@@ -226,6 +259,7 @@ class MemoryRepository:
     def due(self, now: float, limit: int = 50) -> list[str]:
         with self._lock:
             due = self._active(lambda meta: meta.wake_at is not None and meta.wake_at <= now)
+            due = [m for m in due if m.id not in self.parked]
             due.sort(key=lambda m: m.wake_at or 0.0)
             return [m.id for m in due[:limit]]
 
@@ -233,8 +267,10 @@ class MemoryRepository:
         try:
             with self._lock:
                 try:
+                    configs = self.configs.get(match_id, {})
                     return [
-                        codec.record_from_doc(_frozen(r)) for r in self.records.get(match_id, [])
+                        codec.record_from_stored(_frozen(r), configs)
+                        for r in self.records.get(match_id, [])
                     ]
                 except (KeyError, TypeError, ValueError) as exc:
                     detail = f"unreadable turn record: {exc!r}"
@@ -245,30 +281,38 @@ class MemoryRepository:
 
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:
         with self._lock:
-            kept = self.updates.get(update_id)
+            kept = _row(self.updates.get(update_id))
+            attempts, error = 0, ""
             if kept is not None and kept[0] > now:
-                _, lease_until, token = kept
+                _, lease_until, token, attempts, error = kept
                 if not token:
                     return UpdateClaim("done")
                 if lease_until > now:
                     return UpdateClaim("processing")
             token = uuid.uuid4().hex
-            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, now + lease, token)
-            return UpdateClaim("claimed", token)
+            attempts += 1
+            self.updates[update_id] = (
+                now + UPDATE_TTL_SECONDS,
+                now + lease,
+                token,
+                attempts,
+                error,
+            )
+            return UpdateClaim("claimed", token, attempts, error)
 
     def confirm_update(self, update_id: int, token: str, now: float) -> bool:
         with self._lock:
-            kept = self.updates.get(update_id)
+            kept = _row(self.updates.get(update_id))
             if kept is None or not token or kept[2] != token:
                 return False
-            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, 0.0, "")
+            self.updates[update_id] = (now + UPDATE_TTL_SECONDS, 0.0, "", kept[3], kept[4])
             return True
 
-    def release_update(self, update_id: int, token: str) -> None:
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
         with self._lock:
-            kept = self.updates.get(update_id)
+            kept = _row(self.updates.get(update_id))
             if kept is not None and token and kept[2] == token:
-                del self.updates[update_id]
+                self.updates[update_id] = (kept[0], 0.0, token, kept[3], error)
 
     def flag(self, match_id: str, detail: str) -> None:
         with self._lock:
@@ -287,6 +331,49 @@ class MemoryRepository:
     def _corrupt(self, exc: CorruptRecordError) -> None:
         log.error("corrupt record: match %s: %s", exc.match_id, exc.detail)
         self.flag(exc.match_id, exc.detail)
+
+    # ------------------------------------------------------------------ outbox
+
+    def owed(self, match_id: str) -> list[Owed]:
+        with self._lock:
+            items = [Owed.from_doc(_frozen(d)) for d in self.outbox.get(match_id, {}).values()]
+        return sorted((i for i in items if not i.done), key=lambda i: i.seq)
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        with self._lock:
+            doc = self.outbox.get(match_id, {}).get(key)
+            if doc is None or doc["done"] or doc["next_at"] > now or doc["lease"] > now:
+                return None
+            doc["token"], doc["lease"] = uuid.uuid4().hex, now + lease
+            return Owed.from_doc(_frozen(doc))
+
+    def update_owed(self, item: Owed) -> bool:
+        with self._lock:
+            box = self.outbox.get(item.match_id, {})
+            doc = box.get(item.key)
+            if doc is None or not item.token or doc["token"] != item.token:
+                return False
+            box[item.key] = _frozen(item.to_doc())
+            return True
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        with self._lock:
+            found = sorted(
+                (d["next_at"], mid)
+                for mid, box in self.outbox.items()
+                for d in box.values()
+                if not d["done"] and d["next_at"] <= now
+            )
+        return list(dict.fromkeys(mid for _, mid in found))[:limit]
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        with self._lock:
+            n = self.failures[match_id] = self.failures.get(match_id, 0) + 1
+            if n < park_after or match_id in self.parked:
+                return False
+            self.parked.add(match_id)
+            self._flag(match_id, detail)
+            return True
 
     def load_prefs(self, user_id: int) -> dict[str, Any]:
         with self._lock:

@@ -17,21 +17,26 @@ import logging
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from engine import codec
-from engine.errors import ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, UpdateClaim, index_users
+from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
 
 log = logging.getLogger("sekundant.storage")
 
 # PRAGMA user_version: the table layout (documents carry their own schema). 2: the update
 # lease (``updates.token`` and ``lease_until``, added to a layout-1 file when it is opened).
-LAYOUT_VERSION = 2
+# 3: the outbox, the count of failed sweeps, the chats' creation locks and the records'
+# configurations (new tables, created when an older file opens), the update's attempts and
+# last error (new columns).
+LAYOUT_VERSION = 3
+OWED_KEEP_SECONDS = 14 * 24 * 3600  # how long a delivered owed item stays (as on DynamoDB)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -72,12 +77,52 @@ CREATE TABLE IF NOT EXISTS updates (
     update_id   INTEGER PRIMARY KEY,
     expires     REAL NOT NULL,            -- the dedup record's end (and a lease's)
     token       TEXT,                     -- a processing lease's token; NULL once done
-    lease_until REAL                      -- when that lease runs out
+    lease_until REAL,                     -- when that lease runs out (0: released)
+    attempts    INTEGER NOT NULL DEFAULT 0, -- claims so far (layout 3)
+    error       TEXT                      -- what the last released attempt failed with
 );
+CREATE TABLE IF NOT EXISTS outbox (
+    match_id TEXT NOT NULL,
+    key      TEXT NOT NULL,
+    pending  INTEGER NOT NULL,            -- 0 once delivered (or given up)
+    next_at  REAL NOT NULL,
+    seq      INTEGER NOT NULL,
+    token    TEXT NOT NULL,               -- the deliverer's lease token ("" when none)
+    doc      TEXT NOT NULL,               -- engine.ports.Owed as JSON
+    PRIMARY KEY (match_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE pending = 1;
+CREATE TABLE IF NOT EXISTS record_configs (
+    match_id TEXT NOT NULL,
+    ref      TEXT NOT NULL,               -- codec.config_ref: what the records refer to
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (match_id, ref)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS chat_locks (
+    chat_id  INTEGER PRIMARY KEY,         -- one creation lock per chat (create(lock_chat=True))
+    match_id TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweep_failures (
+    match_id TEXT PRIMARY KEY,
+    n        INTEGER NOT NULL
+) WITHOUT ROWID;
 """
 
 
-_TABLES = frozenset({"matches", "match_users", "orders", "records", "prefs", "updates"})
+_TABLES = frozenset(
+    {
+        "matches",
+        "match_users",
+        "orders",
+        "records",
+        "prefs",
+        "updates",
+        "outbox",
+        "sweep_failures",
+        "chat_locks",
+        "record_configs",
+    }
+)
 
 
 class StoreOpenError(ValueError):
@@ -119,7 +164,12 @@ def _migrate(db: sqlite3.Connection) -> None:
     """Bring a store of an older layout up to :data:`LAYOUT_VERSION` (in the caller's write
     transaction, so two processes opening the same old file do not both alter it)."""
     columns = {r[1] for r in db.execute("PRAGMA table_info(updates)")}
-    for name, decl in (("token", "TEXT"), ("lease_until", "REAL")):
+    for name, decl in (
+        ("token", "TEXT"),
+        ("lease_until", "REAL"),
+        ("attempts", "INTEGER NOT NULL DEFAULT 0"),
+        ("error", "TEXT"),
+    ):
         if name not in columns:  # layout 1: its claims have no token, so they count as done
             db.execute(f"ALTER TABLE updates ADD COLUMN {name} {decl}")
     db.execute(f"PRAGMA user_version = {LAYOUT_VERSION}")
@@ -202,10 +252,22 @@ class SqliteRepository:
 
     # ------------------------------------------------------------------ matches
 
-    def create(self, match: Match) -> Match:
+    def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         doc = codec.match_to_doc(match) | {"version": 1}
         try:
             with self._write() as db:
+                if lock_chat:
+                    held = db.execute(
+                        "SELECT l.match_id FROM chat_locks l JOIN matches m ON m.id = l.match_id"
+                        " WHERE l.chat_id = ? AND m.active = 1",
+                        (match.chat_id,),
+                    ).fetchone()
+                    if held is not None and held[0] != match.id:
+                        raise ChatBusyError(held[0])
+                    db.execute(
+                        "INSERT OR REPLACE INTO chat_locks (chat_id, match_id) VALUES (?, ?)",
+                        (match.chat_id, match.id),
+                    )
                 db.execute(
                     "INSERT INTO matches (id, chat_id, created_at, active, due, version,"
                     " attention, doc) VALUES (?, ?, ?, ?, ?, 1, ?, ?)",
@@ -255,6 +317,7 @@ class SqliteRepository:
         record: TurnRecord | None = None,
         discard_orders: bool = False,
         drop_record: int | None = None,
+        owe: Sequence[Owed] = (),
     ) -> Match:
         version = expected_version + 1
         doc = codec.match_to_doc(match) | {"version": version}
@@ -288,9 +351,14 @@ class SqliteRepository:
                     "DELETE FROM orders WHERE match_id = ? AND pid = ?", (match.id, withdraw)
                 )
             if record is not None:
+                stored, configs = codec.record_to_stored(record)
                 db.execute(
                     "INSERT OR REPLACE INTO records (match_id, turn, doc) VALUES (?, ?, ?)",
-                    (match.id, record.turn, _dumps(codec.record_to_doc(record))),
+                    (match.id, record.turn, _dumps(stored)),
+                )
+                db.executemany(
+                    "INSERT OR IGNORE INTO record_configs (match_id, ref, doc) VALUES (?, ?, ?)",
+                    [(match.id, ref, _dumps(c)) for ref, c in configs.items()],
                 )
                 # The record reveals the turn's orders; the sealed items are no longer needed.
                 db.execute(
@@ -302,6 +370,9 @@ class SqliteRepository:
                 db.execute(
                     "DELETE FROM records WHERE match_id = ? AND turn = ?", (match.id, drop_record)
                 )
+            for item in owe:
+                self._put_owed(db, replace(item, token="", lease=0.0, done=False))
+            db.execute("DELETE FROM sweep_failures WHERE match_id = ?", (match.id,))
             self._index_users(db, match)
         return codec.match_from_doc(doc)
 
@@ -360,8 +431,12 @@ class SqliteRepository:
             rows = db.execute(
                 "SELECT doc FROM records WHERE match_id = ? ORDER BY turn", (match_id,)
             ).fetchall()
+            config_rows = db.execute(
+                "SELECT ref, doc FROM record_configs WHERE match_id = ?", (match_id,)
+            ).fetchall()
         try:
-            return [_record_from_text(match_id, r[0]) for r in rows]
+            configs = {ref: json.loads(doc) for ref, doc in config_rows}
+            return [_record_from_text(match_id, r[0], configs) for r in rows]
         except CorruptRecordError as exc:
             self._corrupt(exc)
             raise
@@ -372,15 +447,20 @@ class SqliteRepository:
         token = uuid.uuid4().hex
         with self._write() as db:
             cur = db.execute(
-                "INSERT INTO updates (update_id, expires, token, lease_until) VALUES (?, ?, ?, ?)"
+                "INSERT INTO updates (update_id, expires, token, lease_until, attempts)"
+                " VALUES (?, ?, ?, ?, 1)"
                 " ON CONFLICT (update_id) DO UPDATE SET expires = excluded.expires,"
-                " token = excluded.token, lease_until = excluded.lease_until"
+                " token = excluded.token, lease_until = excluded.lease_until,"
+                " attempts = updates.attempts + 1"
                 " WHERE updates.expires <= ? OR (updates.token IS NOT NULL"
                 " AND updates.lease_until <= ?)",
                 (update_id, now + UPDATE_TTL_SECONDS, token, now + lease, now, now),
             )
             if cur.rowcount == 1:
-                claim = UpdateClaim("claimed", token)
+                attempts, error = db.execute(
+                    "SELECT attempts, error FROM updates WHERE update_id = ?", (update_id,)
+                ).fetchone()
+                claim = UpdateClaim("claimed", token, attempts, error or "")
             else:
                 held = db.execute(
                     "SELECT token FROM updates WHERE update_id = ?", (update_id,)
@@ -399,9 +479,99 @@ class SqliteRepository:
             )
             return cur.rowcount == 1
 
-    def release_update(self, update_id: int, token: str) -> None:
+    def release_update(self, update_id: int, token: str, error: str = "") -> None:
         with self._write() as db:
-            db.execute("DELETE FROM updates WHERE update_id = ? AND token = ?", (update_id, token))
+            db.execute(
+                "UPDATE updates SET lease_until = 0, error = ? WHERE update_id = ? AND token = ?",
+                (error, update_id, token),
+            )
+
+    # ------------------------------------------------------------------ outbox
+
+    @staticmethod
+    def _put_owed(db: sqlite3.Connection, item: Owed) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO outbox (match_id, key, pending, next_at, seq, token, doc)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.match_id,
+                item.key,
+                int(not item.done),
+                item.next_at,
+                item.seq,
+                item.token,
+                _dumps(item.to_doc()),
+            ),
+        )
+
+    def owed(self, match_id: str) -> list[Owed]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT doc FROM outbox WHERE match_id = ? AND pending = 1 ORDER BY seq",
+                (match_id,),
+            ).fetchall()
+        return [Owed.from_doc(json.loads(r[0])) for r in rows]
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        with self._write() as db:
+            row = db.execute(
+                "SELECT doc FROM outbox WHERE match_id = ? AND key = ? AND pending = 1"
+                " AND next_at <= ?",
+                (match_id, key, now),
+            ).fetchone()
+            if row is None:
+                return None
+            item = Owed.from_doc(json.loads(row[0]))
+            if item.lease > now:
+                return None
+            item = replace(item, token=uuid.uuid4().hex, lease=now + lease)
+            self._put_owed(db, item)
+            return item
+
+    def update_owed(self, item: Owed) -> bool:
+        with self._write() as db:
+            row = db.execute(
+                "SELECT token FROM outbox WHERE match_id = ? AND key = ?",
+                (item.match_id, item.key),
+            ).fetchone()
+            if row is None or not item.token or row[0] != item.token:
+                return False
+            self._put_owed(db, item)
+            if item.done:  # delivered items are kept a while for inspection, then dropped
+                db.execute(
+                    "DELETE FROM outbox WHERE pending = 0"
+                    " AND json_extract(doc, '$.created_at') < ?",
+                    (item.created_at - OWED_KEEP_SECONDS,),
+                )
+            return True
+
+    def owed_due(self, now: float, limit: int = 100) -> list[str]:
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT match_id, MIN(next_at) AS at FROM outbox WHERE pending = 1"
+                " AND next_at <= ? GROUP BY match_id ORDER BY at, match_id LIMIT ?",
+                (now, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO sweep_failures (match_id, n) VALUES (?, 1)"
+                " ON CONFLICT (match_id) DO UPDATE SET n = n + 1",
+                (match_id,),
+            )
+            (n,) = db.execute(
+                "SELECT n FROM sweep_failures WHERE match_id = ?", (match_id,)
+            ).fetchone()
+            if n != park_after:
+                return False
+            # Parked: out of the due index (the next save sets ``due`` again) and flagged.
+            cur = db.execute(
+                "UPDATE matches SET due = NULL, attention = ?, version = version + 1 WHERE id = ?",
+                (detail, match_id),
+            )
+            return cur.rowcount == 1
 
     # ------------------------------------------------------------------ preferences
 
@@ -464,8 +634,8 @@ def _order_from_text(match_id: str, text: str) -> SealedOrder:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 
 
-def _record_from_text(match_id: str, text: str) -> TurnRecord:
+def _record_from_text(match_id: str, text: str, configs: Mapping[str, Any]) -> TurnRecord:
     try:
-        return codec.record_from_doc(json.loads(text))
+        return codec.record_from_stored(json.loads(text), configs)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise CorruptRecordError(match_id, f"unreadable turn record: {exc!r}") from exc

@@ -49,13 +49,13 @@ from telegram.warnings import PTBUserWarning
 from engine import match as lifecycle
 from engine import rulesets as registry
 from engine import usecases
-from engine.errors import ConflictError, NotFoundError, Rejection
-from engine.match import Match, Phase, TurnRecord
+from engine.errors import ChatBusyError, ConflictError, NotFoundError, Rejection
+from engine.match import Match, Phase, SealedOrder, TurnRecord
 from engine.ports import PrefsRepository
 from engine.ruleset import Outcome
 from engine.usecases import Deps, TryAgainError
 from handlers.telegram import callbacks as cbcodec
-from handlers.telegram import commitments, hints, npc, plain, render, reveal, stale
+from handlers.telegram import commitments, hints, npc, outbox, plain, render, reveal, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.clock_text import deadline_line, with_deadline
 from handlers.telegram.fairness import receipt_screen, reveal_proof
@@ -172,11 +172,19 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
 async def _api(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
     """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
     webhook answers 500 and Telegram retries later). ``retries``: how many times a network
-    error or a Telegram 5xx is tried again after a short pause (for messages nothing else
-    would send again, such as a reveal; a duplicate is the lesser harm)."""
+    error or a Telegram 5xx is tried again after a short pause. Inside an outbox delivery the
+    call goes through its journal (:mod:`handlers.telegram.outbox`): a message sent by an
+    earlier attempt is not sent again."""
+    journal = outbox.current()
+    if journal is None:
+        return await _api_call(svc, call, retries)
+    return await journal.run(lambda: _api_call(svc, call, retries))
+
+
+async def _api_call(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
     for attempt in range(retries):
         try:
-            return await _api(svc, call)
+            return await _api_call(svc, call)
         except NetworkError as exc:
             if isinstance(exc, BadRequest | Forbidden | RetryAfter):
                 raise  # permanent, or already waited for
@@ -218,13 +226,18 @@ async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> 
     return msg
 
 
-async def post_commitment(context: Ctx, match: Match) -> Match:
-    """The open turn's commitment as its own message, if the group does not have it yet."""
+async def post_commitment(context: Ctx, match: Match, *, strict: bool = False) -> Match:
+    """The open turn's commitment as its own message, if the group does not have it yet.
+    ``strict``: a failure raises (an owed delivery is then tried again by the outbox); else
+    it is logged and the next seal tries again."""
 
     async def to_chat(chat_id: int, screen: Screen) -> Message:
         return await send(context, chat_id, screen)
 
-    return await commitments.try_post(to_chat, services(context).deps, match)
+    deps = services(context).deps
+    if strict:
+        return await commitments.post(to_chat, deps, match)
+    return await commitments.try_post(to_chat, deps, match)
 
 
 async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
@@ -339,6 +352,14 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
     await edit(context, match.chat_id, int(mid), screen)
+    # Never back in time: if the turn resolved while this edit travelled, the resolution's
+    # closing edit may have landed first and been overwritten; close it again (the same
+    # edit twice changes nothing, so whichever lands last shows the newer state).
+    latest = svc.deps.repo.load(match.id).match
+    if latest.turn != match.turn or latest.phase is not Phase.RUNNING:
+        record = next((r for r in svc.deps.repo.history(match.id) if r.turn == match.turn), None)
+        if record is not None:
+            await close_status(context, int(mid), latest, record)
 
 
 def group_match(svc: Services, chat_id: int) -> Match:
@@ -765,7 +786,19 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     lang = svc.user_lang(user)
     mid = cb.arg(2) or None  # pickers drawn before ids were carried: a new id
     try:
-        match = usecases.create_match(svc.deps, msg.chat.id, user.id, rid, lang=lang, match_id=mid)
+        match = usecases.create_match(
+            svc.deps, msg.chat.id, user.id, rid, lang=lang, match_id=mid, lock_chat=True
+        )
+    except ChatBusyError as busy:
+        # Another picker of this chat was pressed at the same instant (both passed the check
+        # above) and made the chat's match: this press shows that lobby too.
+        match = svc.deps.repo.load(busy.match_id).match
+        if match.phase is not Phase.LOBBY:
+            raise Alert(tr("duel.exists", id=match.id)) from None
+        gtr = Tr(match.lang)
+        screen = render.lobby_screen(gtr, match, _lobby_url(context, match))
+        await edit(context, msg.chat.id, msg.message_id, screen)
+        return None
     except ConflictError:
         # This picker's match exists: the other tap of a double tap, or this press before a
         # failed edit (Telegram re-sent it). Show its lobby again, as the first press would.
@@ -805,7 +838,19 @@ async def btn_option(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = services(context)
     match = gm_lobby(svc, tr, cb, user)
-    match, events = usecases.start(svc.deps, match.id, user.id)
+    if match.ui.get("lobby") != msg.message_id:  # the start goes where this press was
+        match = usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
+    match, _events = usecases.start(svc.deps, match.id, user.id)
+    await outbox.deliver(context, match.id)  # announce_started, owed with the start
+    return None
+
+
+async def announce_started(
+    context: Ctx, lobby_id: int | None, match: Match, events: Sequence[Any], *, opened: bool
+) -> None:
+    """The owed announcement of a start (``handlers.telegram.owed``): the lobby message
+    becomes the start (seats, setup events such as initiative), then (``opened``: the first
+    turn is still the match's turn) the turn opens."""
     gtr = Tr(match.lang)
     ui = get_ui(match.ruleset)
     names = names_of(match)
@@ -817,11 +862,15 @@ async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
             )
         )
     lines += [ui.event_text(gtr, names, e.kind, e.actor, e.data) for e in events]
-    setup = usecases.history(svc.deps, match.id)[0]  # turn 0: its seed is revealed now
-    lines.append(reveal_proof(gtr, match, setup))
-    await edit(context, match.chat_id, msg.message_id, Screen("\n".join(lines)))
-    await open_turn(context, match)
-    return None
+    history = usecases.history(services(context).deps, match.id)
+    if history:  # turn 0: its seed is revealed now
+        lines.append(reveal_proof(gtr, match, history[0]))
+    if lobby_id is not None:
+        await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+    else:
+        await send(context, match.chat_id, Screen("\n".join(lines)))
+    if opened:
+        await open_turn(context, match)
 
 
 async def open_turn(context: Ctx, match: Match) -> None:
@@ -831,7 +880,7 @@ async def open_turn(context: Ctx, match: Match) -> None:
     gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
-    match = await post_commitment(context, match)  # its own message, never edited
+    match = await post_commitment(context, match, strict=True)  # its own message, never edited
     now = svc.deps.clock()
     status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
@@ -948,17 +997,17 @@ async def _seal(
     match = await post_commitment(context, match)  # a failed posting is retried first
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
-    res = usecases.seal_order(svc.deps, match.id, user_id, pid, order, turn=match.turn)
-    receipt = receipt_screen(  # the order, its salt and full fingerprint, the deadline
-        tr, res.match, res.order, res.replaced, svc.deps.clock(), final=res.record is not None
+    # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
+    # a failed receipt could not be had again by re-sending the order past the turn.
+    where = {"message": message.message_id if message is not None else None, "lang": tr.lang}
+    res = usecases.seal_order(
+        svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
     sent: Message | None = None
     try:
-        if message is not None:
-            await edit(context, message.chat.id, message.message_id, receipt)
-        else:
-            sent = await send(context, user_id, receipt)
-    finally:  # a lost receipt must not cost the group its reveal (nor Services.resolved)
+        if res.record is None:
+            sent = await send_receipt(context, tr, res.match, res.order, res.replaced, where)
+    finally:  # a lost receipt must not cost the group its status (nor Services.resolved)
         if res.record is None:
             fps = {pid: res.order.fingerprint}
             if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
@@ -966,32 +1015,66 @@ async def _seal(
             await refresh_status(context, res.match, fps)
             await stale.remember(context, res.match, [sent])  # a typed order's receipt
         else:
-            edited = message.message_id if message is not None else None
-            await on_resolved(context, match, res.match, res.record, edited=edited)
+            await on_resolved(context, match, res.match, res.record)
     for hook in SEAL_HOOKS:
         await hook(context, match, res)
 
 
-async def on_resolved(
-    context: Ctx, before: Match, after: Match, record: TurnRecord, *, edited: int | None = None
-) -> None:
-    """A turn resolved: close its status message, remove the keyboards of its builders and
-    receipts (``edited``: the receipt the resolving seal just drew without one), post the
-    reveal, then the next turn (or the final summary). The reveal is tried again on a network
-    hiccup: nothing else sends it."""
+async def send_receipt(
+    context: Ctx,
+    tr: Tr,
+    match: Match,
+    order: SealedOrder,
+    replaced: bool,
+    where: Mapping[str, Any],
+) -> Message | None:
+    """A player's receipt (the order, its salt and full fingerprint, the deadline): the builder
+    message ``where["message"]`` becomes it, else a new private message (returned, so its
+    keyboard can go when the turn resolves: ``stale``)."""
+    svc = services(context)
+    final = match.turn != order.turn or match.phase is not Phase.RUNNING
+    receipt = receipt_screen(tr, match, order, replaced, svc.deps.clock(), final=final)
+    user_id = order.by_user if order.by_user is not None else match.gm_user_id
+    if where.get("message") is not None:
+        await edit(context, user_id, int(where["message"]), receipt)
+        return None
+    return await send(context, user_id, receipt)
+
+
+async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
+    """A turn resolved, and its announcement was saved with it in the outbox: deliver it now
+    (:func:`announce_resolved`); what fails is delivered by the sweeper."""
     services(context).resolved += 1  # see Services.resolved
+    await outbox.deliver(context, after.id)
+
+
+async def close_status(context: Ctx, status_id: int, after: Match, record: TurnRecord) -> None:
+    """Turn ``record.turn``'s status message, closed."""
+    fps = {o.pid: o.fingerprint for o in record.orders if not o.default}
+    screen = render.closed_status(Tr(after.lang), after, record.turn, fps)
+    await edit(context, after.chat_id, status_id, screen)
+
+
+async def announce_resolved(
+    context: Ctx,
+    status_id: int | None,
+    after: Match,
+    record: TurnRecord,
+    *,
+    last: bool = True,
+    edited: int | None = None,
+) -> None:
+    """The owed announcement of a resolved turn (``handlers.telegram.owed``): close its
+    status message, remove the keyboards of its builders and receipts (``edited``: the
+    receipt the resolving seal drew without one), post the reveal (picture and text), then
+    (``last``: no later turn resolved meanwhile) the next turn or the final summary."""
     gtr = Tr(after.lang)
-    status_id = before.ui.get("status")
     if status_id is not None:
-        fps = {o.pid: o.fingerprint for o in record.orders if not o.default}
-        await edit(
-            context,
-            after.chat_id,
-            int(status_id),
-            render.closed_status(gtr, after, record.turn, fps),
-        )
+        await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
     await send_reveal(context, after, record)
+    if not last:
+        return
     if after.phase is Phase.FINISHED:
         await send(context, after.chat_id, summary_screen(gtr, after))
         return
@@ -1285,6 +1368,9 @@ def build_application(
     clock.register(app)  # turn clock: /clock, lobby clock buttons
     odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
     gm_panel.register(app)  # GM powers, player commands, /dossier
+    from handlers.telegram import owed
+
+    owed.register()  # the outbox's send functions
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

@@ -21,8 +21,8 @@ from telegram.ext import Application, CallbackContext, CommandHandler, filters
 
 from engine import usecases
 from engine.match import Match, Phase, TurnRecord
-from engine.usecases import BeaconLate, Reminder, Resolution, Resumed, SweepResult
-from handlers.telegram import bot, clock_text, render
+from engine.usecases import Parked, SweepResult
+from handlers.telegram import bot, clock_text, outbox, render
 from handlers.telegram.bot import Ctx, Services, command, send, services
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
@@ -78,25 +78,20 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
 
 
 async def announce(app: Any, results: Sequence[SweepResult]) -> None:
-    """Tell the chats what a sweep did. One match's failure does not hide the others' (it is
-    logged and kept in ``Services.errors``)."""
+    """Tell the chats what a sweep did: each result's announcement was saved with it in the
+    outbox (``handlers.telegram.owed`` sends it); a parked match tells its GM. One match's
+    failure does not hide the others' (it is logged and kept in ``Services.errors``)."""
     context: Any = CallbackContext(app)
     svc = services(context)
     for result in results:
+        match_id = result.match_id if isinstance(result, Parked) else result.match.id
         try:
-            if isinstance(result, Resolution) and result.record.reason != "deadline":
-                # a locked turn whose beacon round came after the request that locked it
-                await bot.on_resolved(context, result.match, result.match, result.record)
-            elif isinstance(result, Resolution):
-                await announce_deadline(context, result.match, result.record)
-            elif isinstance(result, BeaconLate):
-                await send(context, result.match.chat_id, beacon_late_screen(result.match))
-            elif isinstance(result, Reminder):
-                await remind(context, result.match, result.missing)
-            elif isinstance(result, Resumed):
-                await announce_resumed(context, result.match, result.record)
+            if isinstance(result, Parked):
+                await announce_parked(context, match_id)
+            else:
+                await outbox.deliver(context, match_id)
         except Exception as exc:  # reported; the other results go on
-            log.exception("announcing %s for %s failed", type(result).__name__, result.match.id)
+            log.exception("announcing %s for %s failed", type(result).__name__, match_id)
             svc.errors.append(exc)
 
 
@@ -106,6 +101,17 @@ def beacon_late_screen(match: Match) -> Screen:
     tr = Tr(match.lang)
     text = tr("fair.beacon_late", turn=match.turn, round=match.beacon_round or 0)
     return Screen(text, [[Button(tr("btn.force"), Callback("gfr", match.id, match.turn))]])
+
+
+async def announce_parked(context: Ctx, match_id: str) -> None:
+    """The match kept failing its sweeps and was parked: the GM is told privately, with the
+    reason (the status shows it too) and what brings it back."""
+    svc = services(context)
+    match = svc.deps.repo.load(match_id).match
+    tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
+    reason = (match.attention or "").removeprefix(usecases.PARKED)
+    text = tr("outbox.parked", title=Raw(render.match_title(tr, match)), reason=reason)
+    await bot.dm(context, match, match.gm_user_id, Screen(text))
 
 
 def _default_lines(tr: Tr, match: Match, record: TurnRecord) -> list[str]:
@@ -123,8 +129,8 @@ def _default_lines(tr: Tr, match: Match, record: TurnRecord) -> list[str]:
 
 
 async def announce_deadline(context: Ctx, match: Match, record: TurnRecord) -> None:
-    """The deadline resolved a turn: say so in the group with each player's default order,
-    tell each of them privately, then the usual reveal."""
+    """The deadline resolved a turn: say so in the group with each player's default order and
+    tell each of them privately (the reveal follows: ``handlers.telegram.owed``)."""
     gtr = Tr(match.lang)
     lines = [gtr("clock.deadline_passed", turn=record.turn)]
     lines += _default_lines(gtr, match, record) or [gtr("clock.all_were_in")]
@@ -132,7 +138,6 @@ async def announce_deadline(context: Ctx, match: Match, record: TurnRecord) -> N
     from handlers.telegram import input_flow
 
     await input_flow.tell_defaulted(context, match, record, key="clock.you_defaulted")
-    await bot.on_resolved(context, match, match, record)
 
 
 async def remind(context: Ctx, match: Match, missing: Sequence[str]) -> None:
@@ -161,8 +166,10 @@ async def remind(context: Ctx, match: Match, missing: Sequence[str]) -> None:
         await bot.dm(context, match, uid, Screen(text, rows))
 
 
-async def announce_resumed(context: Ctx, match: Match, record: TurnRecord | None) -> None:
-    """A pause ran out by itself (``max_pause_seconds``)."""
+async def announce_resumed(
+    context: Ctx, match: Match, record: TurnRecord | None, *, refresh: bool = True
+) -> None:
+    """A pause ran out by itself (``max_pause_seconds``); ``refresh``: update the status."""
     svc = services(context)
     gtr = Tr(match.lang)
     text = gtr("clock.auto_resumed")
@@ -170,7 +177,7 @@ async def announce_resumed(context: Ctx, match: Match, record: TurnRecord | None
     await send(context, match.chat_id, Screen(f"{text}\n{deadline}" if deadline else text))
     if record is not None:
         await bot.on_resolved(context, match, match, record)
-    else:
+    elif refresh:
         await bot.refresh_status(context, match)
 
 
@@ -183,6 +190,7 @@ async def sweep_once(app: Any) -> list[SweepResult]:
     results = usecases.sweep(svc.deps)
     if results:
         await announce(app, results)
+    await outbox.deliver_due(app)  # what earlier deliveries could not send
     return results
 
 

@@ -163,7 +163,7 @@ def cold_start_ratio() -> None:
     cpu = {k: statistics.median(c for _, c in v) for k, v in got.items()}
     b = wall["base"]
     labels = (
-        ("init", "import + cold_start (token, secret, loop)", "; for reference"),
+        ("init", "import + cold_start (webhook secret, loop)", "; for reference"),
         ("wired", "import + cold_start + wiring (repository, Application)", "; target <= 1.25"),
         ("httpx", "the same with production's HTTPXRequest, not the fake API", "; for reference"),
         ("first", "the above + the first real update", "; for reference"),

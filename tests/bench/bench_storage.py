@@ -8,6 +8,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,17 @@ def dynamodb_requests() -> None:
 
         measure("claim + confirm an update id", None, claim_and_confirm)
 
+        def deliver_owed() -> None:  # the outbox of the resolution above, one message sent
+            (item,) = [o for o in repo.owed(match_id) if o.kind == "resolved"]
+            claimed = repo.claim_owed(match_id, item.key, time.time(), 60.0)
+            assert claimed is not None
+            sent = replace(claimed, sent={"1": [CHAT, 1]})
+            repo.update_owed(sent)  # the journal: one per message Telegram accepted
+            repo.update_owed(replace(sent, done=True))
+
+        measure("outbox: list, claim, 1 message, done", None, deliver_owed)
+        measure("outbox: sweeper's query", None, lambda: repo.owed_due(time.time()))
+
 
 def _ready(deps: Deps) -> str:
     """A lobby with both players seated and characters picked."""
@@ -127,9 +139,84 @@ def sqlite_seals() -> None:
         repo.close()
 
 
+def record_sizes() -> None:
+    """Bytes of a stored turn record per turn: whole (as every version before stored it) and
+    compact (``codec.record_to_stored``; the configuration, stored once per match, not
+    counted). Target: at most half."""
+    import json
+
+    from engine import codec
+    from tests.support.records import RULESETS, turn_records
+
+    for ruleset in RULESETS:
+        records = turn_records(ruleset)
+        whole = sum(len(json.dumps(codec.record_to_doc(r), separators=(",", ":"))) for r in records)
+        compact = sum(
+            len(json.dumps(codec.record_to_stored(r)[0], separators=(",", ":"))) for r in records
+        )
+        ratio = compact / whole
+        mark = "" if ratio <= 0.5 else "  OVER TARGET"
+        print(
+            f"   record bytes per turn, {ruleset:<8} {whole // len(records):>6} whole"
+            f" -> {compact // len(records):>6} stored ({ratio:.0%}, target <= 50%){mark}"
+        )
+
+
+def hanging_dynamodb() -> None:
+    """How long one DynamoDB call takes to give up when the endpoint accepts connections and
+    never answers (the worst case of ``infra.aws.config``: every attempt waits its read
+    timeout). The webhook must answer 500 inside its 25 s Timeout after two such calls (the
+    failing one and the release of the update's lease)."""
+    import socket
+    import threading
+
+    from infra import aws
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    held: list[socket.socket] = []
+
+    def accept() -> None:
+        while True:
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                return
+
+    threading.Thread(target=accept, daemon=True).start()
+    client = aws.client(
+        "dynamodb",
+        region_name="eu-west-1",
+        endpoint_url=f"http://127.0.0.1:{server.getsockname()[1]}",
+        aws_access_key_id="bench",
+        aws_secret_access_key="bench",
+    )
+    attempts = [0]
+    client.meta.events.register(
+        "before-send.dynamodb", lambda **_: attempts.__setitem__(0, attempts[0] + 1)
+    )
+    started = time.perf_counter()
+    try:
+        client.get_item(TableName="t", Key={"PK": {"S": "p"}, "SK": {"S": "s"}})
+    except Exception as exc:  # the read timeout, after the retries
+        failure = type(exc).__name__
+    elapsed = time.perf_counter() - started
+    server.close()
+    for conn in held:
+        conn.close()
+    mark = "" if 2 * elapsed < 25 else "  OVER TARGET"
+    print(
+        f"   DynamoDB that never answers: one call gives up in {elapsed:.1f} s"
+        f" ({attempts[0]} attempts, {failure}); target: two < 25 s{mark}"
+    )
+
+
 def main() -> None:
     dynamodb_requests()
     sqlite_seals()
+    record_sizes()
+    hanging_dynamodb()
 
 
 if __name__ == "__main__":

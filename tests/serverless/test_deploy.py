@@ -146,6 +146,7 @@ def test_i18n_loads_a_precompiled_mo_without_babel(
 
     monkeypatch.setattr(i18n, "mo_file", lambda lang, locale_dir: tmp_path / f"{lang}.mo")
     monkeypatch.setattr(i18n, "compile_catalog", no_babel)
+    monkeypatch.setattr(i18n, "_PLUGIN_DIRS", [])  # a test plug-in's catalogs ship as .po
     i18n.catalog.cache_clear()
     try:
         assert i18n.t("en", "lobby.title", ruleset="<b>x</b>", id="m1") == expected

@@ -5,6 +5,10 @@ And a redelivered typed order whose first attempt resolved the turn is not seale
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import signal
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -153,3 +157,56 @@ def test_the_lease_is_the_invocation_time_left_plus_a_margin() -> None:
     # The fallback outlasts any invocation of the webhook function.
     props = load_template()["Resources"]["WebhookFunction"]["Properties"]
     assert props["Timeout"] + lambda_webhook.LEASE_MARGIN_SECONDS <= LEASE
+
+
+def test_a_worker_process_killed_between_claim_and_confirm_is_handled_once(
+    tmp_path: Path,
+) -> None:
+    """A real container process claims Alice's typed order, seals it, and is killed (SIGKILL)
+    before it confirms. Telegram's redelivery is held off (503) while the lease may be in use,
+    then processed once: her order sealed once, not twice, and a later duplicate ignored."""
+    from handlers.runtime import cold_start
+    from handlers.telegram.fake_api import FakeBotAPI
+    from infra.sqlite import SqliteRepository
+    from tests.serverless import kill_worker
+    from tests.serverless.webhook_harness import WEBHOOK_NOW, lambda_env
+    from tests.support.clock import FakeClock
+
+    path = tmp_path / "store.sqlite3"
+    repo = SqliteRepository(path)
+    clock, api = FakeClock(WEBHOOK_NOW), FakeBotAPI()
+    rt = cold_start(
+        lambda_env("webhook-secret"),
+        request=api,
+        clients=lambda s: kill_worker.Secrets(),
+        clock=clock,
+        repo=repo,
+    )
+    h = WebhookHarness([rt], api, clock)
+    match_id, alice, bob = open_duel(h)
+    update = _held(h, lambda: h.say(alice, int(alice["id"]), MISS))
+    ctx = multiprocessing.get_context("spawn")  # a fresh interpreter, as a container is
+    processed = ctx.Event()
+    worker = ctx.Process(
+        target=kill_worker.work, args=(str(path), update, [alice, bob], clock.now, processed)
+    )
+    worker.start()
+    try:
+        assert processed.wait(120), "the worker never got to its confirm"
+    finally:
+        os.kill(worker.pid or 0, signal.SIGKILL)
+        worker.join()
+    assert worker.exitcode == -signal.SIGKILL
+    seat = h.deps.repo.load(match_id).match.seat_of_user(int(alice["id"]))
+    assert seat is not None and h.deps.repo.load(match_id).match.sealed == (seat.pid,)
+    assert _status(h, update) == 503  # its lease may still be in use
+    clock.now += LEASE
+    assert _status(h, update) == 200  # the lease ran out: processed again
+    loaded = h.deps.repo.load(match_id)
+    assert loaded.match.sealed == (seat.pid,) and list(loaded.orders) == [seat.pid]
+    assert loaded.match.turn == 1  # sealed once: the turn waits for Bob
+    calls = len(api.calls)
+    assert _status(h, update) == 200  # a duplicate now
+    assert len(api.calls) == calls
+    h.close()
+    repo.close()

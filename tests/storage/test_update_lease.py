@@ -41,7 +41,7 @@ def test_dynamo_a_refused_claim_is_one_call(
     dynamo_repo.claim_update(7, T0, 60.0)
     before = len(dynamo_spy.calls)
     assert dynamo_repo.claim_update(7, T0 + 1, 60.0).status == "processing"
-    assert dynamo_spy.calls[before:] == ["put_item"]
+    assert dynamo_spy.calls[before:] == ["update_item"]
 
 
 LAYOUT_1 = """
@@ -69,7 +69,7 @@ def test_an_sqlite_store_of_layout_1_is_migrated_and_its_claims_stay_done(tmp_pa
         repo.close()
     SqliteRepository(path).close()  # opening a migrated store again changes nothing
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 2
+    assert db.execute("PRAGMA user_version").fetchone()[0] == LAYOUT_VERSION == 3
     columns = [r[1] for r in db.execute("PRAGMA table_info(updates)")]
-    assert columns == ["update_id", "expires", "token", "lease_until"]
+    assert columns == ["update_id", "expires", "token", "lease_until", "attempts", "error"]
     db.close()

@@ -1,0 +1,205 @@
+"""Delivery of the outbox: messages a save owes (:class:`engine.ports.Owed`), sent once.
+
+A use case that changes what the chats must be told (a turn resolved, a reminder is due, a
+pause ran out) writes an owed item in the same conditional write as the change. Whoever
+handled it then calls :func:`deliver` at once; what is left (Telegram down or rate limited,
+the function killed between the save and the send) is delivered by the sweeper
+(:func:`deliver_due`; locally by the polling process's timer), with bounded retries and
+backoff that honours Telegram's ``retry_after``.
+
+Each kind of item maps to a send function (:func:`register`; the Telegram layer registers its
+own, ``handlers.telegram.owed``) that renders from the latest stored state when it runs. Every
+Bot API call it makes goes through the item's :class:`Journal` (``bot._api`` asks
+:func:`current`): a sent message's id is recorded on the item before the next call, and a
+delivery that resumes after a failure replays the recorded sends instead of repeating them
+(edits are simply made again: the same edit twice changes nothing). So a send function must
+make the same sends in the same order when it runs again: it may skip what the latest state
+says is no longer owed (a later turn opened), as long as it skips it from then on (state only
+moves forward). A Bot API call made around ``bot._api`` is not journaled. A delivery holds a lease
+on the item (:data:`engine.ports.OWED_LEASE_SECONDS`), so a webhook and the sweeper never
+send it both; a match's items go out in order, and a failed one holds back the later ones of
+its chat (a player's failed receipt does not hold back the group's reveal).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import warnings
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from telegram import Chat, Message
+from telegram.error import BadRequest, Forbidden, RetryAfter
+
+from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
+from handlers.metrics import metric
+
+log = logging.getLogger("sekundant.outbox")
+
+MAX_ATTEMPTS = 8  # then the item is given up (logged at ERROR, metric OwedGivenUp)
+BACKOFF_SECONDS = 30.0  # after the first failed delivery; doubles with each attempt
+BACKOFF_MAX_SECONDS = 1800.0
+
+Sender = Callable[[Any, Owed], Awaitable[None]]
+SENDERS: dict[str, Sender] = {}
+
+
+def register(kind: str, sender: Sender) -> None:
+    """Let ``sender(context, item)`` deliver the owed items of ``kind``."""
+    SENDERS[kind] = sender
+
+
+class Superseded(Exception):  # noqa: N818 - control flow, not an error
+    """The item was replaced by a newer one of its key, or taken over by another deliverer
+    (our lease ran out): stop without writing."""
+
+
+class Journal:
+    """The sends already made for one owed item, recorded as they happen."""
+
+    def __init__(self, repo: MatchRepository, item: Owed) -> None:
+        self.repo = repo
+        self.item = item
+        self.step = 0
+
+    async def run(self, call: Callable[[], Awaitable[Any]]) -> Any:
+        """One Bot API call of the delivery, or its recorded result when an earlier attempt
+        made it already."""
+        self.step += 1
+        key = str(self.step)
+        kept = self.item.sent.get(key)
+        if kept is not None:
+            chat_id, message_id = kept
+            return Message(message_id, datetime.fromtimestamp(0, UTC), Chat(chat_id, "private"))
+        result = await call()
+        if isinstance(result, Message):
+            sent = {**self.item.sent, key: [result.chat_id, result.message_id]}
+            self.item = replace(self.item, sent=sent)
+            if not self.repo.update_owed(self.item):
+                raise Superseded
+        return result
+
+
+_JOURNAL: contextvars.ContextVar[Journal | None] = contextvars.ContextVar(
+    "sekundant_journal", default=None
+)
+
+
+def current() -> Journal | None:
+    """The journal of the delivery running in this task, if any."""
+    return _JOURNAL.get()
+
+
+def _services(context: Any) -> Any:
+    from handlers.telegram.bot import services
+
+    return services(context)
+
+
+async def deliver(context: Any, match_id: str) -> int:
+    """Deliver the match's owed items that are due, in order; returns how many were
+    delivered. Never raises: what fails stays owed (with its backoff) for the sweeper."""
+    deps = _services(context).deps
+    repo: MatchRepository = deps.repo
+    delivered = 0
+    waiting: set[int] = set()  # chats whose next item is not delivered now
+    try:
+        for item in repo.owed(match_id):
+            if item.chat_id in waiting:
+                continue  # in order: a chat's later items wait for its earlier one
+            now = deps.clock()
+            claimed = None
+            if item.next_at <= now:  # else backing off
+                claimed = repo.claim_owed(match_id, item.key, now, OWED_LEASE_SECONDS)
+            # Not claimed: another deliverer holds it (and goes on with the rest).
+            if claimed is None or not await _deliver_one(context, repo, claimed, deps.clock):
+                waiting.add(item.chat_id)
+                continue
+            delivered += 1
+    except Exception as exc:  # the store failed: the leases run out, the sweeper goes on
+        log.error("delivering the outbox of %s failed: %s: %s", match_id, type(exc).__name__, exc)
+    return delivered
+
+
+async def _deliver_one(
+    context: Any, repo: MatchRepository, item: Owed, clock: Callable[[], float]
+) -> bool:
+    sender = SENDERS.get(item.kind)
+    journal = Journal(repo, item)
+    token = _JOURNAL.set(journal)
+    try:
+        if sender is None:
+            raise LookupError(f"no sender for owed items of kind {item.kind!r}")
+        await sender(context, item)
+    except Superseded:
+        return False
+    except Exception as exc:
+        _failed(repo, journal.item, exc, clock())
+        return False
+    finally:
+        _JOURNAL.reset(token)
+    repo.update_owed(replace(journal.item, done=True, lease=0.0, error=""))
+    return True
+
+
+def _failed(repo: MatchRepository, item: Owed, exc: Exception, now: float) -> None:
+    attempts = item.attempts + 1
+    error = f"{type(exc).__name__}: {exc}"[:300]
+    if isinstance(exc, BadRequest | Forbidden | LookupError) or attempts >= MAX_ATTEMPTS:
+        log.error(
+            "gave up the owed %s of match %s after %d attempts: %s",
+            item.key,
+            item.match_id,
+            attempts,
+            error,
+        )
+        metric("OwedGivenUp", 1)
+        repo.update_owed(replace(item, attempts=attempts, error=error, done=True, lease=0.0))
+        return
+    delay = max(retry_after(exc), min(BACKOFF_SECONDS * 2 ** (attempts - 1), BACKOFF_MAX_SECONDS))
+    log.warning(
+        "owed %s of match %s not delivered (attempt %d, again in %.0f s): %s",
+        item.key,
+        item.match_id,
+        attempts,
+        delay,
+        error,
+    )
+    repo.update_owed(replace(item, attempts=attempts, error=error, next_at=now + delay, lease=0.0))
+
+
+def retry_after(exc: BaseException) -> float:
+    """Telegram's ``retry_after`` of a 429 (seconds), else 0."""
+    if not isinstance(exc, RetryAfter):
+        return 0.0
+    with warnings.catch_warnings():  # PTB 22.2+: int now, timedelta later; both handled
+        warnings.simplefilter("ignore")
+        delay = exc.retry_after
+    return delay.total_seconds() if isinstance(delay, timedelta) else float(delay)
+
+
+async def deliver_due(
+    app: Any, *, limit: int = 100, time_left: Callable[[], bool] | None = None
+) -> dict[str, float]:
+    """The sweeper's part: deliver every match's owed items that are due (backoff passed).
+    Returns counts and ``oldest_owed_age`` (seconds; the alarm's metric)."""
+    from telegram.ext import CallbackContext
+
+    context: Any = CallbackContext(app)
+    deps = _services(context).deps
+    repo: MatchRepository = deps.repo
+    delivered = 0
+    for match_id in repo.owed_due(deps.clock(), limit):
+        if time_left is not None and not time_left():
+            break
+        delivered += await deliver(context, match_id)
+    now = deps.clock()
+    oldest = 0.0
+    for match_id in repo.owed_due(now + 10 * BACKOFF_MAX_SECONDS, limit):  # every pending one
+        for item in repo.owed(match_id):
+            oldest = max(oldest, now - item.created_at)
+    metric("OldestOwedAge", oldest, unit="Seconds")
+    return {"delivered": delivered, "oldest_owed_age": oldest}

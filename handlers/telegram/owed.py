@@ -1,0 +1,102 @@
+"""The Telegram layer's send functions for the outbox (:mod:`handlers.telegram.outbox`).
+
+Each renders its owed item from the latest stored state when it runs, so a late delivery
+never shows an older state than the chat has seen: a reveal is the record of its turn; the next
+turn is opened only if no later turn resolved meanwhile; a reminder goes only to players who
+still have not sealed that turn. New kinds (a picture after the reveal, a commitment message)
+plug in with :func:`handlers.telegram.outbox.register`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import match as lifecycle
+from engine.match import Phase
+from engine.ports import Owed
+from handlers.telegram import bot, clock, outbox
+from handlers.telegram.i18n import Tr
+
+
+async def send_resolved(context: Any, item: Owed) -> None:
+    """A resolved turn: with ``reason`` deadline the default orders first (group and each
+    defaulted player), then the reveal and the next turn (``bot.announce_resolved``)."""
+    repo = bot.services(context).deps.repo
+    latest = repo.load(item.match_id).match
+    history = repo.history(item.match_id)
+    record = next((r for r in history if r.turn == item.turn), None)
+    if record is None:
+        return  # undone before it was announced: the GM's undo told the chat
+    if record.reason == "deadline":
+        await clock.announce_deadline(context, latest, record)
+    status, edited = item.data.get("status"), item.data.get("edited")
+    last = record.turn == history[-1].turn
+    await bot.announce_resolved(
+        context,
+        None if status is None else int(status),
+        latest,
+        record,
+        last=last,
+        edited=None if edited is None else int(edited),
+    )
+
+
+async def send_started(context: Any, item: Owed) -> None:
+    """A match started: the start in place of the lobby, then the first turn (unless a later
+    turn is already the match's: it was announced by then)."""
+    repo = bot.services(context).deps.repo
+    latest = repo.load(item.match_id).match
+    history = repo.history(item.match_id)
+    events = history[0].events if history and history[0].turn == 0 else ()
+    lobby = item.data.get("lobby")
+    opened = latest.phase is Phase.RUNNING and latest.turn == item.turn
+    await bot.announce_started(
+        context, None if lobby is None else int(lobby), latest, events, opened=opened
+    )
+
+
+async def send_receipt(context: Any, item: Owed) -> None:
+    """The receipt of the order that resolved its turn (the order as revealed)."""
+    repo = bot.services(context).deps.repo
+    latest = repo.load(item.match_id).match
+    record = next((r for r in repo.history(item.match_id) if r.turn == item.turn), None)
+    pid = item.data.get("pid")
+    order = None if record is None else next((o for o in record.orders if o.pid == pid), None)
+    if order is None or order.default:
+        return  # undone meanwhile: the GM's undo told the players
+    tr = Tr(str(item.data.get("lang") or latest.lang))
+    await bot.send_receipt(context, tr, latest, order, bool(item.data.get("replaced")), item.data)
+
+
+async def send_reminder(context: Any, item: Owed) -> None:
+    """The turn's one reminder, to those still missing when it is sent."""
+    latest = bot.services(context).deps.repo.load(item.match_id).match
+    if latest.phase is not Phase.RUNNING or latest.turn != item.turn:
+        return
+    missing = lifecycle.missing(latest)
+    if missing:
+        await clock.remind(context, latest, missing)
+
+
+async def send_resumed(context: Any, item: Owed) -> None:
+    """A pause that ran out by itself (a resolution it caused is owed on its own)."""
+    latest = bot.services(context).deps.repo.load(item.match_id).match
+    await clock.announce_resumed(context, latest, None, refresh=latest.turn == item.turn)
+
+
+async def send_beacon_late(context: Any, item: Owed) -> None:
+    """A locked turn's beacon round stayed out of reach: the group sees it, with the GM's
+    Resolve-now button (server seed only). Not sent once the turn resolved."""
+    latest = bot.services(context).deps.repo.load(item.match_id).match
+    if latest.phase is not Phase.RUNNING or latest.turn != item.turn or latest.locked_at is None:
+        return
+    await bot.send(context, latest.chat_id, clock.beacon_late_screen(latest))
+
+
+def register() -> None:
+    outbox.register("started", send_started)
+    outbox.register("receipt", send_receipt)
+    outbox.register("resolved", send_resolved)
+    outbox.register("reminder", send_reminder)
+    outbox.register("resumed", send_resumed)
+    outbox.register("beacon_late", send_beacon_late)

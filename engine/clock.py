@@ -91,6 +91,8 @@ def wake_at(match: Match) -> float | None:
     """The next time the sweeper must act on ``match``."""
     if match.phase is not Phase.RUNNING:
         return None
+    if match.locked_at is not None:  # waiting for its beacon round: due at once
+        return match.locked_at
     if match.paused_at is not None:
         return match.paused_at + clock_config(match).max_pause_seconds
     remind = reminder_at(match)

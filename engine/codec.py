@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.beacon import BeaconRound
 from engine.clock import ClockConfig
 from engine.errors import CorruptRecordError
 from engine.events import Event
@@ -61,6 +62,11 @@ def match_to_doc(match: Match) -> dict[str, Any]:
         "commitment": match.commitment,
         "turn_opened_at": match.turn_opened_at,
         "deadline": match.deadline,
+        "locked_at": match.locked_at,
+        "lock_reason": match.lock_reason,
+        "beacon_round": match.beacon_round,
+        "commitment_message": match.commitment_message,
+        "commitment_posted_at": match.commitment_posted_at,
         "outcome": match.outcome,
         "ui": dict(match.ui),
         "attention": match.attention,
@@ -134,6 +140,11 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             commitment=doc.get("commitment"),
             turn_opened_at=_opt_float(doc.get("turn_opened_at")),
             deadline=_opt_float(doc.get("deadline")),
+            locked_at=_opt_float(doc.get("locked_at")),
+            lock_reason=doc.get("lock_reason"),
+            beacon_round=_opt_int(doc.get("beacon_round")),
+            commitment_message=_opt_int(doc.get("commitment_message")),
+            commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
             outcome=doc.get("outcome"),
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
@@ -153,6 +164,10 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
 
 def _opt_float(value: Any) -> float | None:
     return None if value is None else float(value)
+
+
+def _opt_int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def order_to_doc(order: SealedOrder) -> dict[str, Any]:
@@ -199,6 +214,12 @@ def record_to_doc(record: TurnRecord) -> dict[str, Any]:
         "resolved_at": record.resolved_at,
         "ruleset_version": record.ruleset_version,
         "engine_version": record.engine_version,
+        "opened_at": record.opened_at,
+        "locked_at": record.locked_at,
+        "beacon_round": record.beacon_round,
+        "beacon": None if record.beacon is None else record.beacon.to_json(),
+        "commitment_message": record.commitment_message,
+        "commitment_posted_at": record.commitment_posted_at,
     }
 
 
@@ -216,6 +237,12 @@ def record_from_doc(doc: Mapping[str, Any]) -> TurnRecord:
         resolved_at=float(doc["resolved_at"]),
         ruleset_version=str(doc["ruleset_version"]),
         engine_version=str(doc.get("engine_version", "1")),
+        opened_at=_opt_float(doc.get("opened_at")),
+        locked_at=_opt_float(doc.get("locked_at")),
+        beacon_round=_opt_int(doc.get("beacon_round")),
+        beacon=None if doc.get("beacon") is None else BeaconRound.from_json(doc["beacon"]),
+        commitment_message=_opt_int(doc.get("commitment_message")),
+        commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
     )
 
 

@@ -15,10 +15,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import ENGINE_VERSION, codec
+from engine.beacon import known_network
 from engine.match import Match, SealedOrder, TurnRecord
 
 FORMAT = "sekundant-dossier"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+SUPPORTED_VERSIONS = (1, 2)
+"""Version 2 adds, per turn, ``opened_at``, ``locked_at``, ``beacon_round`` and ``beacon``;
+``undone[]`` (the records of undone turns) and ``beacon_networks``. A version-1 dossier
+verifies as "server seed only" turns."""
 
 
 def build_dossier(
@@ -47,12 +52,27 @@ def build_dossier(
             "seats": [codec.seat_to_doc(s) for s in match.seats],
         },
         "turns": [_turn(r) for r in history],
-        "interventions": [dict(a) for a in match.audit],
+        "interventions": [{k: v for k, v in a.items() if k != "record"} for a in match.audit],
+        "undone": [
+            {**a["record"], "undone_at": a["at"]}
+            for a in match.audit
+            if a.get("action") == "undo" and isinstance(a.get("record"), dict)
+        ],
     }
+    names = {
+        t["beacon"]["network"] for t in dossier["turns"] + dossier["undone"] if t.get("beacon")
+    }
+    networks = [known_network(n) for n in sorted(names)]
+    dossier["beacon_networks"] = {n.name: n.to_json() for n in networks if n is not None}
     if match.commitment is not None:
         dossier["current"] = {
             "turn": match.turn,
             "commitment": match.commitment,
+            "commitment_message": match.commitment_message,
+            "commitment_posted_at": match.commitment_posted_at,
+            "opened_at": match.turn_opened_at,
+            "locked_at": match.locked_at,
+            "beacon_round": match.beacon_round,
             "sealed": [
                 {"pid": o.pid, "fingerprint": o.fingerprint, "sealed_at": o.sealed_at}
                 for o in sorted(current_orders, key=lambda o: o.seq)

@@ -80,8 +80,21 @@ def undo(
             pid: max(0, n - 1) if pid in last.defaulted else n for pid, n in match.missed.items()
         },
     )
+    from engine.codec import record_to_doc
+
+    # The undone record (seed, orders, result) stays public: the dossier lists it, marked
+    # undone, and the verifier checks it like any turn.
+    undone = {k: v for k, v in record_to_doc(last).items() if k != "schema"}
+    for order in undone["orders"]:
+        order.pop("schema", None)
     return intervene(
-        open_turn(reopened, now, seed), user_id, "undo", now, reason, undone_turn=last.turn
+        open_turn(reopened, now, seed),
+        user_id,
+        "undo",
+        now,
+        reason,
+        undone_turn=last.turn,
+        record=undone,
     )
 
 
@@ -101,7 +114,17 @@ def replace_player(
         match, replace(seat, user_id=new_user_id, name=new_name, reachable=True, status="active")
     )
     changed = replace(changed, missed={**changed.missed, pid: 0})
-    return intervene(changed, user_id, "replace", now, pid=pid, old=seat.name, new=new_name)
+    return intervene(
+        changed,
+        user_id,
+        "replace",
+        now,
+        pid=pid,
+        old=seat.name,
+        new=new_name,
+        old_user=seat.user_id,
+        new_user=new_user_id,
+    )
 
 
 def forfeit(match: Match, by_user: int, pid: str, now: float, reason: str = "") -> Match:

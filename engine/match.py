@@ -20,6 +20,7 @@ from typing import Any
 
 from engine import ENGINE_VERSION
 from engine import rulesets as registry
+from engine.beacon import BeaconRound, mix
 from engine.dice import CommittedDice, TurnLog, seed_commitment
 from engine.errors import Rejection
 from engine.events import Event
@@ -74,6 +75,12 @@ class TurnRecord:
     resolved_at: float
     ruleset_version: str
     engine_version: str = ENGINE_VERSION
+    opened_at: float | None = None  # when the turn opened (its commitment was made)
+    locked_at: float | None = None  # after this no order could be sealed, changed, withdrawn
+    beacon_round: int | None = None  # the beacon round the lock fixed (None: no beacon asked)
+    beacon: BeaconRound | None = None  # that round as published; None: "server seed only"
+    commitment_message: int | None = None  # the group message that posted the commitment
+    commitment_posted_at: float | None = None  # when it was posted (before any seal)
 
     @property
     def defaulted(self) -> tuple[str, ...]:
@@ -103,6 +110,11 @@ class Match:
     commitment: str | None = None  # sha256(seed), posted when the turn opens
     turn_opened_at: float | None = None
     deadline: float | None = None
+    locked_at: float | None = None  # the turn locked: no seal, change or withdrawal any more
+    lock_reason: str | None = None  # all_sealed | deadline | forced: why it locked
+    beacon_round: int | None = None  # the public beacon round the locked turn waits for
+    commitment_message: int | None = None  # the group message posting this turn's commitment
+    commitment_posted_at: float | None = None  # None: not posted yet (orders wait for it)
     outcome: Mapping[str, Any] | None = None
     ui: Mapping[str, Any] = field(default_factory=dict)  # message ids etc., for the edge
     attention: str | None = None  # set when a record is corrupt: the GM must look
@@ -323,10 +335,19 @@ def _replace_seat(match: Match, seat: Seat) -> Match:
     return replace(match, seats=tuple(seat if s.pid == seat.pid else s for s in match.seats))
 
 
-def start(match: Match, user_id: int, now: float, next_seed: bytes) -> tuple[Match, TurnRecord]:
+def start(
+    match: Match,
+    user_id: int,
+    now: float,
+    next_seed: bytes,
+    *,
+    beacon_round: int | None = None,
+    beacon: BeaconRound | None = None,
+) -> tuple[Match, TurnRecord]:
     """The GM starts the match: characters are checked and the ruleset sets up, rolling with the
-    lobby's committed turn-0 seed. The setup is recorded as turn 0 (its seed revealed), and
-    turn 1 opens committed to ``next_seed``."""
+    lobby's committed turn-0 seed mixed with ``beacon`` (the first beacon round after the start,
+    ``beacon_round``; None: server seed only). The setup is recorded as turn 0 (its seed
+    revealed), and turn 1 opens committed to ``next_seed``."""
     require_gm(match, user_id)
     _require(match, Phase.LOBBY)
     rules = match.rules
@@ -341,7 +362,8 @@ def start(match: Match, user_id: int, now: float, next_seed: bytes) -> tuple[Mat
     entrants = [
         Entrant(s.pid, s.side, s.character or {}, npc=s.npc, name=s.name) for s in match.seats
     ]
-    log = TurnLog(CommittedDice(bytes.fromhex(match.turn_seed), match.id, 0))
+    key = mix(bytes.fromhex(match.turn_seed), beacon)
+    log = TurnLog(CommittedDice(key, match.id, 0))
     state = rules.dump_state(rules.setup(config, entrants, log))
     record = TurnRecord(
         match_id=match.id,
@@ -355,6 +377,12 @@ def start(match: Match, user_id: int, now: float, next_seed: bytes) -> tuple[Mat
         reason="setup",
         resolved_at=now,
         ruleset_version=rules.version,
+        opened_at=match.turn_opened_at,
+        locked_at=now,
+        beacon_round=beacon_round,
+        beacon=beacon,
+        commitment_message=match.commitment_message,
+        commitment_posted_at=match.commitment_posted_at,
     )
     opened = replace(match, phase=Phase.RUNNING, state=state, turn=1)
     return open_turn(opened, now, next_seed), record
@@ -384,7 +412,23 @@ def open_turn(match: Match, now: float, seed: bytes) -> Match:
         paused_left=paused_left,
         reminded=False,
         extended_turn=0,
+        locked_at=None,
+        lock_reason=None,
+        beacon_round=None,
+        commitment_message=None,
+        commitment_posted_at=None,
     )
+
+
+def commitment_posted(
+    match: Match, turn: int, commitment: str, message_id: int, now: float
+) -> Match:
+    """Record that the group got ``turn``'s commitment as its own message (never edited). A
+    stale report (another turn, another commitment after an undo) or a second one changes
+    nothing: the first posting is the public record."""
+    if match.turn != turn or match.commitment != commitment or match.commitment_posted_at:
+        return match
+    return replace(match, commitment_message=message_id, commitment_posted_at=now)
 
 
 # --------------------------------------------------------------------------- sealing
@@ -410,6 +454,7 @@ def seal(
     """Seal (or replace) ``pid``'s order for the current turn. Raises :class:`Rejection` when
     the user may not act for ``pid``, the turn is not open, or the order is illegal."""
     _require(match, Phase.RUNNING)
+    _require_unlocked(match)
     seat = match.seat(pid)
     if seat not in match.controlled_by(user_id):
         raise Rejection("not_your_seat")
@@ -437,12 +482,28 @@ def seal(
 def withdraw(match: Match, user_id: int, pid: str) -> Match:
     """Take back a sealed order before the turn resolves."""
     _require(match, Phase.RUNNING)
+    _require_unlocked(match)
     seat = match.seat(pid)
     if seat not in match.controlled_by(user_id):
         raise Rejection("not_your_seat")
     if pid not in match.sealed:
         raise Rejection("nothing_sealed")
     return replace(match, sealed=tuple(p for p in match.sealed if p != pid))
+
+
+def _require_unlocked(match: Match) -> None:
+    if match.locked_at is not None:
+        raise Rejection("turn_locked", turn=match.turn)
+
+
+def lock(match: Match, now: float, reason: str, beacon_round: int | None) -> Match:
+    """Lock the current turn: from ``now`` on no order is sealed, changed or withdrawn, and
+    the turn resolves with ``beacon_round`` (the first beacon round published after ``now``,
+    so nobody who can still move an order can move the round). A locked turn stays locked."""
+    _require(match, Phase.RUNNING)
+    if match.locked_at is not None:
+        return match
+    return replace(match, locked_at=now, lock_reason=reason, beacon_round=beacon_round)
 
 
 def missing(match: Match) -> tuple[str, ...]:
@@ -482,10 +543,12 @@ def resolve(
     next_seed: bytes,
     *,
     reason: str = "all_sealed",
+    beacon: BeaconRound | None = None,
 ) -> tuple[Match, TurnRecord]:
     """Resolve the current turn with the sealed ``orders``; missing orders become the
-    ruleset's default order. Dice come from the turn's committed seed. Opens the next turn
-    (committing to ``next_seed``) or finishes the match."""
+    ruleset's default order. Dice come from the turn's committed seed mixed with ``beacon``
+    (the round the lock fixed; None: server seed only). A locked turn resolves for the reason
+    it locked. Opens the next turn (committing to ``next_seed``) or finishes the match."""
     _require(match, Phase.RUNNING)
     if match.turn_seed is None or match.commitment is None or match.state is None:
         raise Rejection("turn_not_open")
@@ -508,7 +571,8 @@ def resolve(
         )
         for pid, o in sealed.items()
     ]
-    seed = bytes.fromhex(match.turn_seed)
+    reason = match.lock_reason or reason
+    seed = mix(bytes.fromhex(match.turn_seed), beacon)
     log = TurnLog(CommittedDice(seed, match.id, match.turn))
     new_state = rules.resolve(state, sealed, log)
     dumped_state = rules.dump_state(new_state)
@@ -524,6 +588,12 @@ def resolve(
         reason=reason,
         resolved_at=now,
         ruleset_version=rules.version,
+        opened_at=match.turn_opened_at,
+        locked_at=match.locked_at if match.locked_at is not None else now,
+        beacon_round=match.beacon_round,
+        beacon=beacon,
+        commitment_message=match.commitment_message,
+        commitment_posted_at=match.commitment_posted_at,
     )
     result = rules.outcome(new_state)
     missed = {pid: (match.missed.get(pid, 0) + 1 if o.default else 0) for pid, o in sealed.items()}
@@ -575,6 +645,9 @@ def finish(match: Match, outcome: Mapping[str, Any]) -> Match:
         paused_at=None,
         paused_left=None,
         outcome=outcome,
+        locked_at=None,
+        lock_reason=None,
+        beacon_round=None,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from engine import clock, gm
 from engine import match as lifecycle
+from engine.beacon import Beacon, BeaconRound, round_after
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, TurnRecord
@@ -88,6 +89,9 @@ class Deps:
     repo: MatchRepository
     clock: Callable[[], float]
     entropy: Entropy
+    beacon: Beacon | None = None  # None: dice from the server seed only (no public beacon)
+    beacon_patience: float = 60.0  # seconds after a lock before the GM may resolve without it
+    require_commitment_post: bool = False  # the bot: no order before the commitment is posted
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +256,20 @@ def set_side(deps: Deps, match_id: str, user_id: int, pid: str, side: str) -> Ma
     return _update(deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side))
 
 
+def commitment_posted(
+    deps: Deps, match_id: str, turn: int, commitment: str, message_id: int
+) -> Match:
+    """The group got ``turn``'s commitment as its own message: record its id and time (the
+    dossier publishes them; orders for the turn are accepted from now on)."""
+    return _update(
+        deps,
+        match_id,
+        lambda ld: lifecycle.commitment_posted(
+            ld.match, turn, commitment, message_id, deps.clock()
+        ),
+    )
+
+
 def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
     """Remember edge data (message ids) on the match."""
     return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))
@@ -285,9 +303,20 @@ def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, 
     def step() -> tuple[Match, tuple[Event, ...]]:
         loaded = deps.repo.load(match_id)
         now = deps.clock()
-        started, record = lifecycle.start(loaded.match, user_id, now, deps.entropy.seed())
-        lobby = loaded.match.ui.get("lobby")
-        note = _owed(loaded.match, "started", started.turn, now, lobby=lobby)
+        target, beacon = _beacon_for(deps, now)
+        lobby = loaded.match
+        if target is not None and beacon is None:  # unreachable: say so in the public log
+            lobby = lifecycle.intervene(lobby, user_id, "seed_only", now, beacon_round=target)
+        started, record = lifecycle.start(
+            lobby,
+            user_id,
+            now,
+            deps.entropy.seed(),
+            beacon_round=target,
+            beacon=beacon,
+        )
+        lobby_id = loaded.match.ui.get("lobby")
+        note = _owed(loaded.match, "started", started.turn, now, lobby=lobby_id)
         saved = deps.repo.save(
             started, expected_version=loaded.match.version, record=record, owe=[note]
         )
@@ -327,6 +356,8 @@ def seal_order(
             bound.append(loaded.match.turn)
         if loaded.match.turn != bound[0]:
             raise Rejection("stale_turn", turn=bound[0])
+        if deps.require_commitment_post and loaded.match.commitment_posted_at is None:
+            raise Rejection("commitment_not_posted", turn=bound[0])
         now = deps.clock()
         sealed_match, order = lifecycle.seal(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
@@ -423,7 +454,15 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
         lifecycle.require_gm(loaded.match, user_id)
         if loaded.match.phase is not Phase.RUNNING or loaded.match.turn != turn:
             raise Rejection("stale_turn", turn=turn)
-        missing = lifecycle.missing(loaded.match)
+        m = loaded.match
+        if m.locked_at is not None:  # locked, waiting for its beacon round
+            saved, record = _lock_and_resolve(
+                deps, loaded, m, reason=m.lock_reason or "forced", give_up_by=user_id
+            )
+            if record is None:
+                raise Rejection("beacon_pending", turn=m.turn)
+            return Resolution(saved, record)
+        missing = lifecycle.missing(m)
         audited = lifecycle.intervene(
             unpark(loaded.match), user_id, "force_resolve", deps.clock(), missing=list(missing)
         )
@@ -433,24 +472,91 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
 
 
 def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
-    now = deps.clock()
+    """Lock the turn and resolve it with its beacon round. When the round cannot be had yet,
+    the lock is saved and :class:`Rejection` ``beacon_pending`` raised (the sweeper, or the
+    GM's next press, resolves it; past ``beacon_patience`` the GM resolves it without)."""
+    saved, record = _lock_and_resolve(deps, loaded, loaded.match, reason=reason)
+    if record is None:
+        raise Rejection("beacon_pending", turn=loaded.match.turn)
+    return Resolution(saved, record)
+
+
+def _beacon_for(deps: Deps, now: float) -> tuple[int | None, BeaconRound | None]:
+    """The beacon round a lock at ``now`` fixes, and that round if it can be had now."""
+    if deps.beacon is None:
+        return None, None
+    target = round_after(deps.beacon.network, now)
+    return target, deps.beacon.fetch(target)
+
+
+def _lock_and_resolve(
+    deps: Deps,
+    loaded: Loaded,
+    changed: Match,
+    *,
+    reason: str,
+    seal: SealedOrder | None = None,
+    now: float | None = None,
+    withdraw: str | None = None,
+    give_up_by: int | None = None,
+    owe: tuple[Owed, ...] = (),
+    owe_if_resolved: tuple[Owed, ...] = (),
+    index: int = 0,
+) -> SealResultLike:
+    """Lock the turn (if it is not yet) and resolve it once its beacon round is out, in one
+    conditional write with ``seal``/``withdraw``. Without the round, the lock alone is saved
+    (record None), unless the GM (``give_up_by``) resolves a turn whose beacon is late beyond
+    ``beacon_patience``: that turn resolves from the server seed only, marked so in the record
+    (no beacon) and in the audit log (``seed_only``)."""
+    at = deps.clock() if now is None else now
+    orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
+    beacon: BeaconRound | None = None
+    if deps.beacon is not None:
+        target = changed.beacon_round
+        if changed.locked_at is None:
+            target = round_after(deps.beacon.network, at)
+            changed = lifecycle.lock(changed, at, reason, target)
+        assert target is not None and changed.locked_at is not None
+        beacon = deps.beacon.fetch(target)
+        late = at >= changed.locked_at + deps.beacon_patience
+        if beacon is None and late and give_up_by is not None:
+            changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)
+        elif beacon is None:
+            saved = deps.repo.save(
+                changed,
+                expected_version=loaded.match.version,
+                seal=seal,
+                withdraw=withdraw,
+                owe=owe,
+            )
+            return saved, None
+    edited = next((o.data.get("message") for o in owe_if_resolved if o.kind == "receipt"), None)
     resolved, record = lifecycle.resolve(
-        loaded.match, loaded.orders, now, deps.entropy.seed(), reason=reason
+        changed, orders, at, deps.entropy.seed(), reason=reason, beacon=beacon
     )
     saved = deps.repo.save(
         resolved,
         expected_version=loaded.match.version,
+        seal=seal,
+        withdraw=withdraw,
         record=record,
-        owe=[_resolved(loaded.match, record, now)],
+        owe=[*owe, *owe_if_resolved, _resolved(loaded.match, record, at, index, edited)],
     )
-    return Resolution(saved, record)
+    return saved, record
 
 
 def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Match:
     def step() -> Match:
         loaded = deps.repo.load(match_id)
         ended = lifecycle.end(loaded.match, user_id, outcome)
-        ended = lifecycle.intervene(ended, user_id, "end", deps.clock(), result=outcome.status)
+        ended = lifecycle.intervene(
+            ended,
+            user_id,
+            "end",
+            deps.clock(),
+            result=outcome.status,
+            winners=list(outcome.winners),
+        )
         return deps.repo.save(ended, expected_version=loaded.match.version, discard_orders=True)
 
     return _retry(step)
@@ -499,6 +605,14 @@ class Resumed:
 
 
 @dataclass(frozen=True, slots=True)
+class BeaconLate:
+    """A locked turn's beacon round could not be had for ``beacon_patience``: the GM may
+    resolve it from the server seed only (said once per turn, owed as ``beacon_late``)."""
+
+    match: Match
+
+
+@dataclass(frozen=True, slots=True)
 class Parked:
     """The match failed :data:`PARK_AFTER` sweeps in a row and was parked: out of the due
     index, ``attention`` = ``detail``, until its next change (the GM's)."""
@@ -507,7 +621,7 @@ class Parked:
     detail: str
 
 
-SweepResult = Resolution | Reminder | Resumed | Parked
+SweepResult = Resolution | Reminder | Resumed | Parked | BeaconLate
 
 
 def _gm_step(deps: Deps, match_id: str, change: Callable[[Match, float], Match]) -> Match:
@@ -548,21 +662,18 @@ def _save_maybe_resolving(
     ``now`` (default: the clock), owing its announcement after ``owe`` and
     ``owe_if_resolved``."""
     if lifecycle.ready(changed):
-        edited = next((o.data.get("message") for o in owe_if_resolved if o.kind == "receipt"), None)
-        orders = loaded.orders if seal is None else {**loaded.orders, seal.pid: seal}
-        at = deps.clock() if now is None else now
-        resolved, record = lifecycle.resolve(
-            changed, orders, at, deps.entropy.seed(), reason="all_sealed"
-        )
-        saved = deps.repo.save(
-            resolved,
-            expected_version=loaded.match.version,
+        return _lock_and_resolve(
+            deps,
+            loaded,
+            changed,
+            reason="all_sealed",
             seal=seal,
+            now=now,
             withdraw=withdraw,
-            record=record,
-            owe=[*owe, *owe_if_resolved, _resolved(loaded.match, record, at, 15, edited)],
+            owe=owe,
+            owe_if_resolved=owe_if_resolved,
+            index=15,
         )
-        return saved, record
     saved = deps.repo.save(
         changed, expected_version=loaded.match.version, seal=seal, withdraw=withdraw, owe=owe
     )
@@ -665,6 +776,16 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
         now = deps.clock()
         if m.phase is not Phase.RUNNING:
             return None
+        if m.locked_at is not None:  # waiting for its beacon round: resolve once it is out
+            saved, record = _lock_and_resolve(deps, loaded, m, reason=m.lock_reason or "")
+            if record is not None:
+                return Resolution(saved, record)
+            late = now >= m.locked_at + deps.beacon_patience
+            if late and saved.ui.get("beacon_late") != saved.turn:
+                told = replace(saved, ui={**saved.ui, "beacon_late": saved.turn})
+                note = _owed(saved, "beacon_late", saved.turn, now, round=saved.beacon_round)
+                return BeaconLate(deps.repo.save(told, expected_version=saved.version, owe=[note]))
+            return None
         if m.paused_at is not None:
             if now < m.paused_at + clock.clock_config(m).max_pause_seconds:
                 return None
@@ -673,7 +794,8 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             saved, record = _save_maybe_resolving(deps, loaded, resumed, owe=(note,))
             return Resumed(saved, record)
         if m.deadline is not None and m.deadline <= now:
-            return _resolve_loaded(deps, loaded, "deadline")
+            saved, record = _lock_and_resolve(deps, loaded, m, reason="deadline")
+            return None if record is None else Resolution(saved, record)
         due = clock.reminder_at(m)
         if due is not None and due <= now:
             missing = lifecycle.missing(m)

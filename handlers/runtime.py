@@ -216,7 +216,9 @@ def _wire(
         raise SettingsError("TELEGRAM_BOT_USERNAME: expected the bot's username (without @)")
     if repo is None:
         repo = make_repository(settings, store="dynamodb", client=make_client("dynamodb"))
-    deps = Deps(repo=repo, clock=clock, entropy=SystemEntropy())
+    from infra.beacon import beacon_from_env
+
+    deps = Deps(repo=repo, clock=clock, entropy=SystemEntropy(), beacon=beacon_from_env(env))
     if request is None:
         from telegram.request import HTTPXRequest
 

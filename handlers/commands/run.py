@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import time
 
 from telegram.error import TelegramError
@@ -47,7 +48,13 @@ def poll(settings: Settings, token: str) -> int:
         repo = make_repository(settings)
     except (OSError, ValueError) as exc:
         raise UsageError(f"cannot open the {settings.store} store: {exc}") from None
-    deps = Deps(repo=repo, clock=time.time, entropy=SystemEntropy())
+    from infra.beacon import beacon_from_env
+
+    try:
+        beacon = beacon_from_env(os.environ)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    deps = Deps(repo=repo, clock=time.time, entropy=SystemEntropy(), beacon=beacon)
     app = build_application(
         deps, token, base_url=settings.api_base_url, default_lang=settings.lang, updater=True
     )

@@ -28,5 +28,5 @@ def interactive(lang: str | None = None) -> int:
     from handlers.telegram.sandbox import Sandbox
 
     settings = settings_or_usage()
-    sb = Sandbox(lang=lang or settings.lang)
+    sb = Sandbox(lang=lang or settings.lang, demo=False)
     return sb.run(sys.stdin, interactive=sys.stdin.isatty())

@@ -1,4 +1,5 @@
-"""``sekundant verify DOSSIER.json``: exit 0 only when the dossier verifies."""
+"""``sekundant verify DOSSIER.json``: exit 0 when the dossier verifies, 1 on any mismatch,
+2 when the file is unreadable or not a dossier."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.verify import verify
+    from engine.verify import NotADossierError, check
 
     path: Path = args.dossier
     try:
@@ -27,12 +28,20 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{path}: not JSON (line {exc.lineno}, column {exc.colno})") from None
     if not isinstance(doc, dict):
         raise UsageError(f"{path}: expected a JSON object (a dossier)")
-    findings = verify(doc)
-    turns = len(doc.get("turns") or [])
-    if not findings:
-        print(f"OK: {turns} turns verified (commitments, fingerprints, dice, resolutions)")
+    try:
+        report = check(doc)
+    except NotADossierError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    for note in report.notes:
+        print(f"note: {note}")
+    if not report.findings:
+        undone = f" and {report.undone} undone" if report.undone else ""
+        print(
+            f"OK: {report.turns} turns{undone} verified (commitments, beacon rounds, "
+            "fingerprints, who sealed when, dice, resolutions, interventions, outcome)"
+        )
         return 0
-    print(f"FAILED: {len(findings)} problem(s)")
-    for finding in findings:
+    print(f"FAILED: {len(report.findings)} problem(s)")
+    for finding in report.findings:
         print(f"  {finding}")
     return 1

@@ -117,6 +117,8 @@ def build_application(
     if not updater:
         builder = builder.updater(None)
     app = builder.build()
+    # In a chat, an order waits for its turn's commitment message (shared/commitments.py).
+    deps.require_commitment_post = True
     app.bot_data[SERVICES] = Services(
         deps=deps, secret=callback_secret(token), default_lang=normalize(default_lang)
     )

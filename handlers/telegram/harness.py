@@ -16,6 +16,7 @@ from typing import Any
 
 from telegram import Update
 
+from engine.beacon import Beacon
 from engine.ports import MatchRepository
 from engine.usecases import CountingEntropy, Deps, Entropy
 from handlers.telegram.app import build_application
@@ -36,6 +37,7 @@ class Harness:
         clock: Callable[[], float] | None = None,
         entropy: Entropy | None = None,
         default_lang: str = "ru",
+        beacon: Beacon | None = None,
     ) -> None:
         from infra.memory import MemoryRepository
 
@@ -44,6 +46,7 @@ class Harness:
             repo=repo or MemoryRepository(),
             clock=clock or (lambda: self.now),
             entropy=entropy or CountingEntropy("m"),
+            beacon=beacon,
         )
         self.api = FakeBotAPI()
         self.app = build_application(self.deps, TOKEN, request=self.api, default_lang=default_lang)

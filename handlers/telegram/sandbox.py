@@ -25,6 +25,7 @@ HELP = """Sandbox commands (anything else is sent as a message):
   :as <gm|alice|bob>     act as this user        :in <group|private>  switch chat
   :press N  (or just N)  press button N of the latest message with buttons in this chat
   :show                  this chat's transcript  :chats  every chat's last message
+  :save DIR              write every file and picture the bot sent (dossier JSON, Markdown) to DIR
   :help                  this text               :quit   leave (so does end of input)
 Try: /duel (as gm, in the group), then press the buttons."""
 
@@ -36,9 +37,20 @@ def pictures_dir() -> Path:
 
 class Sandbox:
     def __init__(
-        self, out: TextIO = sys.stdout, *, lang: str = "ru", pictures: Path | None = None
+        self,
+        out: TextIO = sys.stdout,
+        *,
+        lang: str = "ru",
+        pictures: Path | None = None,
+        demo: bool = True,
     ) -> None:
-        self.h = Harness(default_lang=lang)
+        if demo:  # counting seeds and salts: the same transcript every run
+            self.h = Harness(default_lang=lang)
+        else:  # an interactive sandbox keeps its secrets as live play does, beacon included
+            from engine.usecases import SystemEntropy
+            from infra.beacon import LocalBeacon
+
+            self.h = Harness(default_lang=lang, entropy=SystemEntropy(), beacon=LocalBeacon())
         self.out = out
         self.pictures = pictures or pictures_dir()
         self.users = {
@@ -141,6 +153,8 @@ class Sandbox:
                         self.show_message(m)
                     else:
                         print(f">>> {plain(m.text)}", file=self.out)
+            elif cmd == "save" and arg:
+                self.save(arg)
             elif cmd == "chats":
                 for chat in self.h.api.chats.values():
                     bots = [m for m in chat.messages if m.from_bot]
@@ -152,6 +166,32 @@ class Sandbox:
         self.h.say(self.user, self.chat_id, line)
         self.flush()
         return True
+
+    def save(self, directory: str) -> list[str]:
+        """Write every document (dossier JSON and Markdown) and picture the bot sent, in any
+        chat, to ``directory`` (a later file with the same name gets a numbered name); returns
+        the paths written."""
+
+        target = Path(directory)
+        target.mkdir(parents=True, exist_ok=True)
+        written: list[str] = []
+        for chat in self.h.api.chats.values():
+            for m in chat.messages:
+                if m.photo is not None:
+                    path = target / f"{self.chat_name(m.chat_id).split()[0]}-{m.message_id}.png"
+                    path.write_bytes(m.photo)
+                    written.append(str(path))
+                if m.document is None:
+                    continue
+                path = target / m.document.file_name
+                n = 1
+                while path.exists():
+                    n += 1
+                    path = target / f"{Path(m.document.file_name).stem}-{n}{path.suffix}"
+                path.write_bytes(m.document.content)
+                written.append(str(path))
+        print(f"--- saved {len(written)} file(s) to {target}", file=self.out)
+        return written
 
     def press(self, number: int) -> None:
         msgs = [m for m in self.h.api.chat(self.chat_id).messages if m.from_bot and m.buttons]
@@ -189,6 +229,29 @@ def demo(out: TextIO = sys.stdout) -> int:
     """A whole pistol duel, played through the buttons (Alice) and typed orders (Bob)."""
     sb = Sandbox(out=open_null())
     h = sb.h
+    play_duel(sb)
+    g = sb.group
+    alice, bob = sb.users["alice"], sb.users["bob"]
+    for chat_id in (g, int(alice["id"]), int(bob["id"])):
+        print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
+        for msg in h.api.chat(chat_id).messages:
+            if msg.from_bot:
+                if msg.photo is not None:
+                    print(f"[picture: {sb.save_picture(msg)}]", file=out)
+                print(plain(msg.text), file=out)
+                labels = [b["text"] for b in msg.buttons]
+                if labels:
+                    print("   " + " | ".join(labels), file=out)
+            else:
+                print(f">>> {plain(msg.text)}", file=out)
+            print(file=out)
+    h.close()
+    return 0
+
+
+def play_duel(sb: Sandbox) -> None:
+    """Play a whole pistol duel in ``sb``: Alice by buttons, Bob by typed orders."""
+    h = sb.h
     gm, alice, bob = sb.users["gm"], sb.users["alice"], sb.users["bob"]
     g = sb.group
     h.say(gm, g, "/duel@sekundant_bot")
@@ -211,21 +274,6 @@ def demo(out: TextIO = sys.stdout) -> int:
         h.press(alice, aim, (3 - b) * 7 + (a + 3))  # rows y = 3..-2, columns x = -3..3
         h.press_text(alice, h.last(int(alice["id"]), with_buttons=True), "🔒")
         h.say(bob, int(bob["id"]), f"/order move {-m} aim {b}:{a}")
-    for chat_id in (g, int(alice["id"]), int(bob["id"])):
-        print(f"\n========== {sb.chat_name(chat_id)} ==========", file=out)
-        for msg in h.api.chat(chat_id).messages:
-            if msg.from_bot:
-                if msg.photo is not None:
-                    print(f"[picture: {sb.save_picture(msg)}]", file=out)
-                print(plain(msg.text), file=out)
-                labels = [b["text"] for b in msg.buttons]
-                if labels:
-                    print("   " + " | ".join(labels), file=out)
-            else:
-                print(f">>> {plain(msg.text)}", file=out)
-            print(file=out)
-    h.close()
-    return 0
 
 
 def open_null() -> TextIO:

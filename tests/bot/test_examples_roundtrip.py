@@ -22,7 +22,7 @@ from engine.match import Match, Phase
 from handlers.telegram.harness import GROUP_ID, Harness, plain
 from handlers.telegram.hints import character_example
 from handlers.telegram.i18n import Tr
-from handlers.telegram.shared import turns
+from handlers.telegram.shared import gm_seats
 
 CODE = re.compile(r"<code>(/(?:order|plan|npcorder|npc|character)\b[^<]*)</code>")
 TURNS = 4  # turns played by examples alone (each one sent back)
@@ -125,7 +125,7 @@ def test_every_example_shown_is_accepted_back_verbatim(world: World, ruleset: st
         m = w.match()
         if m.phase is not Phase.RUNNING:
             break
-        gm_run = turns.gm_run(m)
+        gm_run = gm_seats.gm_run(m)
         for seat in [s for s in m.seats if s.pid in lifecycle.acting(m)]:
             uid = 333 if seat.pid in gm_run else int(seat.user_id or 0)
             shown = _builder_examples(w, uid, turn_start[uid], seat.pid)

@@ -20,19 +20,14 @@ from engine.match import Match, Phase
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
     command,
     group_match,
     sender,
 )
 from handlers.telegram.shared.send import deep_link, send
-from handlers.telegram.shared.turns import (
-    _announce,
-    _name,
-    gm_changed,
-    refresh_lobby,
-    refresh_status,
-)
+from handlers.telegram.shared.turns import _announce, gm_changed, refresh_lobby, refresh_status
 from handlers.telegram.ui import Button, Screen, esc
 
 log = logging.getLogger("sekundant.bot")

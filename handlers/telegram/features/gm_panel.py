@@ -23,6 +23,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
     Alert,
     _load,
@@ -34,7 +35,6 @@ from handlers.telegram.shared.turns import (
     _after_change,
     _announce,
     _close_status,
-    _name,
     open_turn,
     refresh_status,
     summary_screen,

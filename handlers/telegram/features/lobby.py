@@ -19,6 +19,7 @@ from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.shared import outbox
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.gm_seats import gm_run, open_turn_gm
 from handlers.telegram.shared.guards import (
     EXPECTED,
     Alert,
@@ -35,8 +36,7 @@ from handlers.telegram.shared.guards import (
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
     _lobby_url,
-    gm_run,
-    open_turn_gm,
+    post_commitment,
     refresh_lobby,
     refresh_status,
 )
@@ -211,6 +211,7 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
         render.lobby_screen(gtr, match, _lobby_url(context, match)),
     )
     usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
+    await post_commitment(context, match)  # turn 0's, as its own message
     return None
 
 

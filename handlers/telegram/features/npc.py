@@ -32,15 +32,11 @@ from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.gm_seats import gm_run
 from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby, sender, user_of
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import dm, edit, send
-from handlers.telegram.shared.turns import (
-    _seal,
-    gm_run,
-    refresh_lobby,
-    refuse_if_before_turn,
-)
+from handlers.telegram.shared.turns import _seal, refresh_lobby, refuse_if_before_turn
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
 
 SIDE_LETTERS = "ABCDEF"

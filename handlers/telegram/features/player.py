@@ -16,6 +16,7 @@ from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import deadline_line
 from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
     Alert,
     _load,
@@ -31,7 +32,6 @@ from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import (
     _after_change,
     _announce,
-    _name,
     gm_changed,
     refresh_lobby,
     refresh_status,

@@ -71,10 +71,26 @@ def render(dossier: Mapping[str, Any], tr: Tr) -> str:
             f"| {s['pid']} | {_cell(s['name'])} | {_cell(s.get('side', ''))} | "
             f"`{_cell(_js(s.get('character')))}` | {s.get('status', '')} |"
         )
-    for turn in dossier.get("turns", []):
+    undone = [{**u, "undone": True} for u in dossier.get("undone", [])]
+    for turn in [*dossier.get("turns", []), *undone]:
         out += ["", _t(tr, "md.turn", turn=turn["turn"], reason=turn["reason"]), ""]
+        if turn.get("undone"):
+            out.append(_t(tr, "md.undone", when=_when(turn.get("undone_at"))))
         out.append(_t(tr, "md.commitment", commitment=turn["commitment"]))
         out.append(_t(tr, "md.seed", seed=turn["seed"]))
+        beacon = turn.get("beacon")
+        if beacon:
+            out.append(
+                _t(
+                    tr,
+                    "md.beacon",
+                    network=beacon["network"],
+                    round=beacon["round"],
+                    randomness=beacon["randomness"],
+                )
+            )
+        elif turn.get("beacon_round") is not None:
+            out.append(_t(tr, "md.seed_only", round=turn["beacon_round"]))
         out.append(_t(tr, "md.resolved", when=_when(turn.get("resolved_at"))))
         if turn.get("orders"):
             out += ["", _t(tr, "md.orders")]

@@ -27,6 +27,17 @@ def commitment_text(tr: Tr, commitment: str) -> str:
     )
 
 
+def commitment_post(tr: Tr, match: Match) -> str:
+    """The open turn's commitment as its own message (never edited): the full hash, so the
+    reveal's seed can be checked against what the group got before any order."""
+    return tr(
+        "fair.commitment_post",
+        turn=Raw(turn_label(tr, match, match.turn)) if match.turn else tr("fair.setup_turn"),
+        id=match.id,
+        commitment=match.commitment or "",
+    )
+
+
 def receipt_screen(
     tr: Tr, match: Match, order: SealedOrder, replaced: bool, now: float, *, final: bool = False
 ) -> Screen:
@@ -74,6 +85,17 @@ def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
         tr("fair.proof_seed", seed=record.seed),
         tr("fair.proof_commitment", commitment=record.commitment),
     ]
+    if record.beacon is not None:
+        lines.append(
+            tr(
+                "fair.proof_beacon",
+                network=record.beacon.network,
+                round=record.beacon.round,
+                randomness=record.beacon.randomness,
+            )
+        )
+    elif record.beacon_round is not None:
+        lines.append(tr("fair.proof_seed_only", round=record.beacon_round))
     for o in sorted(record.orders, key=lambda o: o.seq):
         name = Raw(names.get(o.pid, esc(o.pid)))
         order = canonical_json(dict(o.order))

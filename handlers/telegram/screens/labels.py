@@ -8,11 +8,12 @@ from engine.match import Match
 from handlers.telegram.i18n import Tr
 from handlers.telegram.ui import get_ui
 
-FP_LEN = 8
+FP_LEN = 16
 
 
 def short_fp(fingerprint: str) -> str:
-    """The short public form of an order fingerprint (first 8 hex digits)."""
+    """The short public form of a fingerprint or commitment: the first 16 hex digits (64
+    bits; 8 were in reach of a second preimage in minutes, issue 18)."""
     return fingerprint[:FP_LEN]
 
 

@@ -87,6 +87,8 @@ def status_text(
         lines.append(deadline)
     if match.commitment:
         lines.append(fairness.commitment_text(tr, match.commitment))
+    if match.locked_at is not None and match.beacon_round is not None:
+        lines.append(tr("fair.locked", round=match.beacon_round))
     return "\n".join(lines)
 
 

@@ -1,6 +1,7 @@
 """What the clock tells the chats (``features.clock`` runs the clock; the outbox's send
 functions, ``shared.owed``, deliver these): a deadline's default orders, the one reminder of a
-turn, a pause that ran out, a match parked after failing its sweeps."""
+turn, a pause that ran out, a match parked after failing its sweeps, a beacon that stays
+silent."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.send import dm, send
 from handlers.telegram.shared.turns import on_resolved, refresh_status
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
+
+
+def beacon_late_screen(match: Match) -> Screen:
+    """The beacon stayed silent: the group sees it, and the GM gets the way on (server seed
+    only, marked in the reveal and the dossier)."""
+    tr = Tr(match.lang)
+    text = tr("fair.beacon_late", turn=match.turn, round=match.beacon_round or 0)
+    return Screen(text, [[Button(tr("btn.force"), Callback("gfr", match.id, match.turn))]])
 
 
 async def announce_parked(context: Ctx, match_id: str) -> None:

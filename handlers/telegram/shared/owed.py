@@ -17,6 +17,7 @@ from engine.ports import Owed
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared import clock_notices as clock
 from handlers.telegram.shared import outbox, turns
+from handlers.telegram.shared.send import send
 
 
 async def send_resolved(context: Any, item: Owed) -> None:
@@ -85,9 +86,19 @@ async def send_resumed(context: Any, item: Owed) -> None:
     await clock.announce_resumed(context, latest, None, refresh=latest.turn == item.turn)
 
 
+async def send_beacon_late(context: Any, item: Owed) -> None:
+    """A locked turn's beacon round stayed out of reach: the group sees it, with the GM's
+    Resolve-now button (server seed only). Not sent once the turn resolved."""
+    latest = context.svc.deps.repo.load(item.match_id).match
+    if latest.phase is not Phase.RUNNING or latest.turn != item.turn or latest.locked_at is None:
+        return
+    await send(context, latest.chat_id, clock.beacon_late_screen(latest))
+
+
 def register() -> None:
     outbox.register("started", send_started)
     outbox.register("receipt", send_receipt)
     outbox.register("resolved", send_resolved)
     outbox.register("reminder", send_reminder)
     outbox.register("resumed", send_resumed)
+    outbox.register("beacon_late", send_beacon_late)

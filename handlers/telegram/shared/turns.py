@@ -13,7 +13,6 @@ from telegram import InputFile, Message, Update
 
 from engine import match as lifecycle
 from engine import usecases
-from engine.clock import absentees, clock_config
 from engine.errors import Rejection
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from handlers.telegram import stale
@@ -21,18 +20,33 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
-from handlers.telegram.screens.fairness import receipt_screen
+from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.screens.reveal_text import reveal_text
-from handlers.telegram.shared import outbox
+from handlers.telegram.shared import commitments, outbox
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
-from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
+from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
 
 
 REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
+
+
+async def post_commitment(context: Ctx, match: Match, *, strict: bool = False) -> Match:
+    """The open turn's commitment as its own message, if the group does not have it yet.
+    ``strict``: a failure raises (an owed delivery is then tried again by the outbox); else
+    it is logged and the next seal tries again."""
+
+    async def to_chat(chat_id: int, screen: Screen) -> Message:
+        return await send(context, chat_id, screen)
+
+    deps = context.svc.deps
+    if strict:
+        return await commitments.post(to_chat, deps, match)
+    return await commitments.try_post(to_chat, deps, match)
 
 
 def _lobby_url(context: Ctx, match: Match) -> str:
@@ -95,6 +109,9 @@ async def announce_started(
             )
         )
     lines += [ui.event_text(gtr, names, e.kind, e.actor, e.data) for e in events]
+    history = usecases.history(context.svc.deps, match.id)
+    if history:  # turn 0: its seed is revealed now
+        lines.append(reveal_proof(gtr, match, history[0]))
     if lobby_id is not None:
         await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
     else:
@@ -110,6 +127,7 @@ async def open_turn(context: Ctx, match: Match) -> None:
     gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
+    match = await post_commitment(context, match, strict=True)  # its own message, never edited
     now = svc.deps.clock()
     status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
@@ -168,6 +186,7 @@ async def _seal(
     """Seal, give the player a receipt (the builder message becomes it), update the group's
     status message; when this order completed the turn, reveal."""
     svc = context.svc
+    match = await post_commitment(context, match)  # a failed posting is retried first
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
@@ -295,78 +314,6 @@ def summary_screen(tr: Tr, match: Match) -> Screen:
     if match.turn > 1 and not forfeit:  # the GM may still undo the last resolved turn
         rows.append([Button(tr("gm.btn_undo"), Callback("gsu", match.id, match.turn))])
     return Screen("\n".join(lines), rows)
-
-
-def gm_run(match: Match) -> list[str]:
-    """Acting seats whose orders the GM gives: NPCs and seats the ruleset handed over."""
-    need = lifecycle.acting(match)
-    taken = lifecycle.gm_controlled(match)
-    return [s.pid for s in match.seats if s.pid in need and (s.npc or s.pid in taken)]
-
-
-def helper_rows(tr: Tr, match: Match, pid: str) -> list[list[Button]]:
-    """One-tap NPC orders: "same as last turn", and "attack nearest" for dragons."""
-    row = [Button(tr("npc.btn.same"), Callback("nsl", match.id, match.turn, (pid,)))]
-    if hasattr(get_ui(match.ruleset), "nearest_order"):
-        row.append(Button(tr("npc.btn.nearest"), Callback("nnr", match.id, match.turn, (pid,))))
-    return [row]
-
-
-async def open_turn_gm(context: Ctx, match: Match, *, unsealed_only: bool = False) -> list[Message]:
-    """A turn opened: one order builder per GM-run participant in the GM's private chat
-    (``unsealed_only``: for those not sealed yet, e.g. for a GM who took over mid-turn).
-    Returns the messages sent, oldest first (their keyboards go when the turn resolves:
-    ``stale``; the first one's id orders the GM's typed orders after the turn opened)."""
-    svc = context.svc
-    pids = [p for p in gm_run(match) if not (unsealed_only and p in match.sealed)]
-    sent: list[Message] = []
-    if not pids:
-        return sent
-    tr = Tr(svc.lang_for(match.gm_user_id, match.lang))
-    for pid in pids:
-        screen = render.builder_screen(tr, match, pid, ())
-        if not _has_helpers(screen):
-            screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
-        msg = await dm(context, match, match.gm_user_id, screen)
-        if msg is None:
-            break  # the GM cannot be written to: the group was told once, not per NPC
-        sent.append(msg)
-    return sent
-
-
-def _has_helpers(screen: Screen) -> bool:
-    return any(b.cb is not None and b.cb.kind == "nsl" for row in screen.rows for b in row)
-
-
-def _name(match: Match, pid: str) -> str:
-    return names_of(match).get(pid, esc(pid))
-
-
-async def absentee_alert(context: Ctx, match: Match) -> None:
-    """After a resolution: players who missed ``missed_turns_alert`` turns in a row (and every
-    further such run) are reported to the GM in the group, with Replace/Remove buttons."""
-    if match.phase is not Phase.RUNNING:
-        return
-    limit = clock_config(match).missed_turns_alert
-    due = [p for p in absentees(match) if match.missed.get(p, 0) % limit == 0]
-    if not due:
-        return
-    gtr = Tr(match.lang)
-    lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
-    rows = [
-        [
-            Button(
-                gtr("gm.btn_replace_who", name=match.seat(p).name),
-                Callback("grp", match.id, match.turn, (p,)),
-            ),
-            Button(
-                gtr("gm.btn_remove_who", name=match.seat(p).name),
-                Callback("gko", match.id, match.turn, (p,)),
-            ),
-        ]
-        for p in due
-    ]
-    await send(context, match.chat_id, Screen("\n".join(lines), rows))
 
 
 async def _announce(context: Ctx, match: Match, key: str, **params: Any) -> None:

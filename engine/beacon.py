@@ -1,0 +1,181 @@
+"""The public randomness beacon: a port, the round schedule, offline verification, the mixing.
+
+Each turn's dice derive from the server's committed seed AND the randomness of a public beacon
+round published only after the turn locked (no order can be sealed, changed or withdrawn after
+the lock). The server cannot choose the beacon's randomness, and the beacon cannot know the
+server's seed: neither alone can choose or foresee a die. See ``docs/fairness.md``.
+
+The beacon is drand's League of Entropy network ``quicknet`` (a round every 3 s, scheme
+``bls-unchained-g1-rfc9380``): round ``r`` is a BLS12-381 signature on G1, by the network's
+key on G2, of ``sha256(r as 8 big-endian bytes)`` hashed to G1 with the RFC 9380 suite and the
+DST below; its randomness is ``sha256(signature)``. Tests and the sandbox use a local network
+with its own test key (``infra/beacon.py``) so the same verification runs everywhere.
+
+Pure computation only (no I/O): fetching a round is the :class:`Beacon` port's job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+DST = b"BLS_SIG_BLS12381G1_XMD:SHA-256_SSWU_RO_NUL_"
+SCHEME = "bls-unchained-g1-rfc9380"
+
+
+@dataclass(frozen=True, slots=True)
+class Network:
+    """A beacon network's public parameters (``public_key``: compressed G2 point, hex)."""
+
+    name: str
+    public_key: str
+    genesis_time: int
+    period: int
+    scheme: str = SCHEME
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "public_key": self.public_key,
+            "genesis_time": self.genesis_time,
+            "period": self.period,
+            "scheme": self.scheme,
+        }
+
+
+QUICKNET = Network(
+    name="quicknet",
+    # https://api.drand.sh/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971/info
+    public_key=(
+        "83cf0f2896adee7eb8b5f01fcad3912212c437e0073e911fb90022d3e760183c"
+        "8c4b450b6a0a6c3ac6a5776a2d1064510d1fec758c921cc22b0e17e63aaf4bcb"
+        "5ed66304de9cf809bd274ca73bab4af5a6e9c76a4bc09e76eae8991ef5ece45a"
+    ),
+    genesis_time=1692803367,
+    period=3,
+)
+"""drand quicknet, pinned: a dossier naming it is verified against these values, never
+against a key the dossier carries."""
+
+PUBLIC_NETWORKS: Mapping[str, Network] = {QUICKNET.name: QUICKNET}
+
+_networks: dict[str, Network] = {QUICKNET.name: QUICKNET}
+
+
+def register_network(network: Network) -> None:
+    """Make a (local, test) network's parameters known to the dossier builder."""
+    _networks[network.name] = network
+
+
+def known_network(name: str) -> Network | None:
+    return _networks.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class BeaconRound:
+    """One published round: its number, the network's signature and its randomness (hex)."""
+
+    network: str
+    round: int
+    signature: str
+    randomness: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "network": self.network,
+            "round": self.round,
+            "signature": self.signature,
+            "randomness": self.randomness,
+        }
+
+    @staticmethod
+    def from_json(doc: Mapping[str, Any]) -> BeaconRound:
+        return BeaconRound(
+            str(doc["network"]), int(doc["round"]), str(doc["signature"]), str(doc["randomness"])
+        )
+
+
+class Beacon(Protocol):
+    """Where published rounds come from (production: drand over HTTPS; tests: a local key)."""
+
+    @property
+    def network(self) -> Network: ...
+
+    def fetch(self, round_number: int) -> BeaconRound | None:
+        """The round, once published (an adapter may wait briefly for it); None when it is not
+        out yet or the beacon cannot be reached."""
+        ...
+
+
+def round_time(network: Network, round_number: int) -> float:
+    """When ``round_number`` is published (round 1 at genesis)."""
+    return float(network.genesis_time + (round_number - 1) * network.period)
+
+
+def round_after(network: Network, locked_at: float) -> int:
+    """The first round published strictly after ``locked_at``: the round a turn locked at that
+    moment waits for. Fixed by the lock, which nobody can move once it happened."""
+    if locked_at < network.genesis_time:
+        return 1
+    return math.floor((locked_at - network.genesis_time) / network.period) + 2
+
+
+def message(round_number: int) -> bytes:
+    """What the network signs for an unchained round: sha256 of the round, 8 bytes big-endian."""
+    return hashlib.sha256(round_number.to_bytes(8, "big")).digest()
+
+
+def randomness_of(signature_hex: str) -> str:
+    return hashlib.sha256(bytes.fromhex(signature_hex)).hexdigest()
+
+
+def import_py_ecc() -> None:
+    """Import py_ecc without its side effect: on import it raises the interpreter's recursion
+    limit to 100000, which turns a deeply nested JSON body (the webhook's RecursionError
+    guard) into a crash. The limit this process had is put back."""
+    limit = sys.getrecursionlimit()
+    import py_ecc  # noqa: F401
+
+    sys.setrecursionlimit(limit)
+
+
+def verify_signature(network: Network, round_number: int, signature_hex: str) -> bool:
+    """Whether ``signature_hex`` is the network's BLS signature of ``round_number`` (offline).
+
+    py_ecc (the Ethereum Foundation's pure-Python BLS12-381) does the curve work: it has the
+    RFC 9380 hash to G1 that quicknet's signatures-on-G1 scheme needs; about 0.15 s a check."""
+    import_py_ecc()
+    from py_ecc.bls.hash_to_curve import hash_to_G1
+    from py_ecc.bls.point_compression import decompress_G1, decompress_G2
+    from py_ecc.bls.typing import G1Compressed, G2Compressed
+    from py_ecc.fields import optimized_bls12_381_FQ12 as FQ12
+    from py_ecc.optimized_bls12_381.optimized_curve import G2, neg
+    from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, miller_loop
+
+    try:
+        key = bytes.fromhex(network.public_key)
+        sig = bytes.fromhex(signature_hex)
+        if len(key) != 96 or len(sig) != 48:
+            return False
+        pk = decompress_G2(
+            G2Compressed((int.from_bytes(key[:48], "big"), int.from_bytes(key[48:], "big")))
+        )
+        sigma = decompress_G1(G1Compressed(int.from_bytes(sig, "big")))
+    except (ValueError, TypeError):
+        return False
+    hashed = hash_to_G1(message(round_number), DST, hashlib.sha256)  # type: ignore[arg-type]
+    # e(sigma, g2) == e(H(m), pk)  <=>  e(-sigma, g2) * e(H(m), pk) == 1
+    product = miller_loop(G2, neg(sigma), False) * miller_loop(pk, hashed, False)
+    return bool(final_exponentiate(product) == FQ12.one())
+
+
+def mix(seed: bytes, beacon: BeaconRound | None) -> bytes:
+    """The dice key of a turn: ``sha256(seed || randomness)`` with a beacon round, else the
+    server seed alone ("server seed only", and every turn recorded before the beacon)."""
+    if beacon is None:
+        return seed
+    return hashlib.sha256(seed + bytes.fromhex(beacon.randomness)).digest()

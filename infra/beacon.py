@@ -1,0 +1,157 @@
+"""Beacon adapters: drand quicknet over HTTPS (production) and a local network with its own
+test key (tests and the sandbox), so one verification path checks both."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.beacon import (
+    QUICKNET,
+    SCHEME,
+    BeaconRound,
+    Network,
+    import_py_ecc,
+    message,
+    register_network,
+    round_time,
+)
+
+log = logging.getLogger("sekundant.beacon")
+
+DRAND_URLS = (
+    "https://api.drand.sh",
+    "https://api2.drand.sh",
+    "https://drand.cloudflare.com",
+)
+CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
+
+
+class DrandBeacon:
+    """quicknet over HTTPS. ``fetch`` waits for a round due within ``max_wait`` seconds (a
+    locked turn's round is at most one period away, 3 s), then asks each relay in turn with a
+    short timeout; None when the round is further away or no relay answers."""
+
+    def __init__(
+        self,
+        *,
+        urls: tuple[str, ...] = DRAND_URLS,
+        timeout: float = 2.0,
+        max_wait: float = 4.0,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+        get: Callable[..., Any] | None = None,
+    ) -> None:
+        self._get = get  # tests: an httpx.Client(transport=MockTransport(...)).get
+        self._urls = urls
+        self._timeout = timeout
+        self._max_wait = max_wait
+        self._clock = clock
+        self._sleep = sleep
+
+    @property
+    def network(self) -> Network:
+        return QUICKNET
+
+    def fetch(self, round_number: int) -> BeaconRound | None:
+        import httpx
+
+        wait = round_time(QUICKNET, round_number) - self._clock()
+        if wait > self._max_wait:
+            return None
+        if wait > 0:
+            self._sleep(wait + 0.2)  # relays serve a round a moment after its time
+        for url in self._urls:
+            try:
+                get = self._get or httpx.get
+                reply = get(f"{url}/{CHAIN_HASH}/public/{round_number}", timeout=self._timeout)
+                if reply.status_code != 200:
+                    continue
+                doc = reply.json()
+                if int(doc["round"]) != round_number:
+                    continue
+                signature = str(doc["signature"])
+                return BeaconRound(
+                    QUICKNET.name,
+                    round_number,
+                    signature,
+                    hashlib.sha256(bytes.fromhex(signature)).hexdigest(),
+                )
+            except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+                log.warning("beacon relay %s failed: %s", url, exc)
+        return None
+
+
+TEST_SECRET = 0x5EC0DA47
+"""The local network's secret key: public on purpose. A local beacon proves nothing to a
+player; it exists so tests and the sandbox run the very verification quicknet turns get."""
+
+
+class LocalBeacon:
+    """A local beacon signing with :data:`TEST_SECRET` (same scheme as quicknet). With a
+    ``clock``, a round exists only from its publication time on (so a test can show that a
+    turn's dice cannot be computed before); without one, every round is out at once."""
+
+    def __init__(
+        self,
+        clock: Callable[[], float] | None = None,
+        *,
+        genesis_time: int = 1_600_000_000,
+        period: int = 3,
+        secret: int = TEST_SECRET,
+        up: bool = True,
+    ) -> None:
+        import_py_ecc()
+        from py_ecc.bls.point_compression import compress_G2
+        from py_ecc.optimized_bls12_381.optimized_curve import G2, multiply
+
+        self._clock = clock
+        self._secret = secret
+        self.up = up
+        self.fetched: list[int] = []
+        z1, z2 = compress_G2(multiply(G2, secret))
+        key = z1.to_bytes(48, "big") + z2.to_bytes(48, "big")
+        self._network = Network("local-test", key.hex(), genesis_time, period, SCHEME)
+        register_network(self._network)
+
+    @property
+    def network(self) -> Network:
+        return self._network
+
+    def fetch(self, round_number: int) -> BeaconRound | None:
+        if not self.up:
+            return None
+        if self._clock is not None and round_time(self._network, round_number) > self._clock():
+            return None
+        self.fetched.append(round_number)
+        signature = self.sign(round_number)
+        return BeaconRound(
+            self._network.name,
+            round_number,
+            signature,
+            hashlib.sha256(bytes.fromhex(signature)).hexdigest(),
+        )
+
+    def sign(self, round_number: int) -> str:
+        from py_ecc.bls.hash_to_curve import hash_to_G1
+        from py_ecc.bls.point_compression import compress_G1
+        from py_ecc.optimized_bls12_381.optimized_curve import multiply
+
+        from engine.beacon import DST
+
+        point = hash_to_G1(message(round_number), DST, hashlib.sha256)  # type: ignore[arg-type]
+        return int(compress_G1(multiply(point, self._secret))).to_bytes(48, "big").hex()
+
+
+def beacon_from_env(env: Mapping[str, str]) -> DrandBeacon | None:
+    """``SEKUNDANT_BEACON``: ``drand`` (the public beacon) or unset/``none`` (server seed only,
+    e.g. a local bot without internet)."""
+    choice = env.get("SEKUNDANT_BEACON", "none").strip().lower()
+    if choice == "drand":
+        return DrandBeacon()
+    if choice in ("", "none"):
+        return None
+    raise ValueError(f"SEKUNDANT_BEACON: expected drand or none, got {choice!r}")

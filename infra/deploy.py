@@ -5,7 +5,9 @@
    ``requirements.txt``); ``template.yaml``'s ``CodeUri`` points there, so tests, the venv
    and the rest of the repository never reach the package. The gettext catalogs are compiled
    here, one ``<lang>.mo`` per language replacing its ``.po`` files, so Babel (and its
-   ~30 MB of locale data) is a build-time tool and not part of the package.
+   ~30 MB of locale data) is a build-time tool and not part of the package. Pillow, which
+   only drawing a picture imports, is staged apart (``requirements-pictures.txt`` into
+   ``build/layer-pictures/``): the template builds it as a layer both functions use.
 2. ``sam build`` for the template's runtime (python3.12, arm64): SAM's pip workflow needs that
    exact interpreter on PATH; this finds it (PATH, then pyenv) or stops with a clear message.
 3. Compile bytecode into the build with that interpreter and ``--invalidation-mode
@@ -37,6 +39,8 @@ from infra import catalogs
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "handlers", "infra")
 STAGE = Path("build") / "lambda"
+LAYER_STAGE = Path("build") / "layer-pictures"
+LAYER = "PicturesLayer"  # template.yaml's layer resource (Pillow)
 BUILD_DIR = Path(".aws-sam") / "build"
 FUNCTIONS = ("WebhookFunction", "SweeperFunction")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".mypy_cache")
@@ -124,6 +128,13 @@ def stage(root: Path = ROOT) -> Path:
         (target / dev).unlink(missing_ok=True)
     compile_catalogs(target)
     shutil.copyfile(root / "requirements-lambda.txt", target / "requirements.txt")
+    layer_requirements = root / "requirements-pictures.txt"
+    if layer_requirements.exists():
+        layer = root / LAYER_STAGE
+        if layer.exists():
+            shutil.rmtree(layer)
+        layer.mkdir(parents=True)
+        shutil.copyfile(layer_requirements, layer / "requirements.txt")
     return target
 
 
@@ -158,7 +169,7 @@ def plan(root: Path, python: Path, *, guided: bool, extra: Sequence[str] = ()) -
             env,
         ),
     ]
-    for fn in FUNCTIONS:
+    for fn in (*FUNCTIONS, LAYER):
         steps.append(
             Step(
                 f"compile {fn} for the runtime",

@@ -187,34 +187,59 @@ def cold_start_ratio() -> None:
         )
 
 
+def _wheels_for_runtime(requirements: Path, target: Path) -> str | None:
+    """Install ``requirements`` for the runtime (arm64, 3.12) into ``target``; an error line
+    when pip cannot fetch the wheels."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--target",
+        str(target),
+        "--platform",
+        "manylinux2014_aarch64",
+        "--implementation",
+        "cp",
+        "--python-version",
+        "3.12",
+        "--only-binary=:all:",
+        "--no-compile",
+        "-r",
+        str(requirements),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        return str(done.stderr.strip().splitlines()[-1:])
+    return None
+
+
+def layer_size() -> None:
+    """The Pillow layer (``requirements-pictures.txt``), zipped as SAM ships it (python/)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "python"
+        error = _wheels_for_runtime(ROOT / "requirements-pictures.txt", target)
+        if error is not None:
+            print(f"   pictures layer: skipped (pip could not fetch wheels: {error})")
+            return
+        zpath = Path(tmp) / "layer.zip"
+        with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
+            for f in target.rglob("*"):
+                if f.is_file():
+                    z.write(f, Path("python") / f.relative_to(target))
+        print(
+            f"   pictures layer (Pillow): {zpath.stat().st_size / 1e6:.1f} MB zipped, apart"
+            " from the package; loaded only when a picture is drawn"
+        )
+
+
 def package_size() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "pkg"
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--target",
-            str(target),
-            "--platform",
-            "manylinux2014_aarch64",
-            "--implementation",
-            "cp",
-            "--python-version",
-            "3.12",
-            "--only-binary=:all:",
-            "--no-compile",
-            "-r",
-            str(ROOT / "requirements-lambda.txt"),
-        ]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False)
-        if done.returncode != 0:
-            print(
-                f"   package: skipped (pip could not fetch wheels: "
-                f"{done.stderr.strip().splitlines()[-1:]})"
-            )
+        error = _wheels_for_runtime(ROOT / "requirements-lambda.txt", target)
+        if error is not None:
+            print(f"   package: skipped (pip could not fetch wheels: {error})")
             return
         src = Path(tmp) / "src"
         src.mkdir()
@@ -297,6 +322,7 @@ def main() -> None:
     cold_start_ratio()
     peak_memory()
     package_size()
+    layer_size()
 
 
 if __name__ == "__main__":

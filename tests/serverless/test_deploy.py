@@ -54,6 +54,7 @@ def test_the_plan_builds_compiles_for_the_runtime_then_deploys(
     assert [a[-1] for a in compiles] == [
         ".aws-sam/build/WebhookFunction",
         ".aws-sam/build/SweeperFunction",
+        ".aws-sam/build/PicturesLayer",  # Pillow's layer: its bytecode too
     ]
     assert all(a[5:7] == ("--invalidation-mode", "unchecked-hash") for a in compiles)
     assert steps[-1].argv[:2] == ("sam", "deploy") and "--guided" in steps[-1].argv
@@ -102,6 +103,24 @@ def test_the_real_stage_holds_the_handlers_and_no_tests() -> None:
     requirements = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert not any(r.startswith(("boto3", "botocore")) for r in requirements)  # in the runtime
     assert any(r.startswith("python-telegram-bot") for r in requirements)
+    # Pillow is a layer of its own (imported only to draw a picture), not in the code package.
+    assert not any(r.lower().startswith("pillow") for r in requirements)
+    layer = (ROOT / "requirements-pictures.txt").read_text().splitlines()
+    assert [r for r in layer if r and not r.startswith("#")] == ["Pillow>=10"]
+
+
+def test_staging_puts_the_pictures_layer_beside_the_code(tmp_path: Path) -> None:
+    for package in deploy.PACKAGES:
+        (tmp_path / package).mkdir()
+    (tmp_path / "requirements-lambda.txt").write_text("python-telegram-bot\n")
+    (tmp_path / "requirements-pictures.txt").write_text("Pillow>=10\n")
+    deploy.stage(tmp_path)
+    layer = tmp_path / deploy.LAYER_STAGE
+    assert sorted(p.name for p in layer.iterdir()) == ["requirements.txt"]
+    assert (layer / "requirements.txt").read_text() == "Pillow>=10\n"
+    template = (ROOT / "template.yaml").read_text()
+    assert f"ContentUri: {deploy.LAYER_STAGE.as_posix()}/" in template
+    assert "Layers: [!Ref PicturesLayer]" in template
 
 
 def test_staging_compiles_the_catalogs_to_mo_files_that_translate_like_the_po_files(

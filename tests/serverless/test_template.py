@@ -38,6 +38,7 @@ def translated() -> dict[str, Any]:
     tpl = load_template()
     # The translator only accepts S3 code locations (SAM CLI substitutes them the same way).
     tpl["Globals"]["Function"]["CodeUri"] = "s3://placeholder-bucket/code.zip"
+    tpl["Resources"]["PicturesLayer"]["Properties"]["ContentUri"] = "s3://placeholder-bucket/l.zip"
     out: dict[str, Any] = transform(tpl, dict(PARAMS), OfflinePolicyLoader())
     return json.loads(json.dumps(out))
 

@@ -61,5 +61,7 @@ def test_sam_translates_the_template_offline(template: dict[str, Any]) -> None:
     for resource in template["Resources"].values():
         if resource["Type"] == "AWS::Serverless::Function":
             resource["Properties"]["CodeUri"] = "s3://placeholder-bucket/code.zip"
+        if resource["Type"] == "AWS::Serverless::LayerVersion":
+            resource["Properties"]["ContentUri"] = "s3://placeholder-bucket/layer.zip"
     cfn = transform(template, {}, OfflinePolicyLoader())
     assert cfn["Resources"]["Table"]["Type"] == "AWS::DynamoDB::Table"

@@ -305,9 +305,27 @@ def _indexed(items: list[Any]) -> dict[str, Any]:
     return {str(i): v for i, v in enumerate(items)}
 
 
+# Fields of a record that are often unset (no beacon, no commitment message: a sandbox, an old
+# turn): stored only when set; ``record_from_doc`` reads a missing one as unset.
+OPTIONAL_RECORD_KEYS = frozenset(
+    {
+        "opened_at",
+        "locked_at",
+        "beacon_round",
+        "beacon",
+        "commitment_message",
+        "commitment_posted_at",
+    }
+)
+
+
 def record_to_stored(record: TurnRecord) -> tuple[dict[str, Any], dict[str, Any]]:
     """The record as stored (compact), and the documents it refers to (by reference)."""
-    doc = record_to_doc(record)
+    doc = {
+        k: v
+        for k, v in record_to_doc(record).items()
+        if v is not None or k not in OPTIONAL_RECORD_KEYS
+    }
     configs: dict[str, Any] = {}
     before, after = doc["state_before"], doc["state_after"]
     if not (isinstance(before, Mapping) and isinstance(after, Mapping)):

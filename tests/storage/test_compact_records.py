@@ -36,6 +36,18 @@ def test_a_stored_record_loads_exactly_as_it_was(ruleset: str) -> None:
         )
 
 
+def test_unset_optional_fields_are_left_out_and_set_ones_kept() -> None:
+    record = turn_records("pistol")[0]
+    unset = replace(record, opened_at=None, locked_at=None, commitment_message=None)
+    stored, configs = codec.record_to_stored(unset)
+    assert not codec.OPTIONAL_RECORD_KEYS & set(stored)  # none of them is set
+    assert codec.record_from_stored(stored, configs) == unset
+    full = replace(unset, opened_at=1.5, locked_at=2.5, commitment_message=77)
+    stored, configs = codec.record_to_stored(full)
+    assert {"opened_at", "locked_at", "commitment_message"} <= set(stored)
+    assert codec.record_from_stored(stored, configs) == full
+
+
 def test_deltas_set_nested_changes_and_deletions() -> None:
     before = {"a": 1, "b": {"x": [1], "y": 2}, "gone": True, "same": {"k": 1}}
     after = {"a": 2, "b": {"x": [1, 2], "z": None}, "new": {"n": 1}, "same": {"k": 1}}

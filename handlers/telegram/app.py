@@ -139,7 +139,8 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("order", orders.cmd_order, filters=private))
     app.add_handler(CommandHandler("character", lobby.cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", player.cmd_takegm, filters=group))
-    from handlers.telegram.features import plans_flow, text_reply
+    from handlers.telegram.features import text_reply
+    from handlers.telegram.ui.plans import flow as plans_flow
 
     text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
     from handlers.telegram.features import rules_help

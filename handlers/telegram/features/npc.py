@@ -32,7 +32,15 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import gm_run
-from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby, sender, user_of
+from handlers.telegram.shared.guards import (
+    Alert,
+    _load,
+    command,
+    gm_lobby,
+    message_of,
+    sender,
+    user_of,
+)
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import _seal, refresh_lobby, refuse_if_before_turn
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
@@ -92,8 +100,8 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
     """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby;
     ``/npc remove <pid>`` takes one out."""
     svc = context.svc
-    user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
-    assert user is not None and chat is not None and msg is not None
+    user, chat = sender(update)
+    msg = message_of(update)
     tr = context.tr(user)
     matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
     if not matches:

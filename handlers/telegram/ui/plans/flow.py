@@ -43,6 +43,8 @@ from handlers.telegram.shared.guards import (
     _require_gm,
     _require_turn,
     command,
+    message_of,
+    user_of,
 )
 from handlers.telegram.shared.routing import Flow
 from handlers.telegram.shared.send import dm, edit, send
@@ -73,10 +75,9 @@ def flow() -> Flow:
 async def cmd_plan(update: Update, context: Ctx) -> None:
     """``/plan [match] GROUP SKILL … -- text``: a typed plan; with nothing after it, the builder."""
     svc = context.svc
-    msg, user = update.effective_message, update.effective_user
-    assert msg is not None and user is not None and msg.text is not None
+    user, text = user_of(update), message_of(update).text or ""
     tr = context.tr(user)
-    rest = msg.text.split(maxsplit=1)[1] if len(msg.text.split(maxsplit=1)) > 1 else ""
+    rest = text.split(maxsplit=1)[1] if len(text.split(maxsplit=1)) > 1 else ""
     words = rest.split()
     match, candidates, left = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:

@@ -19,6 +19,9 @@ the ``features``, which import only ``shared`` modules, renderers and the rulese
 another feature; ``shared`` imports no feature; the renderers in ``screens`` import no
 python-telegram-bot. No module there is over 400 lines and no function over 80
 (:data:`KNOWN_OVERSIZE`, another allow-list that may only shrink).
+
+A ruleset's UI package (``ui/<ruleset>/``, its Telegram flow included) imports no feature, and a
+feature reaches the ruleset UIs only through ``handlers.telegram.ui`` (``get_ui``).
 """
 
 from __future__ import annotations
@@ -253,6 +256,37 @@ def test_shared_modules_import_no_feature_and_not_the_wiring() -> None:
         if module.startswith(SHARED)
         for target in targets
         if target.startswith(FEATURES) or target == "handlers.telegram.app"
+    )
+    assert not bad, "\n".join(bad)
+
+
+UI = "handlers.telegram.ui"
+RULESET_UIS = tuple(
+    f"{UI}.{p.name}" for p in sorted((TELEGRAM / "ui").iterdir()) if (p / "__init__.py").is_file()
+)
+
+
+def test_ruleset_uis_import_no_feature_and_not_the_wiring() -> None:
+    assert f"{UI}.plans" in RULESET_UIS
+    graph = import_graph(MODULES, with_typing=True)
+    bad = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.startswith(RULESET_UIS)
+        for target in targets
+        if target.startswith(FEATURES) or target == "handlers.telegram.app"
+    )
+    assert not bad, "\n".join(bad)
+
+
+def test_features_reach_ruleset_uis_only_through_the_ui_package() -> None:
+    graph = import_graph(MODULES, with_typing=True)
+    bad = sorted(
+        f"{module} imports {target}"
+        for module, targets in graph.items()
+        if module.startswith(FEATURES)
+        for target in targets
+        if target.startswith(f"{UI}.")
     )
     assert not bad, "\n".join(bad)
 

@@ -6,7 +6,8 @@ Feature modules never import this module (moved from ``handlers.telegram.bot``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from telegram import (
@@ -21,28 +22,35 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    MessageHandler,
     TypeHandler,
     filters,
 )
 from telegram.request import BaseRequest
 
 from engine.usecases import Deps
-from handlers.telegram import stale
+from handlers.telegram import stale, ui
 from handlers.telegram.features import (
+    clock,
     gm_commands,
     gm_panel,
     gm_turn,
     lobby,
     npc,
     npc_orders,
+    odds,
     orders,
     player,
     records,
+    rules_help,
+    text_reply,
 )
 from handlers.telegram.i18n import LANGS, Tr, normalize
-from handlers.telegram.shared import owed
+from handlers.telegram.screens import odds_text
+from handlers.telegram.shared import outbox, owed, text_steps
 from handlers.telegram.shared.context import CONTEXT_TYPES, SERVICES, Ctx, Services, callback_secret
-from handlers.telegram.shared.routing import on_button, router
+from handlers.telegram.shared.guards import Button_
+from handlers.telegram.shared.routing import add_flow, on_button, router
 
 log = logging.getLogger("sekundant.bot")
 
@@ -83,8 +91,6 @@ async def set_commands(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 async def announce_sweep(app: Any, results: Sequence[Any]) -> None:
     """Announce sweep results (the Lambda sweeper finds this; ``features.clock``)."""
-    from handlers.telegram.features import clock
-
     await clock.announce(app, results)
 
 
@@ -126,6 +132,69 @@ def build_application(
     return app
 
 
+# Every button, by its callback kind (a wire format: old buttons live in chats); a ruleset
+# UI's own buttons come with its flow (add_handlers).
+BUTTONS: Mapping[str, Button_] = MappingProxyType(
+    {
+        "new": lobby.btn_new,
+        "opt": lobby.btn_option,
+        "start": lobby.btn_start,
+        "chr": lobby.btn_character,
+        "pick": lobby.btn_pick,
+        "b": orders.btn_builder,
+        "s": orders.btn_seal,
+        "gst": gm_turn.btn_gm_status,
+        "gfr": gm_turn.btn_force,
+        "gfc": gm_turn.btn_force,
+        "gend": gm_turn.btn_end,
+        "gec": gm_turn.btn_end,
+        "gx": gm_turn.btn_back,
+        "ul": player.btn_user_lang,
+        stale.KIND: stale.btn_done,
+        "gm": gm_panel.btn_menu,
+        "gpa": gm_panel.btn_pause,
+        "gre": gm_panel.btn_pause,
+        "gex": gm_panel.btn_extend,
+        "gun": gm_panel.btn_undo,
+        "guc": gm_panel.btn_undo,
+        "gsu": gm_panel.btn_summary_undo,
+        "gsc": gm_panel.btn_summary_undo,
+        "gsb": gm_panel.btn_summary_undo,
+        "grp": gm_panel.btn_replace,
+        "gko": gm_panel.btn_remove,
+        "gkc": gm_panel.btn_remove,
+        "gwn": gm_panel.btn_result,
+        "gwc": gm_panel.btn_result,
+        "pff": player.btn_forfeit,
+        "pfx": player.btn_forfeit,
+        "wd": player.btn_withdraw,
+        "dos": records.btn_dossier,
+        "nsl": npc_orders.btn_same_as_last,
+        "nnr": npc_orders.btn_nearest,
+        "nsd": npc.btn_side,
+        "npp": npc.btn_panel,
+        "npa": npc.btn_add_preset,
+        "npb": npc.btn_add_side,
+        "nsc": npc.btn_cycle_side,
+        "npr": npc.btn_remove,
+        "clk": clock.btn_clock,
+        odds_text.KIND: odds.btn_odds,  # the lobby's 🎲 Odds: the matchup simulated
+        text_steps.KIND: text_reply.btn_text_hint,  # "✍️": reply with the order's text
+    }
+)
+# The outbox's send functions, one per kind of owed message (shared/owed.py).
+SENDERS: Mapping[str, outbox.Sender] = MappingProxyType(
+    {
+        "started": owed.send_started,
+        "receipt": owed.send_receipt,
+        "resolved": owed.send_resolved,
+        "reminder": owed.send_reminder,
+        "resumed": owed.send_resumed,
+        "beacon_late": owed.send_beacon_late,
+    }
+)
+
+
 def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Every command, button and update the bot answers, in one list (as in PTB's examples)."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
@@ -139,18 +208,18 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("order", orders.cmd_order, filters=private))
     app.add_handler(CommandHandler("character", lobby.cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", player.cmd_takegm, filters=group))
-    from handlers.telegram.features import plans_flow, text_reply
-
-    text_reply.register(app)  # orders with free text, sealed by a reply (plans, powers)
-    from handlers.telegram.features import rules_help
-
-    rules_help.register(app)  # /rules: the ruleset in play, in short
-    plans_flow.register(app)  # plans: /plan, the GM's veto
-    npc.register(app)  # NPCs and sides: /npc, /side, /npcorder and their buttons
-    from handlers.telegram.features import clock, odds
-
-    clock.register(app)  # turn clock: /clock, lobby clock buttons
-    odds.register(app)  # the lobby's 🎲 Odds: the matchup simulated
+    # Orders with free text, sealed by a reply (plans, powers); its "✍️" button is below.
+    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, text_reply.on_text))
+    app.add_handler(CommandHandler("rules", rules_help.cmd_rules, filters=anywhere))
+    routes = router(app)
+    routes.on_seal(text_steps.forget_after_seal)  # a sealed order's pending text step is done
+    for flow in ui.flows():  # each ruleset UI's own flow (plans: /plan, the GM's veto)
+        add_flow(app, flow)
+    # NPCs and sides
+    app.add_handler(CommandHandler("npc", npc.cmd_npc, filters=anywhere))
+    app.add_handler(CommandHandler("side", npc.cmd_side, filters=anywhere))
+    app.add_handler(CommandHandler("npcorder", npc.cmd_npcorder, filters=private))
+    app.add_handler(CommandHandler("clock", clock.cmd_clock, filters=group))
     # GM powers, player commands, records
     app.add_handler(TypeHandler(Update, gm_commands.remember_users), group=-2)
     app.add_handler(CommandHandler("start", gm_commands.cmd_claim, filters=private), group=-1)
@@ -161,47 +230,8 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("forfeit", player.cmd_forfeit, filters=anywhere))
     app.add_handler(CommandHandler("history", records.cmd_history, filters=anywhere))
     app.add_handler(CommandHandler("dossier", records.cmd_dossier, filters=anywhere))
-    # Every button, by its callback kind (a wire format: old buttons live in chats).
-    router(app).add_buttons(
-        {
-            "new": lobby.btn_new,
-            "opt": lobby.btn_option,
-            "start": lobby.btn_start,
-            "chr": lobby.btn_character,
-            "pick": lobby.btn_pick,
-            "b": orders.btn_builder,
-            "s": orders.btn_seal,
-            "gst": gm_turn.btn_gm_status,
-            "gfr": gm_turn.btn_force,
-            "gfc": gm_turn.btn_force,
-            "gend": gm_turn.btn_end,
-            "gec": gm_turn.btn_end,
-            "gx": gm_turn.btn_back,
-            "ul": player.btn_user_lang,
-            stale.KIND: stale.btn_done,
-            "gm": gm_panel.btn_menu,
-            "gpa": gm_panel.btn_pause,
-            "gre": gm_panel.btn_pause,
-            "gex": gm_panel.btn_extend,
-            "gun": gm_panel.btn_undo,
-            "guc": gm_panel.btn_undo,
-            "gsu": gm_panel.btn_summary_undo,
-            "gsc": gm_panel.btn_summary_undo,
-            "gsb": gm_panel.btn_summary_undo,
-            "grp": gm_panel.btn_replace,
-            "gko": gm_panel.btn_remove,
-            "gkc": gm_panel.btn_remove,
-            "gwn": gm_panel.btn_result,
-            "gwc": gm_panel.btn_result,
-            "pff": player.btn_forfeit,
-            "pfx": player.btn_forfeit,
-            "wd": player.btn_withdraw,
-            "dos": records.btn_dossier,
-            "nsl": npc_orders.btn_same_as_last,
-            "nnr": npc_orders.btn_nearest,
-        }
-    )
-    owed.register()  # the outbox's send functions, one per kind of owed message
+    routes.add_buttons(BUTTONS)  # every button press goes to on_button, then by its kind
+    outbox.add_senders(app, SENDERS)
     app.add_handler(CallbackQueryHandler(on_button))
     app.add_handler(ChatMemberHandler(lobby.on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
     app.add_error_handler(on_error)

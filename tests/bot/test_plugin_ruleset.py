@@ -7,12 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from telegram import Update
+from telegram.ext import CommandHandler
 
 from engine.match import Phase
 from engine.simulate import run
+from handlers.telegram import ui
 from handlers.telegram.harness import Harness, plain
+from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.routing import Flow, router
 from tests.bot.conftest import Duel
-from tests.support.coin import plugin
+from tests.support.coin import RULESET, plugin
+from tests.support.coin.ui import CoinUI
 
 
 @pytest.fixture
@@ -59,6 +65,35 @@ def test_coin_registers_and_plays_a_whole_match_through_the_bot(coin_duel: Duel)
     group = [plain(t) for t in h.texts(d.g)]
     assert any("calls 1" in t or "называет 1" in t for t in group), "the reveal, in coin's words"
     assert not any("coin." in t or "ruleset.coin" in t for t in group), "no raw message id"
+
+
+def test_a_plugin_ui_wires_its_own_flow_through_the_hook() -> None:
+    """RulesetUI.flow: a plug-in's commands and buttons are wired with every other handler,
+    without a line in the shared modules (plans' /plan and veto come the same way)."""
+    heard: list[str] = []
+
+    async def cmd_toss(update: Update, context: Ctx) -> None:
+        assert update.effective_message is not None
+        heard.append(update.effective_message.text or "")
+
+    async def btn_toss(*_: object) -> str | None:
+        return None
+
+    class TossingUI(CoinUI):
+        def flow(self) -> Flow:
+            return Flow(handlers=[CommandHandler("toss", cmd_toss)], buttons={"ctz": btn_toss})
+
+    plugin.install()
+    ui.register(RULESET.id, TossingUI())
+    h = Harness()
+    try:
+        d = Duel(h)
+        h.say(d.bob, d.b, "/toss high")
+        assert heard == ["/toss high"]
+        assert router(h.app).buttons["ctz"] is btn_toss
+    finally:
+        h.close()
+        plugin.uninstall()
 
 
 def test_coin_plays_through_the_simulator() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from telegram import Message, Update, User
-from telegram.ext import Application, CommandHandler, filters
+from telegram.ext import Application
 
 from engine import usecases
 from engine.match import Phase
@@ -29,7 +29,6 @@ from handlers.telegram.shared import outbox
 from handlers.telegram.shared.clock_notices import announce_parked
 from handlers.telegram.shared.context import SERVICES, Ctx, SekundantContext, Services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match, sender
-from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import send
 from handlers.telegram.shared.turns import refresh_lobby
 from handlers.telegram.ui import Screen
@@ -145,12 +144,3 @@ def install_timer(
 
     app.post_init = post_init
     app.post_stop = post_stop
-
-
-# --------------------------------------------------------------------------- wiring
-
-
-def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    router(app).add_buttons({"clk": btn_clock})
-    groups = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("clock", cmd_clock, filters=groups))

@@ -24,7 +24,9 @@ from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
     command,
     group_match,
+    message_of,
     sender,
+    user_of,
 )
 from handlers.telegram.shared.send import deep_link, send
 from handlers.telegram.shared.turns import _announce, gm_changed, refresh_lobby, refresh_status
@@ -52,8 +54,7 @@ async def remember_users(update: Update, context: Ctx) -> None:
 def _target_user(context: Ctx, update: Update, words: Sequence[str]) -> tuple[int, str] | None:
     """The user a command names: the replied-to message's author, a text mention, or a
     remembered @username."""
-    msg = update.effective_message
-    assert msg is not None
+    msg = message_of(update)
     if msg.reply_to_message is not None and msg.reply_to_message.from_user is not None:
         u = msg.reply_to_message.from_user
         if not u.is_bot:
@@ -144,9 +145,9 @@ async def cmd_claim(update: Update, context: Ctx) -> None:
 @command
 async def _claim(update: Update, context: Ctx) -> None:
     svc = context.svc
-    user = update.effective_user
-    assert user is not None and context.args
-    match_id, _, pid = context.args[0].removeprefix("claim_").rpartition("_")
+    user = user_of(update)
+    payload = context.args[0] if context.args else ""  # "claim_…": cmd_claim checked it
+    match_id, _, pid = payload.removeprefix("claim_").rpartition("_")
     match = svc.deps.repo.load(match_id).match
     offer = (match.ui.get("offers") or {}).get(pid)
     if not offer or offer.get("by") != match.gm_user_id:

@@ -1,8 +1,8 @@
 """Sides and GM-run participants (NPCs): lobby buttons, the GM's NPC panel, typed commands,
 and the GM's private order builders for NPCs (and for seats the ruleset hands to the GM, D34).
 
-Wired by :func:`register` (one line in :func:`handlers.telegram.app.build_application`) and
-:func:`open_turn_gm` (one line in ``open_turn``). Handlers stay thin: one use case each.
+Wired in :func:`handlers.telegram.app.add_handlers` (its commands and buttons) and
+``shared.gm_seats.open_turn_gm`` (one line in ``open_turn``). Handlers stay thin: one use case each.
 
 Commands:
 
@@ -23,7 +23,6 @@ import json
 from typing import Any
 
 from telegram import Message, Update, User
-from telegram.ext import Application, CommandHandler, filters
 
 from engine import usecases
 from engine.errors import Rejection
@@ -33,32 +32,20 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import gm_run
-from handlers.telegram.shared.guards import Alert, _load, command, gm_lobby, sender, user_of
-from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.guards import (
+    Alert,
+    _load,
+    command,
+    gm_lobby,
+    message_of,
+    sender,
+    user_of,
+)
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import _seal, refresh_lobby, refuse_if_before_turn
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
 
 SIDE_LETTERS = "ABCDEF"
-
-
-def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Add the NPC and side commands and buttons to the application."""
-    anywhere = filters.UpdateType.MESSAGE
-    private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("npc", command(cmd_npc), filters=anywhere))
-    app.add_handler(CommandHandler("side", command(cmd_side), filters=anywhere))
-    app.add_handler(CommandHandler("npcorder", command(cmd_npcorder), filters=private))
-    router(app).add_buttons(
-        {
-            "nsd": btn_side,
-            "npp": btn_panel,
-            "npa": btn_add_preset,
-            "npb": btn_add_side,
-            "nsc": btn_cycle_side,
-            "npr": btn_remove,
-        }
-    )
 
 
 # --------------------------------------------------------------------------- commands
@@ -108,12 +95,13 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
     return sheet, side, name
 
 
+@command
 async def cmd_npc(update: Update, context: Ctx) -> None:
     """``/npc <preset|{json}> [side] [name…]``: the GM adds an NPC in the lobby;
     ``/npc remove <pid>`` takes one out."""
     svc = context.svc
-    user, chat, msg = update.effective_user, update.effective_chat, update.effective_message
-    assert user is not None and chat is not None and msg is not None
+    user, chat = sender(update)
+    msg = message_of(update)
     tr = context.tr(user)
     matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
     if not matches:
@@ -156,6 +144,7 @@ def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
     return f"{base} {same + 1}"
 
 
+@command
 async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
     svc = context.svc
@@ -193,6 +182,7 @@ async def cmd_side(update: Update, context: Ctx) -> None:
     await refresh_lobby(context, match)
 
 
+@command
 async def cmd_npcorder(update: Update, context: Ctx) -> None:
     """``/npcorder [match] <pid> <typed order>``: the GM's typed order for an NPC."""
     svc = context.svc

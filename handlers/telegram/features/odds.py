@@ -26,10 +26,8 @@ from telegram.error import Forbidden
 from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
-from handlers.telegram.screens.odds_text import KIND
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load
-from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, send
 from handlers.telegram.ui import Screen
 
@@ -160,7 +158,3 @@ async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
     except Forbidden:
         raise Alert(tr("odds.open_private")) from None
     return None if chat_id == msg.chat.id else tr("odds.sent")
-
-
-def register(app: Any) -> None:
-    router(app).add_buttons({KIND: btn_odds})

@@ -7,10 +7,7 @@ the full rules as implemented are ``docs/rules/*.md``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import Update
-from telegram.ext import Application, CommandHandler, filters
 
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx
@@ -39,7 +36,3 @@ async def cmd_rules(update: Update, context: Ctx) -> None:
         tr = Tr(matches[0].lang if matches else svc.user_lang(user))
     rulesets = list(dict.fromkeys(m.ruleset for m in matches))
     await send(context, chat.id, Screen(rules_text(tr, rulesets)))
-
-
-def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    app.add_handler(CommandHandler("rules", cmd_rules, filters=filters.UpdateType.MESSAGE))

@@ -18,10 +18,7 @@ A plain private message with nothing pending gets a short hint of what the user 
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import Message, Update, User
-from telegram.ext import Application, MessageHandler, filters
 
 from engine.errors import NotFoundError, Rejection
 from engine.match import Phase
@@ -31,20 +28,9 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
-from handlers.telegram.shared.routing import router
-from handlers.telegram.shared.text_steps import KIND, forget_after_seal, pending, set_pending
+from handlers.telegram.shared.text_steps import KIND, pending, set_pending
 from handlers.telegram.shared.turns import _seal
 from handlers.telegram.ui import get_ui
-
-
-def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Add the handler of private plain text (replies included) and the "✍️" button."""
-    private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
-    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, on_text))
-    routes = router(app)
-    routes.add_buttons({KIND: btn_text_hint})
-    routes.on_seal(forget_after_seal)
-
 
 # --------------------------------------------------------------------------- the pending step
 

@@ -162,6 +162,14 @@ def user_of(update: Update) -> User:
     return user
 
 
+def message_of(update: Update) -> Message:
+    """The message ``update`` carries (a command or a text: what its handler's filters let in)."""
+    msg = update.effective_message
+    if msg is None:
+        raise NoSender(update.update_id)
+    return msg
+
+
 def sender(update: Update) -> tuple[User, Chat]:
     """The user who sent ``update`` and the chat it came from."""
     chat = update.effective_chat

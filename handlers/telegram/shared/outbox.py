@@ -7,8 +7,9 @@ the function killed between the save and the send) is delivered by the sweeper
 (:func:`deliver_due`; locally by the polling process's timer), with bounded retries and
 backoff that honours Telegram's ``retry_after``.
 
-Each kind of item maps to a send function (:func:`register`; the Telegram layer registers its
-own, ``handlers.telegram.shared.owed``) that renders from the latest stored state when it runs.
+Each kind of item maps to a send function (:func:`add_senders`, per application: the wiring
+adds the Telegram layer's, ``handlers.telegram.shared.owed``) that renders from the latest stored
+state when it runs.
 Every Bot API call it makes goes through the item's :class:`Journal` (``shared.send._api`` asks
 :func:`current`): a sent message's id is recorded on the item before the next call, and a
 delivery that resumes after a failure replays the recorded sends instead of repeating them
@@ -25,7 +26,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -44,12 +45,17 @@ BACKOFF_SECONDS = 30.0  # after the first failed delivery; doubles with each att
 BACKOFF_MAX_SECONDS = 1800.0
 
 Sender = Callable[[Any, Owed], Awaitable[None]]
-SENDERS: dict[str, Sender] = {}
+SENDERS = "sekundant.senders"  # the application's send functions by kind (bot_data)
 
 
-def register(kind: str, sender: Sender) -> None:
-    """Let ``sender(context, item)`` deliver the owed items of ``kind``."""
-    SENDERS[kind] = sender
+def add_senders(app: Any, senders: Mapping[str, Sender]) -> None:
+    """Let ``sender(context, item)`` deliver the owed items of each kind, in this application."""
+    app.bot_data.setdefault(SENDERS, {}).update(senders)
+
+
+def _sender(context: Any, kind: str) -> Sender | None:
+    found: Mapping[str, Sender] = context.application.bot_data.get(SENDERS, {})
+    return found.get(kind)
 
 
 class Superseded(Exception):  # noqa: N818 - control flow, not an error
@@ -121,7 +127,7 @@ async def deliver(context: Any, match_id: str) -> int:
 async def _deliver_one(
     context: Any, repo: MatchRepository, item: Owed, clock: Callable[[], float]
 ) -> bool:
-    sender = SENDERS.get(item.kind)
+    sender = _sender(context, item.kind)
     journal = Journal(repo, item)
     token = _JOURNAL.set(journal)
     try:

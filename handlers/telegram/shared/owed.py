@@ -3,8 +3,8 @@
 Each renders its owed item from the latest stored state when it runs, so a late delivery
 never shows an older state than the chat has seen: a reveal is the record of its turn; the next
 turn is opened only if no later turn resolved meanwhile; a reminder goes only to players who
-still have not sealed that turn. New kinds (a picture after the reveal, a commitment message)
-plug in with :func:`handlers.telegram.shared.outbox.register`.
+still have not sealed that turn. The wiring (``handlers.telegram.app``) gives them to the
+application, one per kind (:func:`handlers.telegram.shared.outbox.add_senders`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from engine.match import Phase
 from engine.ports import Owed
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared import clock_notices as clock
-from handlers.telegram.shared import outbox, turns
+from handlers.telegram.shared import turns
 from handlers.telegram.shared.send import send
 
 
@@ -93,12 +93,3 @@ async def send_beacon_late(context: Any, item: Owed) -> None:
     if latest.phase is not Phase.RUNNING or latest.turn != item.turn or latest.locked_at is None:
         return
     await send(context, latest.chat_id, clock.beacon_late_screen(latest))
-
-
-def register() -> None:
-    outbox.register("started", send_started)
-    outbox.register("receipt", send_receipt)
-    outbox.register("resolved", send_resolved)
-    outbox.register("reminder", send_reminder)
-    outbox.register("resumed", send_resumed)
-    outbox.register("beacon_late", send_beacon_late)

@@ -2,19 +2,21 @@
 :func:`on_button` to the handler registered for its kind in the application's :class:`Router`
 (``application.bot_data``), and the features' seal and GM-change hooks live there too. The
 wiring (``handlers.telegram.app``) fills it; no module-level registry is mutated, so two
-applications in one process (tests, the sandbox) cannot see each other's routes."""
+applications in one process (tests, the sandbox) cannot see each other's routes. A ruleset UI's
+own flow (commands, buttons and hooks beyond its order builder) is a :class:`Flow`, which the
+wiring adds with :func:`add_flow` (:meth:`handlers.telegram.ui.RulesetUI.flow`)."""
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import Update
 from telegram.error import BadRequest
-from telegram.ext import Application
+from telegram.ext import Application, BaseHandler
 
 from engine.match import Match
 from engine.usecases import SealResult
@@ -35,7 +37,7 @@ class Router:
     """What a press or a seal is routed to, per application."""
 
     buttons: dict[str, Button_] = field(default_factory=dict)
-    # Run after every seal with (context, match before, result): plans' GM review (plans_flow).
+    # Run after every seal with (context, match before, result): plans' GM review (its flow).
     seal_hooks: list[SealHook] = field(default_factory=list)
     # Run when the GM role changed hands mid-turn, with the match after: plans' review.
     gm_hooks: list[GmHook] = field(default_factory=list)
@@ -51,6 +53,30 @@ class Router:
     def on_gm_change(self, hook: GmHook) -> None:
         if hook not in self.gm_hooks:
             self.gm_hooks.append(hook)
+
+
+@dataclass(frozen=True)
+class Flow:
+    """A ruleset UI's Telegram flow beyond its order builder (``plans``: ``/plan`` and the
+    GM's veto): handlers added to the application, button kinds routed here, seal and
+    GM-change hooks. A flow's module is imported when the bot is wired (a cold start), so it
+    must not import its ruleset at module level."""
+
+    handlers: Sequence[BaseHandler[Any, Any, Any]] = ()
+    buttons: Mapping[str, Button_] = field(default_factory=dict)
+    on_seal: Sequence[SealHook] = ()
+    on_gm_change: Sequence[GmHook] = ()
+
+
+def add_flow(app: Application[Any, Any, Any, Any, Any, Any], flow: Flow) -> None:
+    """Wire a ruleset UI's :class:`Flow`: its handlers (group 0, in order), buttons and hooks."""
+    app.add_handlers(flow.handlers)
+    routes = router(app)
+    routes.add_buttons(flow.buttons)
+    for seal_hook in flow.on_seal:
+        routes.on_seal(seal_hook)
+    for gm_hook in flow.on_gm_change:
+        routes.on_gm_change(gm_hook)
 
 
 def router(app: Application[Any, Any, Any, Any, Any, Any]) -> Router:

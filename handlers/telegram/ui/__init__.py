@@ -6,6 +6,11 @@ ruleset living elsewhere) calls :func:`register` at run time, with its own catal
 without a UI gets :class:`RulesetUI` itself: typed orders only (``/order key value ...``) and a
 plain event list as its reveal, so a new ruleset is playable before anyone draws its keyboards.
 
+A ruleset whose Telegram flow goes beyond the order builder (``plans``: ``/plan`` and the GM's
+veto) plugs it in through :meth:`RulesetUI.flow`; the wiring adds every registered UI's flow
+(:func:`flows`). A built-in's flow module is named in :data:`_FLOWS` and imported without its UI
+(it must not import its ruleset: the webhook's cold start wires it).
+
 The UI never talks to Telegram or storage: it returns :class:`Screen` values (HTML text and
 rows of :class:`Button`), builds order dicts from button arguments or typed words, and renders
 revealed turns. Builder state travels in the callback data (``Callback("b", args=...)``), so a
@@ -20,7 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import Rejection
 from engine.match import Match, TurnRecord
@@ -32,10 +37,17 @@ from handlers.telegram.ui.words import aliases as aliases
 from handlers.telegram.ui.words import leading_phrase as leading_phrase
 from handlers.telegram.ui.words import parse_words as parse_words
 
+if TYPE_CHECKING:
+    from handlers.telegram.shared.routing import Flow
+
 _MODULES: dict[str, str] = {
     "pistol": "handlers.telegram.ui.pistol",
     "dragons": "handlers.telegram.ui.dragons",
     "plans": "handlers.telegram.ui.plans",
+}
+# Built-in UIs' flows (:meth:`RulesetUI.flow`): modules with a ``flow()``, kept light.
+_FLOWS: dict[str, str] = {
+    "plans": "handlers.telegram.ui.plans.flow",
 }
 _LOADED: dict[str, RulesetUI] = {}
 _PLUGINS: dict[str, RulesetUI] = {}  # UIs registered at run time (register)
@@ -93,6 +105,16 @@ class RulesetUI:
 
     ruleset = ""
     help_key = "help.generic"
+
+    # --- the hook of the Telegram shell ---
+
+    def flow(self) -> Flow | None:
+        """The ruleset's Telegram flow beyond the order builder (commands, buttons, seal and
+        GM-change hooks), wired with every other handler when the bot is built; none by
+        default. A built-in UI also names its flow module in :data:`_FLOWS`, so the wiring
+        need not load the UI itself."""
+        module = _FLOWS.get(self.ruleset)
+        return importlib.import_module(module).flow() if module else None
 
     # --- lobby ---
 
@@ -309,6 +331,18 @@ def get_ui(ruleset_id: str) -> RulesetUI:
     ui = importlib.import_module(module).UI if module else RulesetUI()
     _LOADED[ruleset_id] = ui
     return ui
+
+
+def flows() -> list[Flow]:
+    """Every registered UI's flow (:meth:`RulesetUI.flow`), for the wiring: the built-ins'
+    from their flow modules (their UIs stay unloaded), then the plug-ins' (registered before
+    the application is built)."""
+    found = [importlib.import_module(module).flow() for module in _FLOWS.values()]
+    for ruleset_id, ui in _PLUGINS.items():
+        flow = None if ruleset_id in _FLOWS else ui.flow()
+        if flow is not None:
+            found.append(flow)
+    return found
 
 
 def has_ui(ruleset_id: str) -> bool:

@@ -19,20 +19,36 @@ guess:magical/pyromancy/cunning -- text`` (also after ``/order``),
 :func:`engine.rulesets.plans.parse_typed`.
 
 Modules (the shape of every ruleset UI): :mod:`.lobby`, :mod:`.sheet`, :mod:`.typed`,
-:mod:`.reveal`, :mod:`.builder` (each a layer of :class:`PlansUI`), :mod:`.common`.
+:mod:`.reveal`, :mod:`.builder` (each a layer of :class:`PlansUI`), :mod:`.common`; and
+:mod:`.flow`, the Telegram flow beyond buttons (``/plan``, the GM's veto), plugged in by the
+wiring through :meth:`handlers.telegram.ui.RulesetUI.flow`. The wiring imports the flow on a
+cold start, so this package's names load lazily (the UI imports the ruleset, and pydantic).
 """
 
 from __future__ import annotations
 
-from handlers.telegram.ui.plans.builder import PlansBuilder
-from handlers.telegram.ui.plans.common import action_name, group_name, skill_name
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from handlers.telegram.ui.plans.common import action_name, group_name, skill_name
+    from handlers.telegram.ui.plans.main import UI, PlansUI
+
+# Where each public name lives: loaded on first use (PEP 562), not when the flow is imported.
+_LAZY = {
+    "UI": "handlers.telegram.ui.plans.main",
+    "PlansUI": "handlers.telegram.ui.plans.main",
+    "action_name": "handlers.telegram.ui.plans.common",
+    "group_name": "handlers.telegram.ui.plans.common",
+    "skill_name": "handlers.telegram.ui.plans.common",
+}
 
 
-class PlansUI(PlansBuilder):
-    ruleset = "plans"
-    help_key = "help.plans"
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
 
-
-UI = PlansUI()
 
 __all__ = ["UI", "PlansUI", "action_name", "group_name", "skill_name"]

@@ -12,14 +12,17 @@ Veto button, and the turn waits for the GM's approval (``lifecycle.ready``) or i
 veto withdraws the plan (:func:`engine.usecases.veto_order`, audited without its content);
 the player is asked privately to seal a new one; the group learns only *that* a plan was
 vetoed. A GM who also plays in the match is never sent the plans.
+
+Plugged in through the hook of the ruleset UI (:meth:`handlers.telegram.ui.RulesetUI.flow`,
+:func:`flow`). The wiring imports this module on every cold start, so it names the plans UI
+only through :func:`handlers.telegram.ui.get_ui` when a handler runs: importing it (and the
+ruleset, and pydantic) waits for the first update that needs it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import Message, Update, User
-from telegram.ext import Application, CommandHandler, filters
+from telegram.ext import CommandHandler, filters
 
 from engine import match as lifecycle
 from engine import usecases
@@ -40,8 +43,10 @@ from handlers.telegram.shared.guards import (
     _require_gm,
     _require_turn,
     command,
+    message_of,
+    user_of,
 )
-from handlers.telegram.shared.routing import router
+from handlers.telegram.shared.routing import Flow
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import (
     _seal,
@@ -54,24 +59,25 @@ from handlers.telegram.ui import Button, Screen, get_ui, names_of
 FP_VETO = 8  # fingerprint characters a veto button carries
 
 
-def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Add the plans handlers: ``/plan`` and the GM's buttons."""
+def flow() -> Flow:
+    """The plans UI's flow (:meth:`handlers.telegram.ui.RulesetUI.flow`): ``/plan``, the GM's
+    veto and approval buttons, the GM's review after each seal and when the GM changes."""
     private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
-    app.add_handler(CommandHandler("plan", cmd_plan, filters=private))
-    routes = router(app)
-    routes.add_buttons({"pv": btn_veto, "pa": btn_approve})
-    routes.on_seal(after_seal)
-    routes.on_gm_change(review_for_new_gm)
+    return Flow(
+        handlers=[CommandHandler("plan", cmd_plan, filters=private)],
+        buttons={"pv": btn_veto, "pa": btn_approve},
+        on_seal=[after_seal],
+        on_gm_change=[review_for_new_gm],
+    )
 
 
 @command
 async def cmd_plan(update: Update, context: Ctx) -> None:
     """``/plan [match] GROUP SKILL … -- text``: a typed plan; with nothing after it, the builder."""
     svc = context.svc
-    msg, user = update.effective_message, update.effective_user
-    assert msg is not None and user is not None and msg.text is not None
+    user, text = user_of(update), message_of(update).text or ""
     tr = context.tr(user)
-    rest = msg.text.split(maxsplit=1)[1] if len(msg.text.split(maxsplit=1)) > 1 else ""
+    rest = text.split(maxsplit=1)[1] if len(text.split(maxsplit=1)) > 1 else ""
     words = rest.split()
     match, candidates, left = _pick_match(svc, user.id, words, Phase.RUNNING)
     if match is None:

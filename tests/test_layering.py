@@ -58,8 +58,6 @@ KNOWN_OVERSIZE: frozenset[str] = frozenset(
         "ui/dragons/reveal.py:event_text",
         "ui/plans/builder.py:_choices",
         "ui/plans/reveal.py:reveal_parts",
-        "screens/pictures.py:_pistol",
-        "screens/pictures.py:_dragons",
     }
 )
 

@@ -41,6 +41,19 @@ def render(dossier: Mapping[str, Any], tr: Tr) -> str:
     fingerprints, dice, events), GM interventions, the open turn's public part."""
     m = dossier["match"]
     names = {s["pid"]: s["name"] for s in m.get("seats", [])}
+    out = _header(m, dossier, tr)
+    undone = [{**u, "undone": True} for u in dossier.get("undone", [])]
+    for turn in [*dossier.get("turns", []), *undone]:
+        out += _turn(turn, names, tr)
+    out += _interventions(dossier.get("interventions", []), tr)
+    current = dossier.get("current")
+    if current:
+        out += _current(current, names, tr)
+    return "\n".join(out) + "\n"
+
+
+def _header(m: Mapping[str, Any], dossier: Mapping[str, Any], tr: Tr) -> list[str]:
+    """The match's facts and the table of seats."""
     out: list[str] = [
         _t(tr, "md.title", id=m["id"]),
         "",
@@ -71,75 +84,82 @@ def render(dossier: Mapping[str, Any], tr: Tr) -> str:
             f"| {s['pid']} | {_cell(s['name'])} | {_cell(s.get('side', ''))} | "
             f"`{_cell(_js(s.get('character')))}` | {s.get('status', '')} |"
         )
-    undone = [{**u, "undone": True} for u in dossier.get("undone", [])]
-    for turn in [*dossier.get("turns", []), *undone]:
-        out += ["", _t(tr, "md.turn", turn=turn["turn"], reason=turn["reason"]), ""]
-        if turn.get("undone"):
-            out.append(_t(tr, "md.undone", when=_when(turn.get("undone_at"))))
-        out.append(_t(tr, "md.commitment", commitment=turn["commitment"]))
-        out.append(_t(tr, "md.seed", seed=turn["seed"]))
-        beacon = turn.get("beacon")
-        if beacon:
+    return out
+
+
+def _turn(turn: Mapping[str, Any], names: Mapping[str, str], tr: Tr) -> list[str]:
+    """One turn (resolved or undone): commitment, seed, beacon, orders, dice, events."""
+    out = ["", _t(tr, "md.turn", turn=turn["turn"], reason=turn["reason"]), ""]
+    if turn.get("undone"):
+        out.append(_t(tr, "md.undone", when=_when(turn.get("undone_at"))))
+    out.append(_t(tr, "md.commitment", commitment=turn["commitment"]))
+    out.append(_t(tr, "md.seed", seed=turn["seed"]))
+    beacon = turn.get("beacon")
+    if beacon:
+        out.append(
+            _t(
+                tr,
+                "md.beacon",
+                network=beacon["network"],
+                round=beacon["round"],
+                randomness=beacon["randomness"],
+            )
+        )
+    elif turn.get("beacon_round") is not None:
+        out.append(_t(tr, "md.seed_only", round=turn["beacon_round"]))
+    out.append(_t(tr, "md.resolved", when=_when(turn.get("resolved_at"))))
+    if turn.get("orders"):
+        out += ["", _t(tr, "md.orders")]
+        for o in turn["orders"]:
+            who = _cell(names.get(o["pid"], o["pid"]))
+            if o.get("default"):
+                out.append(_t(tr, "md.order_default", name=who, order=_js(o["order"])))
+            else:
+                out.append(
+                    _t(
+                        tr,
+                        "md.order",
+                        name=who,
+                        order=_js(o["order"]),
+                        salt=o["salt"],
+                        fingerprint=o["fingerprint"],
+                    )
+                )
+    rolls = [e for e in turn.get("events", []) if e.get("kind") == "roll"]
+    others = [e for e in turn.get("events", []) if e.get("kind") != "roll"]
+    if rolls:
+        out += ["", _t(tr, "md.dice")]
+        for e in rolls:
+            faces = e.get("faces", [])
             out.append(
                 _t(
                     tr,
-                    "md.beacon",
-                    network=beacon["network"],
-                    round=beacon["round"],
-                    randomness=beacon["randomness"],
+                    "md.roll",
+                    who=_cell(names.get(e.get("actor") or "", e.get("actor") or "—")),
+                    purpose=str(e.get("purpose", "")),
+                    sides=str(e.get("sides", "?")),
+                    faces=", ".join(map(str, faces)),
                 )
             )
-        elif turn.get("beacon_round") is not None:
-            out.append(_t(tr, "md.seed_only", round=turn["beacon_round"]))
-        out.append(_t(tr, "md.resolved", when=_when(turn.get("resolved_at"))))
-        if turn.get("orders"):
-            out += ["", _t(tr, "md.orders")]
-            for o in turn["orders"]:
-                who = _cell(names.get(o["pid"], o["pid"]))
-                if o.get("default"):
-                    out.append(_t(tr, "md.order_default", name=who, order=_js(o["order"])))
-                else:
-                    out.append(
-                        _t(
-                            tr,
-                            "md.order",
-                            name=who,
-                            order=_js(o["order"]),
-                            salt=o["salt"],
-                            fingerprint=o["fingerprint"],
-                        )
-                    )
-        rolls = [e for e in turn.get("events", []) if e.get("kind") == "roll"]
-        others = [e for e in turn.get("events", []) if e.get("kind") != "roll"]
-        if rolls:
-            out += ["", _t(tr, "md.dice")]
-            for e in rolls:
-                faces = e.get("faces", [])
-                out.append(
-                    _t(
-                        tr,
-                        "md.roll",
-                        who=_cell(names.get(e.get("actor") or "", e.get("actor") or "—")),
-                        purpose=str(e.get("purpose", "")),
-                        sides=str(e.get("sides", "?")),
-                        faces=", ".join(map(str, faces)),
-                    )
+    if others:
+        out += ["", _t(tr, "md.events")]
+        for e in others:
+            data = {k: v for k, v in e.items() if k not in ("kind", "actor")}
+            out.append(
+                _t(
+                    tr,
+                    "md.event",
+                    who=_cell(names.get(e.get("actor") or "", e.get("actor") or "—")),
+                    kind=str(e.get("kind")),
+                    data=_js(data),
                 )
-        if others:
-            out += ["", _t(tr, "md.events")]
-            for e in others:
-                data = {k: v for k, v in e.items() if k not in ("kind", "actor")}
-                out.append(
-                    _t(
-                        tr,
-                        "md.event",
-                        who=_cell(names.get(e.get("actor") or "", e.get("actor") or "—")),
-                        kind=str(e.get("kind")),
-                        data=_js(data),
-                    )
-                )
-    interventions = dossier.get("interventions", [])
-    out += ["", _t(tr, "md.interventions"), ""]
+            )
+    return out
+
+
+def _interventions(interventions: list[Mapping[str, Any]], tr: Tr) -> list[str]:
+    """The GM's interventions, or a line saying there were none."""
+    out = ["", _t(tr, "md.interventions"), ""]
     if not interventions:
         out.append(_t(tr, "md.none"))
     for a in interventions:
@@ -156,17 +176,20 @@ def render(dossier: Mapping[str, Any], tr: Tr) -> str:
                 details=_js(details),
             )
         )
-    current = dossier.get("current")
-    if current:
-        out += ["", _t(tr, "md.current", turn=current["turn"]), ""]
-        out.append(_t(tr, "md.commitment", commitment=current["commitment"]))
-        for s in current.get("sealed", []):
-            out.append(
-                _t(
-                    tr,
-                    "md.sealed",
-                    name=_cell(names.get(s["pid"], s["pid"])),
-                    fingerprint=s["fingerprint"],
-                )
+    return out
+
+
+def _current(current: Mapping[str, Any], names: Mapping[str, str], tr: Tr) -> list[str]:
+    """The open turn's public part: its commitment and the sealed orders' fingerprints."""
+    out = ["", _t(tr, "md.current", turn=current["turn"]), ""]
+    out.append(_t(tr, "md.commitment", commitment=current["commitment"]))
+    for s in current.get("sealed", []):
+        out.append(
+            _t(
+                tr,
+                "md.sealed",
+                name=_cell(names.get(s["pid"], s["pid"])),
+                fingerprint=s["fingerprint"],
             )
-    return "\n".join(out) + "\n"
+        )
+    return out

@@ -6,7 +6,8 @@
   side's colour and labelled by name and side, tails as arrows, falling dragons marked;
 - plans: the two plans face to face, each guess that landed highlighted, the exchange.
 
-Pillow is imported only here, and only when a picture is drawn: never on the webhook's cold
+Pillow is imported only here and in ``canvas.py`` (the palette, font and drawing primitives),
+and only when a picture is drawn: never on the webhook's cold
 path (``tests/bot/test_pictures.py`` checks the import graph). Text is drawn with the bundled
 DejaVu Sans (``fonts/``, its licence beside it), so Cyrillic and Latin names render; emoji do
 not (the font has none), so the pictures use none. ``make pictures`` draws the examples in
@@ -17,34 +18,43 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Mapping
-from functools import cache
+from dataclasses import dataclass
 from html import unescape
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.match import Match, TurnRecord
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens.canvas import (
+    BG,
+    DUELIST,
+    FONT,
+    GRID,
+    HEIGHT,
+    HIT,
+    INK,
+    MISS,
+    MUTED,
+    PART_COLOURS,
+    SIDE_COLOURS,
+    WIDTH,
+    arrow,
+    draw_text,
+    fit,
+    font,
+    seat_names,
+)
 
 if TYPE_CHECKING:
-    from PIL import ImageDraw, ImageFont
+    from PIL import ImageDraw
 
-FONT = Path(__file__).parent.parent / "fonts" / "DejaVuSans.ttf"
-WIDTH, HEIGHT = 960, 540
-BG, INK, GRID, MUTED = "#fbf8f1", "#222222", "#d9d3c7", "#8a8478"
-HIT, MISS = "#c62828", "#37474f"
-DUELIST = ("#1565c0", "#2e7d32")
-SIDE_COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
-PART_COLOURS = {"head": "#8d6e63", "torso": "#a1887f", "arm": "#bcaaa4", "leg": "#bcaaa4"}
+    from engine.events import Event
+    from engine.rulesets.dragons import Dragon
+    from engine.rulesets.pistol import PistolConfig
+
 MAX_BYTES = 150_000
+__all__ = ["DRAWERS", "FONT", "HEIGHT", "MAX_BYTES", "WIDTH", "font", "reveal_picture"]
 
 Draw = Callable[["ImageDraw.ImageDraw", Tr, Match, TurnRecord], None]
-
-
-@cache
-def font(size: int) -> ImageFont.FreeTypeFont:
-    from PIL import ImageFont
-
-    return ImageFont.truetype(str(FONT), size)
 
 
 def reveal_picture(tr: Tr, match: Match, record: TurnRecord) -> bytes | None:
@@ -62,38 +72,10 @@ def reveal_picture(tr: Tr, match: Match, record: TurnRecord) -> bytes | None:
     return buf.getvalue()
 
 
-def _names(match: Match) -> dict[str, str]:
-    return {s.pid: s.name for s in match.seats}
-
-
-def _text(d: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int, **kw: Any) -> None:
-    d.text(xy, text, font=font(size), fill=kw.pop("fill", INK), **kw)
-
-
-def _fit(text: str, size: int, width: float) -> str:
-    """``text`` cut (with an ellipsis) to ``width`` pixels at ``size``."""
-    f = font(size)
-    if f.getlength(text) <= width:
-        return text
-    while text and f.getlength(text + "…") > width:
-        text = text[:-1]
-    return text + "…"
-
-
-def _arrow(
-    d: ImageDraw.ImageDraw, a: tuple[float, float], b: tuple[float, float], colour: str
-) -> None:
-    """A line from ``a`` to ``b`` with a head at ``b``."""
-    d.line([a, b], fill=colour, width=3)
-    (x0, y0), (x1, y1) = a, b
-    length = max(1.0, ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
-    ux, uy = (x1 - x0) / length, (y1 - y0) / length
-    left = (x1 - 12 * ux - 6 * uy, y1 - 12 * uy + 6 * ux)
-    right = (x1 - 12 * ux + 6 * uy, y1 - 12 * uy - 6 * ux)
-    d.polygon([b, left, right], fill=colour)
-
-
 # --------------------------------------------------------------------------- pistol
+
+
+Box = Callable[[int, int], tuple[int, int, int, int]]
 
 
 def _pistol(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> None:
@@ -101,65 +83,29 @@ def _pistol(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) ->
 
     cfg = match.rules.config((record.state_before or {}).get("config") or match.config)
     assert isinstance(cfg, PistolConfig)
-    names = _names(match)
+    names = seat_names(match)
     moves = {o.pid: int(o.order.get("move", 0)) for o in record.orders}
     shots = {str(e.data["target"]): e for e in record.events if e.kind in ("hit", "miss")}
     dead = {e.actor for e in record.events if e.kind == "death"}
     wounded = {e.actor for e in record.events if e.kind == "wound"}
     targets = [s.pid for s in match.seats][:2]
-    _text(d, (24, 16), tr("pic.turn", turn=record.turn), 22, fill=MUTED)
+    draw_text(d, (24, 16), tr("pic.turn", turn=record.turn), 22, fill=MUTED)
     cells = {c: part for part, cs in cfg.silhouette.items() for c in cs}
     span = cfg.aim_max - cfg.aim_min + 1
     size = min(30, 380 // span)
     for i, pid in enumerate(targets):
         left = i * WIDTH // 2
         x0, y0 = left + (WIDTH // 2 - size * span) // 2, 92
-        _text(
-            d, (left + 24, 52), _fit(names.get(pid, pid), 26, WIDTH // 2 - 48), 26, fill=DUELIST[i]
+        draw_text(
+            d, (left + 24, 52), fit(names.get(pid, pid), 26, WIDTH // 2 - 48), 26, fill=DUELIST[i]
         )
-
-        def box(x: int, y: int, x0: int = x0, y0: int = y0) -> tuple[int, int, int, int]:
-            col, row = x - cfg.aim_min, cfg.aim_max - y
-            return (x0 + col * size, y0 + row * size, x0 + (col + 1) * size, y0 + (row + 1) * size)
-
-        for x in range(cfg.aim_min, cfg.aim_max + 1):
-            for y in range(cfg.aim_min, cfg.aim_max + 1):
-                part = cells.get((x, y))
-                d.rectangle(box(x, y), fill=PART_COLOURS.get(part or "", BG), outline=GRID)
+        box = _pistol_box(cfg, size, x0, y0)
+        _pistol_grid(d, cfg, cells, box)
         shot = shots.get(pid)
         lines: list[tuple[str, str]] = []
         if shot is not None:
-            a, b = (int(v) for v in shot.data["aim"])
-            n, shift = int(shot.data.get("zone", 1)), int(shot.data["shift"])
             colour = DUELIST[(i + 1) % 2]  # the shooter's zone, in the shooter's colour
-            zx, zy = a + shift, b
-            top_left = box(
-                max(cfg.aim_min, min(cfg.aim_max, zx)), max(cfg.aim_min, min(cfg.aim_max, zy))
-            )
-            bottom_right = box(
-                max(cfg.aim_min, min(cfg.aim_max, zx + n - 1)),
-                max(cfg.aim_min, min(cfg.aim_max, zy - n + 1)),
-            )
-            d.rectangle(
-                (top_left[0], top_left[1], bottom_right[2], bottom_right[3]),
-                outline=colour,
-                width=4,
-            )
-            c, r = (int(v) for v in shot.data["cell"])
-            inside = cfg.aim_min <= c <= cfg.aim_max and cfg.aim_min <= r <= cfg.aim_max
-            cx = max(cfg.aim_min, min(cfg.aim_max, c))
-            cy = max(cfg.aim_min, min(cfg.aim_max, r))
-            bx = box(cx, cy)
-            mark = HIT if shot.kind == "hit" else MISS
-            pad = 4 if inside else 8
-            d.line((bx[0] + pad, bx[1] + pad, bx[2] - pad, bx[3] - pad), fill=mark, width=5)
-            d.line((bx[0] + pad, bx[3] - pad, bx[2] - pad, bx[1] + pad), fill=mark, width=5)
-            shooter = names.get(shot.actor or "", "")
-            if shot.kind == "hit":
-                what = tr("pic.hit", part=tr(f"part.{shot.data['part']}"))
-            else:
-                what = tr("pic.miss") if inside else tr("pic.off_grid")
-            lines.append((f"{shooter} → {names.get(pid, pid)}: {what}", mark))
+            lines.append(_pistol_shot(d, tr, cfg, box, shot, colour, names, pid))
         else:
             lines.append((tr("pic.no_shot"), MUTED))
         if pid in dead:
@@ -168,18 +114,104 @@ def _pistol(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) ->
             lines.append((tr("pic.wounded"), HIT))
         move = moves.get(pid, 0)
         lines.append((tr("pic.move", move=f"{move:+d}" if move else "0"), MUTED))
-        y = y0 + size * span + 14
-        if move:  # the target's move, as the shooter sees it
-            mid = left + WIDTH // 4
-            _arrow(d, (mid - 20 * move, y + 6), (mid + 20 * move, y + 6), MUTED)
-            y += 16
-        for text, colour in lines:
-            _text(d, (left + 24, y), _fit(text, 20, WIDTH // 2 - 48), 20, fill=colour)
-            y += 26
+        _pistol_caption(d, lines, move, left, y0 + size * span + 14)
     d.line((WIDTH // 2, 60, WIDTH // 2, HEIGHT - 20), fill=GRID, width=2)
 
 
+def _pistol_box(cfg: PistolConfig, size: int, x0: int, y0: int) -> Box:
+    """The pixel box of grid cell (x, y) of the silhouette drawn at (x0, y0)."""
+
+    def box(x: int, y: int) -> tuple[int, int, int, int]:
+        col, row = x - cfg.aim_min, cfg.aim_max - y
+        return (x0 + col * size, y0 + row * size, x0 + (col + 1) * size, y0 + (row + 1) * size)
+
+    return box
+
+
+def _pistol_grid(
+    d: ImageDraw.ImageDraw, cfg: PistolConfig, cells: Mapping[tuple[int, int], str], box: Box
+) -> None:
+    """The aim grid, each cell in the colour of the body part it covers."""
+    for x in range(cfg.aim_min, cfg.aim_max + 1):
+        for y in range(cfg.aim_min, cfg.aim_max + 1):
+            part = cells.get((x, y))
+            d.rectangle(box(x, y), fill=PART_COLOURS.get(part or "", BG), outline=GRID)
+
+
+def _pistol_shot(
+    d: ImageDraw.ImageDraw,
+    tr: Tr,
+    cfg: PistolConfig,
+    box: Box,
+    shot: Event,
+    colour: str,
+    names: Mapping[str, str],
+    pid: str,
+) -> tuple[str, str]:
+    """The shooter's aim zone and the cross where the shot landed; the caption line of it."""
+    a, b = (int(v) for v in shot.data["aim"])
+    n, shift = int(shot.data.get("zone", 1)), int(shot.data["shift"])
+    zx, zy = a + shift, b
+    top_left = box(max(cfg.aim_min, min(cfg.aim_max, zx)), max(cfg.aim_min, min(cfg.aim_max, zy)))
+    bottom_right = box(
+        max(cfg.aim_min, min(cfg.aim_max, zx + n - 1)),
+        max(cfg.aim_min, min(cfg.aim_max, zy - n + 1)),
+    )
+    d.rectangle(
+        (top_left[0], top_left[1], bottom_right[2], bottom_right[3]),
+        outline=colour,
+        width=4,
+    )
+    c, r = (int(v) for v in shot.data["cell"])
+    inside = cfg.aim_min <= c <= cfg.aim_max and cfg.aim_min <= r <= cfg.aim_max
+    cx = max(cfg.aim_min, min(cfg.aim_max, c))
+    cy = max(cfg.aim_min, min(cfg.aim_max, r))
+    bx = box(cx, cy)
+    mark = HIT if shot.kind == "hit" else MISS
+    pad = 4 if inside else 8
+    d.line((bx[0] + pad, bx[1] + pad, bx[2] - pad, bx[3] - pad), fill=mark, width=5)
+    d.line((bx[0] + pad, bx[3] - pad, bx[2] - pad, bx[1] + pad), fill=mark, width=5)
+    shooter = names.get(shot.actor or "", "")
+    if shot.kind == "hit":
+        what = tr("pic.hit", part=tr(f"part.{shot.data['part']}"))
+    else:
+        what = tr("pic.miss") if inside else tr("pic.off_grid")
+    return (f"{shooter} → {names.get(pid, pid)}: {what}", mark)
+
+
+def _pistol_caption(
+    d: ImageDraw.ImageDraw, lines: list[tuple[str, str]], move: int, left: int, y: int
+) -> None:
+    """Under the grid: the target's move as an arrow (as the shooter sees it), then ``lines``."""
+    if move:
+        mid = left + WIDTH // 4
+        arrow(d, (mid - 20 * move, y + 6), (mid + 20 * move, y + 6), MUTED)
+        y += 16
+    for text, colour in lines:
+        draw_text(d, (left + 24, y), fit(text, 20, WIDTH // 2 - 48), 20, fill=colour)
+        y += 26
+
+
 # --------------------------------------------------------------------------- dragons
+
+
+@dataclass(frozen=True)
+class _Sky:
+    """The chart's frame in pixels and its scales: Range to x, Altitude to y."""
+
+    left: int
+    top: int
+    right: int
+    bottom: int
+    r_max: int
+    a_lo: int
+    a_hi: int
+
+    def x(self, r: int) -> float:
+        return self.left + 30 + (self.right - self.left - 60) * r / self.r_max
+
+    def y(self, a: int) -> float:
+        return self.bottom - (self.bottom - self.top) * (a - self.a_lo) / (self.a_hi - self.a_lo)
 
 
 def _dragons(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> None:
@@ -187,25 +219,19 @@ def _dragons(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -
 
     state = match.rules.load_state(record.state_after)
     assert isinstance(state, DragonsState)
-    names = _names(match)
+    names = seat_names(match)
     shown = [g for g in state.dragons if g.in_battle]
     sides = list(dict.fromkeys(g.side for g in state.dragons))
     colour = {side: SIDE_COLOURS[i % len(SIDE_COLOURS)] for i, side in enumerate(sides)}
-    _text(d, (24, 16), tr("pic.sky", turn=record.turn), 22, fill=MUTED)
-    x = float(WIDTH - 24)
-    for side in reversed(sides):  # the legend, top right
-        label = tr("pic.side", side=side)
-        x -= font(18).getlength(label)
-        _text(d, (x, 18), label, 18)
-        d.ellipse((x - 22, 22, x - 6, 38), fill=colour[side])
-        x -= 46
+    draw_text(d, (24, 16), tr("pic.sky", turn=record.turn), 22, fill=MUTED)
+    _dragons_legend(d, tr, sides, colour)
     left, top, right, bottom = 90, 90, WIDTH - 40, HEIGHT - 90
     d.line((left, bottom, right, bottom), fill=INK, width=2)
     d.line((left, top, left, bottom), fill=INK, width=2)
-    _text(d, (right - 6, bottom + 30), tr("pic.range"), 16, fill=MUTED, anchor="ra")
-    _text(d, (left - 10, top - 24), tr("pic.altitude"), 16, fill=MUTED, anchor="la")
+    draw_text(d, (right - 6, bottom + 30), tr("pic.range"), 16, fill=MUTED, anchor="ra")
+    draw_text(d, (left - 10, top - 24), tr("pic.altitude"), 16, fill=MUTED, anchor="la")
     if not shown:
-        _text(d, ((left + right) / 2, (top + bottom) / 2), tr("pic.empty_sky"), 22, anchor="mm")
+        draw_text(d, ((left + right) / 2, (top + bottom) / 2), tr("pic.empty_sky"), 22, anchor="mm")
         return
     step = state.config.range_per_speed
     slowest = min(g.speed for g in shown)
@@ -213,27 +239,61 @@ def _dragons(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -
     alts = sorted({g.altitude for g in shown})
     r_max = max(ranges[-1], step * 4)
     a_lo, a_hi = alts[0] - 1, max(alts[-1] + 1, alts[0] + 3)
+    sky = _Sky(left, top, right, bottom, r_max, a_lo, a_hi)
+    _dragons_ticks(d, sky, ranges, alts)
+    points = {g.pid: (sky.x(step * (g.speed - slowest)), sky.y(g.altitude)) for g in shown}
+    _dragons_points(d, tr, sky, shown, points, names, colour)
+    gone = [g for g in state.dragons if not g.in_battle]
+    if gone:
+        out = ", ".join(names.get(g.pid, g.name) for g in gone)
+        draw_text(
+            d, (24, HEIGHT - 32), fit(tr("pic.out", names=out), 17, WIDTH - 48), 17, fill=MUTED
+        )
 
-    def at(g: Any) -> tuple[float, float]:
-        rx = left + 30 + (right - left - 60) * (step * (g.speed - slowest)) / r_max
-        ay = bottom - (bottom - top) * (g.altitude - a_lo) / (a_hi - a_lo)
-        return rx, ay
 
+def _dragons_legend(
+    d: ImageDraw.ImageDraw, tr: Tr, sides: list[str], colour: Mapping[str, str]
+) -> None:
+    """The sides' colours, top right."""
+    x = float(WIDTH - 24)
+    for side in reversed(sides):
+        label = tr("pic.side", side=side)
+        x -= font(18).getlength(label)
+        draw_text(d, (x, 18), label, 18)
+        d.ellipse((x - 22, 22, x - 6, 38), fill=colour[side])
+        x -= 46
+
+
+def _dragons_ticks(d: ImageDraw.ImageDraw, sky: _Sky, ranges: list[int], alts: list[int]) -> None:
+    """A tick per Range and per Altitude a dragon is at; a grid line per Altitude."""
+    left, right, bottom = sky.left, sky.right, sky.bottom
     for r in ranges:
-        px = left + 30 + (right - left - 60) * r / r_max
+        px = sky.x(r)
         d.line((px, bottom, px, bottom + 6), fill=INK, width=2)
-        _text(d, (px, bottom + 10), str(r), 16, anchor="ma")
+        draw_text(d, (px, bottom + 10), str(r), 16, anchor="ma")
     for a in alts:
-        py = bottom - (bottom - top) * (a - a_lo) / (a_hi - a_lo)
+        py = sky.y(a)
         d.line((left - 6, py, left, py), fill=INK, width=2)
         d.line((left, py, right, py), fill=GRID, width=1)
-        _text(d, (left - 10, py), str(a), 16, anchor="rm")
-    points = {g.pid: at(g) for g in shown}
+        draw_text(d, (left - 10, py), str(a), 16, anchor="rm")
+
+
+def _dragons_points(
+    d: ImageDraw.ImageDraw,
+    tr: Tr,
+    sky: _Sky,
+    shown: list[Dragon],
+    points: Mapping[str, tuple[float, float]],
+    names: Mapping[str, str],
+    colour: Mapping[str, str],
+) -> None:
+    """The tails as arrows, then each dragon as a dot labelled with its name, side and state."""
+    left, right = sky.left, sky.right
     stacked: dict[tuple[float, float], int] = {}
     for g in shown:  # tails first, under the dots
         victim = points.get(g.tail_of or "")
         if victim is not None and victim != points[g.pid]:
-            _arrow(d, points[g.pid], victim, MUTED)
+            arrow(d, points[g.pid], victim, MUTED)
     for g in shown:
         px, y0 = points[g.pid]
         k = stacked.get((px, y0), 0)
@@ -248,21 +308,17 @@ def _dragons(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -
             marks.append(tr("pic.tail", name=names.get(g.tail_of, g.tail_of)))
         if g.falling:
             marks.append(tr("pic.falling"))
-            _arrow(d, (px, py + 12), (px, py + 42), HIT)
+            arrow(d, (px, py + 12), (px, py + 42), HIT)
         if g.shaken:
             marks.append(tr("pic.shaken"))
         if marks:
             label += " · " + ", ".join(marks)
         room = right - px - 14
         if room < 200:  # near the right edge: the label goes to the left of the dot
-            label = _fit(label, 17, px - left - 24)
-            _text(d, (px - 14, py - 10), label, 17, fill=colour[g.side], anchor="ra")
+            label = fit(label, 17, px - left - 24)
+            draw_text(d, (px - 14, py - 10), label, 17, fill=colour[g.side], anchor="ra")
         else:
-            _text(d, (px + 14, py - 10), _fit(label, 17, room), 17, fill=colour[g.side])
-    gone = [g for g in state.dragons if not g.in_battle]
-    if gone:
-        out = ", ".join(names.get(g.pid, g.name) for g in gone)
-        _text(d, (24, HEIGHT - 32), _fit(tr("pic.out", names=out), 17, WIDTH - 48), 17, fill=MUTED)
+            draw_text(d, (px + 14, py - 10), fit(label, 17, room), 17, fill=colour[g.side])
 
 
 # --------------------------------------------------------------------------- plans
@@ -271,14 +327,14 @@ def _dragons(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -
 def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> None:
     from handlers.telegram.ui.plans import action_name, group_name, skill_name
 
-    names = _names(match)
+    names = seat_names(match)
     reveal = next((e.data for e in record.events if e.kind == "reveal"), None)
     if reveal is None:
         return
     guessed = {e.actor: e.data.get("guessed", {}) for e in record.events if e.kind == "action"}
     contest = next((e.data for e in record.events if e.kind == "contest"), {})
     wounds = {e.actor: e.data.get("wounds") for e in record.events if e.kind == "status"}
-    _text(d, (24, 16), tr("pic.turn", turn=record.turn), 22, fill=MUTED)
+    draw_text(d, (24, 16), tr("pic.turn", turn=record.turn), 22, fill=MUTED)
     pids = [str(reveal["attacker"]), str(reveal["defender"])]
     plans: Mapping[str, Mapping[str, Any]] = reveal["plans"]
 
@@ -290,8 +346,8 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
         width = WIDTH // 2 - 48
         plan = plans.get(pid, {})
         role = tr("pic.attacker" if i == 0 else "pic.defender")
-        _text(d, (left, 52), _fit(names.get(pid, pid), 26, width), 26, fill=SIDE_COLOURS[i])
-        _text(d, (left, 86), role, 18, fill=MUTED)
+        draw_text(d, (left, 52), fit(names.get(pid, pid), 26, width), 26, fill=SIDE_COLOURS[i])
+        draw_text(d, (left, 86), role, 18, fill=MUTED)
         rows: list[tuple[str, str]] = [
             (tr("pic.group"), plain(group_name(tr, str(plan.get("group", "?"))))),
             (tr("pic.skill"), plain(skill_name(tr, plan.get("skill", "?")))),
@@ -299,11 +355,11 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
         ]
         y = 122
         for label, value in rows:
-            _text(d, (left, y), label, 17, fill=MUTED)
-            _text(d, (left + 120, y - 3), _fit(value, 22, width - 120), 22)
+            draw_text(d, (left, y), label, 17, fill=MUTED)
+            draw_text(d, (left + 120, y - 3), fit(value, 22, width - 120), 22)
             y += 36
         y += 6
-        _text(d, (left, y), tr("pic.guesses"), 17, fill=MUTED)
+        draw_text(d, (left, y), tr("pic.guesses"), 17, fill=MUTED)
         y += 28
         guess: Mapping[str, Any] = plan.get("guess") or {}
         marks = guessed.get(pid, {})
@@ -318,10 +374,10 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
                 fill, box = (INK, "#c8e6c9") if right_guess else (INK, "#f3d6d6")
                 text = ("✓ " if right_guess else "✗ ") + text
             d.rounded_rectangle((left, y - 4, left + width, y + 28), 8, fill=box)
-            _text(d, (left + 10, y), _fit(text, 20, width - 20), 20, fill=fill)
+            draw_text(d, (left + 10, y), fit(text, 20, width - 20), 20, fill=fill)
             y += 40
         if pid in wounds:
-            _text(d, (left, y + 8), tr("pic.wounds", wounds=wounds[pid]), 18, fill=MUTED)
+            draw_text(d, (left, y + 8), tr("pic.wounds", wounds=wounds[pid]), 18, fill=MUTED)
     d.line((WIDTH // 2, 60, WIDTH // 2, HEIGHT - 80), fill=GRID, width=2)
     successes: Mapping[str, Any] = contest.get("successes", {})
     if successes:
@@ -330,7 +386,7 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
         line = tr("pic.tie", score=score)
         if winner and not contest.get("tie"):
             line = tr("pic.exchange", score=score, name=names.get(str(winner), str(winner)))
-        _text(d, (WIDTH / 2, HEIGHT - 48), line, 22, anchor="mm")
+        draw_text(d, (WIDTH / 2, HEIGHT - 48), line, 22, anchor="mm")
 
 
 DRAWERS: dict[str, Draw] = {"pistol": _pistol, "dragons": _dragons, "plans": _plans}

@@ -19,6 +19,7 @@ from handlers.telegram.ui import (
 )
 from handlers.telegram.ui.dragons.common import reason_text, state_of
 from handlers.telegram.ui.dragons.reveal import DragonsReveal
+from handlers.telegram.ui.dragons.steps import Step, step_of
 from handlers.telegram.ui.dragons.tokens import (
     action_from_token,
     move_token,
@@ -159,9 +160,7 @@ class DragonsBuilder(DragonsReveal):
         for t in acts:
             action_from_token(st, pid, t)  # a malformed token is a forged press
         order = order_from_tokens(st, pid, [state[0], *acts])
-        me = st.dragon(pid)
         names = names_of(match)
-        limit = cfg.max_actions
         summary = self.order_text(tr, order, names)
         penalty = multi_action_penalty(len(acts), cfg.multi_action_penalty) if acts else 0
         lines = [tr("dr.b.order_so_far", order=Raw(summary))]
@@ -170,117 +169,10 @@ class DragonsBuilder(DragonsReveal):
         base = [state[0], *acts]
         # Back returns to the order so far; cancel starts over from the movement.
         nav = [Button(tr("btn.back"), cb(*base)), Button(tr("dr.btn.cancel"), cb())]
-        rows: list[list[Button]] = []
-        if pending == "!":
-            rules = match.rules
-            reason = rules.validate(st, pid, rules.parse_order(st, pid, order))
-            if reason is not None:
-                lines.append(
-                    tr("dr.b.illegal", reason=Raw(reason_text(tr, reason.code, **reason.params)))
-                )
-                return Screen("\n".join(lines), [nav])
-            lines.append(tr("dr.b.confirm"))
-            seal = Button(tr("btn.seal"), Callback("s", match.id, match.turn, (pid, *base)))
-            if "p" not in acts:
-                return Screen("\n".join(lines), [[seal], nav])
-            # D34a: the GM rules on the power's effect, which is free text: a reply to this
-            # message seals the order with it (text_reply); Seal leaves it blank.
-            lines.append(tr("dr.b.power_text"))
-            text = Button(
-                tr("dr.btn.power_text"), Callback("pt", match.id, match.turn, (pid, *base))
-            )
-            return Screen("\n".join(lines), [[text], [seal], nav])
-        if pending == "+a":
-            used = {a["weapon"] for a in order["actions"] if a["type"] == "attack"}
-            for i, w in enumerate(st.stats[pid].weapons):
-                if w.name in me.broken:
-                    lines.append(tr("dr.b.weapon_broken", weapon=w.name))
-                elif w.name not in used:
-                    kind = tr("dr.melee") if w.melee else tr("dr.ranged")
-                    rows.append([Button(f"{w.name} ({kind})", cb(*base, f"+a{i}"))])
-            lines.append(tr("dr.b.pick_weapon"))
-            return Screen("\n".join(lines), [*rows, nav])
-        if pending.startswith("+a"):
-            wi = int(pending[2:])
-            weapon = st.stats[pid].weapons[wi]
-            lines.append(tr("dr.b.pick_target", weapon=weapon.name))
-            for foe in self._foes(st, pid):
-                chk = dr.attack_check(st, pid, weapon.name, foe.pid, (move, n))
-                band = tr(f"dr.band.{chk.band}") if chk.band else ""
-                if chk.possible:
-                    extra = f" {band} {chk.penalty:+d}" if chk.band else f" TN{chk.tn}"
-                    label = f"✅ {foe.name} ({foe.pid}) R{chk.range}{extra}"
-                else:
-                    label = f"⚠ {foe.name} ({foe.pid}) R{chk.range}"
-                    lines.append(tr("dr.b.not_possible", target=foe.name,
-                                    reason=Raw(reason_text(tr, chk.reason or ""))))  # fmt: skip
-                if foe.tail_of == pid:
-                    continue  # D26: never offered (validation refuses it)
-                rows.append([Button(label, cb(*base, f"a{wi}{foe.pid}"))])
-            if not rows:
-                lines.append(tr("dr.b.no_targets"))
-            return Screen("\n".join(lines), [*rows, nav])
-        if pending == "+t":
-            rows = [
-                [
-                    Button(
-                        f"{foe.name} ({foe.pid}) S{foe.speed} H{foe.altitude}",
-                        cb(*base, f"t{foe.pid}"),
-                    )
-                ]
-                for foe in self._foes(st, pid)
-                if foe.pid != me.tail_of
-            ]
-            lines.append(tr("dr.b.pick_tail"))
-            return Screen("\n".join(lines), [*rows, nav])
-        if pending == "+f":
-            lines.append(tr("dr.b.pick_force"))
-            rows = [
-                [
-                    Button(tr("dr.force.up"), cb(*base, "+fu")),
-                    Button(tr("dr.force.down"), cb(*base, "+fd")),
-                ]
-            ]
-            return Screen("\n".join(lines), [*rows, nav])
-        if pending in ("+fu", "+fd"):
-            c = pending[2]
-            lines.append(tr("dr.b.pick_force_raise"))
-            rows = [
-                [
-                    Button(tr("dr.force.climb"), cb(*base, f"f{c}c")),
-                    Button(tr("dr.force.dive"), cb(*base, f"f{c}d")),
-                    Button(tr("dr.force.same"), cb(*base, f"f{c}")),
-                ]
-            ]
-            return Screen("\n".join(lines), [*rows, nav])
-        if pending == "+b":
-            pursuers = [d for d in st.dragons if d.tail_of == pid and d.in_battle]
-            rows = [[Button(tr("dr.b.any_pursuer"), cb(*base, "b"))]]
-            rows += [[Button(f"{d.name} ({d.pid})", cb(*base, f"b{d.pid}"))] for d in pursuers]
-            lines.append(tr("dr.b.pick_break"))
-            return Screen("\n".join(lines), [*rows, nav])
         if pending == "+":
             return self._menu(tr, st, pid, cb, base, lines, nav)
-        # The hub: what is chosen so far, add an action, or finish.
-        if len(acts) < limit:
-            rows.append(
-                [
-                    Button(
-                        tr(
-                            "dr.btn.add_action" if acts else "dr.btn.add_first",
-                            penalty=multi_action_penalty(len(acts) + 1, cfg.multi_action_penalty),
-                        ),
-                        cb(*base, "+"),
-                    )
-                ]
-            )
-        else:
-            lines.append(tr("dr.b.max_actions", limit=limit))
-        rows.append([Button(tr("dr.btn.review"), cb(*base, "!"))])
-        if acts:
-            rows.append([Button(tr("dr.btn.drop_last"), cb(*base[:-1]))])
-        rows.append([Button(tr("dr.btn.change_move"), cb()), Button(tr("dr.btn.cancel"), cb())])
-        return Screen("\n".join(lines), rows)
+        step = Step(tr, st, match, pid, cb, base, acts, order, lines, nav, pending, (move, n))
+        return step_of(pending)(step)
 
     def _menu(
         self,

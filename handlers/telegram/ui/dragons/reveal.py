@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from engine.errors import Rejection
@@ -15,49 +15,10 @@ from handlers.telegram.ui import (
     names_of,
 )
 from handlers.telegram.ui.dragons.common import _label, reason_text, weapon_name
+from handlers.telegram.ui.dragons.events import Ev, told
 from handlers.telegram.ui.dragons.typed import DragonsTyped
 
 # --------------------------------------------------------------------------- text helpers
-
-
-def _faces(faces: Sequence[int]) -> str:
-    """Aces shown as ``6+6+3``."""
-    return "+".join(str(f) for f in faces) if faces else "—"
-
-
-def roll_text(tr: Tr, roll: Mapping[str, Any]) -> str:
-    """A trait roll (D36): trait die and Wild Die faces with aces, modifiers, total vs TN,
-    result and raises."""
-    trait = _label(tr, f"dr.trait.{roll['trait']}", str(roll["trait"]))
-    dice = f"{roll['die']}[{_faces(roll['trait_faces'])}]"
-    if roll.get("wild_faces"):
-        dice += f" {tr('dr.wild')}[{_faces(roll['wild_faces'])}]"
-    if roll.get("unskilled"):
-        dice += " " + tr("dr.unskilled")
-    mods = [(str(k), int(v)) for k, v in roll.get("modifiers", ()) if int(v)]
-    mod_text = "".join(f" {v:+d} {_label(tr, f'dr.mod.{k}', k)}" for k, v in mods)
-    result = _label(tr, f"dr.result.{roll['result']}", str(roll["result"]))
-    raises = f" ×{roll['raises']}" if roll.get("raises") else ""
-    total = f"<b>{roll['total']}</b> vs {roll['tn']}"
-    return f"{trait} {dice} → {roll['kept']}{mod_text} = {total}: {result}{raises}"
-
-
-def contest_text(tr: Tr, contest: Mapping[str, Any]) -> str:
-    return tr(
-        "dr.contest",
-        a=Raw(roll_text(tr, contest["initiator"])),
-        b=Raw(roll_text(tr, contest["defender"])),
-    )
-
-
-def damage_text(roll: Mapping[str, Any]) -> str:
-    parts = [f"d{d['sides']}[{_faces(d['faces'])}]" for d in roll.get("dice", ())]
-    if roll.get("raise_die"):
-        parts.append(f"d6[{_faces(roll['raise_die'])}]")
-    text = " + ".join(parts)
-    if roll.get("flat"):
-        text += f" {int(roll['flat']):+d}"
-    return text
 
 
 def status_table(tr: Tr, state: DragonsState, match: Match) -> str:
@@ -152,112 +113,10 @@ class DragonsReveal(DragonsTyped):
         actor: str | None,
         data: Mapping[str, Any],
     ) -> str:
-        def who(p: Any) -> Raw:
-            return Raw(names.get(str(p), esc(p)))
-
-        me = who(actor)
         if kind in ("roll", "status", "initiative"):
             return ""  # rolls are shown inside the events that use them; table and order apart
-        if kind == "battle":
-            pos = ", ".join(
-                f"{names.get(p, esc(p))} S{s} H{a}" for p, (s, a) in dict(data["positions"]).items()
-            )
-            return tr("dr.ev.battle", positions=Raw(pos))
-        if kind == "activation":
-            return tr("dr.ev.activation", who=me, speed=data["speed"], altitude=data["altitude"])
-        if kind == "move":
-            move = Raw(self._move_label(tr, str(data["move"]), int(data["n"])))
-            key = "dr.ev.move"
-            if data.get("copied_from"):
-                key = "dr.ev.move_copied"
-            elif data.get("forced"):
-                key = "dr.ev.move_forced"
-            elif data.get("converted"):
-                key = "dr.ev.move_converted"
-            text = tr(
-                key,
-                who=me,
-                move=move,
-                victim=who(data.get("copied_from")),
-                sf=data["speed_from"],
-                af=data["altitude_from"],
-                speed=data["speed"],
-                altitude=data["altitude"],
-            )
-            if data.get("aerobatics"):
-                text += " " + tr("dr.aero", name=str(data["aerobatics"]))
-            return text
-        trait_roll = data.get("roll")
-        is_trait = isinstance(trait_roll, Mapping) and "trait" in trait_roll
-        roll = Raw(roll_text(tr, data["roll"]) if is_trait else "")
-        contest = Raw(contest_text(tr, data["contest"])) if "contest" in data else Raw("")
-        reason = Raw(reason_text(tr, str(data.get("reason", ""))))
-        simple: dict[str, dict[str, Any]] = {
-            "recover": {"ok": tr("dr.yes" if data.get("recovered") else "dr.no")},
-            "dangerous": {
-                "reasons": Raw(", ".join(reason_text(tr, r) for r in data.get("reasons", ())))
-            },
-            "fall": {},
-            "falling": {
-                "lost": data.get("lost"),
-                "speed": data.get("speed"),
-                "altitude": data.get("altitude"),
-            },
-            "regain": {},
-            "miss": {"target": who(data.get("target"))},
-            "hit": {"target": who(data.get("target")), "raises": data.get("raises", 0)},
-            "shaken": {},
-            "out": {"fate": Raw(reason_text(tr, str(data.get("fate", ""))))},
-            "speed_loss": {"lost": data.get("lost"), "speed": data.get("speed")},
-            "weapon_broken": {"weapon": str(data.get("weapon")), "face": data.get("face")},
-            "spirit": {},
-            "takeover": {},
-            "consumed_orders": {"target": who(data.get("target")) if data.get("target") else "—"},
-            "tail": {"victim": who(data.get("victim"))},
-            "evade": {"pursuer": who(data.get("pursuer"))},
-            "tail_broken": {"victim": who(data.get("victim"))},
-            "force": {
-                "victim": who(data.get("victim")),
-                "choice": tr(f"dr.force.{data.get('choice')}"),
-            },
-            "force_failed": {"victim": who(data.get("victim"))},
-            "break_failed": {"pursuer": who(data.get("pursuer"))},
-            "power": {"text": str(data.get("text") or "—")},
-            "impossible": {"action": tr(f"dr.act.{data.get('type')}")},
-        }
-        if kind == "wound":
-            return tr.n("dr.st.wounds", int(data.get("wounds", 0)), who=me, total=data["total"])
-        if kind == "actions_void":
-            return tr.n("dr.st.actions_void", int(data.get("count", 0)), who=me, reason=reason)
-        if kind == "attack":
-            band = " " + tr(f"dr.band.{data['band']}") if data.get("band") else ""
-            return tr(
-                "dr.ev.attack",
-                who=me,
-                target=who(data["target"]),
-                weapon=weapon_name(tr, data["weapon"]),
-                range=data["range"],
-                band=band,
-                roll=roll,
-            )
-        if kind == "damage":
-            return tr(
-                "dr.ev.damage",
-                who=me,
-                target=who(data["target"]),
-                dice=Raw(damage_text(data["roll"])),
-                total=data["roll"]["total"],
-                toughness=data["toughness"],
-                armor=data["armor"],
-                ap=data["ap"],
-                excess=data["excess"],
-                wounds=data["wounds"],
-            )
-        if kind in simple:
-            return tr(
-                f"dr.ev.{kind}", who=me, roll=roll, contest=contest, reason=reason, **simple[kind]
-            )
-        return super().event_text(tr, names, kind, actor, data)
+        text = told(Ev(tr, names, actor, data), kind)
+        return super().event_text(tr, names, kind, actor, data) if text is None else text
 
     def reveal_order_text(self, tr: Tr, order: Mapping[str, Any], names: Mapping[str, str]) -> str:
         return self.order_text(tr, order, names)  # attack targets by name

@@ -21,7 +21,6 @@ from handlers.telegram.ui import (
     esc,
 )
 from handlers.telegram.ui.plans.common import (
-    ACTION_ICON,
     ALPHA,
     ICON,
     NONE,
@@ -30,10 +29,10 @@ from handlers.telegram.ui.plans.common import (
     _me_them,
     _opt,
     _state,
-    action_name,
     group_name,
 )
 from handlers.telegram.ui.plans.reveal import PlansReveal
+from handlers.telegram.ui.plans.steps import CHOICES, Choice, guess_action
 
 CANCEL = "x"  # the cancelled builder
 STEPS = (
@@ -211,106 +210,7 @@ class PlansBuilder(PlansReveal):
         step: str,
         cb: Any,
     ) -> list[list[Button]]:
-        sheet = me.sheet
-        skip = tr("plans.btn.none")
-        if step == "group":  # C8
-            return [
-                [
-                    Button(
-                        tr(
-                            "plans.btn.group",
-                            icon=ICON[g],
-                            group=group_name(tr, g),
-                            accuracy=sheet.accuracy(i),
-                            impact=sheet.impact(i),
-                            reserve=me.reserves[i],
-                        )
-                        + ("" if me.reserves[i] > 0 else " ⚠️"),
-                        cb(s + ALPHA[i]),
-                    )
-                ]
-                for i, g in enumerate(GROUPS)
-            ]
-        if step == "skill":  # C9: any skill, whatever the group
-            return [
-                [
-                    Button(
-                        f"{sk.id} {sk.level} ({', '.join(group_name(tr, GROUPS[x]) for x in sk.groups)})",  # noqa: E501
-                        cb(s + ALPHA[k]),
-                    )
-                ]
-                for k, sk in enumerate(sheet.skills)
-            ]
-        if step == "second":  # C10
-            g, k = _index(s[0], 3), _index(s[1], len(sheet.skills))
-            n = len(sheet.skills)
-            rows = [
-                [
-                    Button(
-                        tr(
-                            "plans.btn.second",
-                            skill=sheet.skills[j].id,
-                            level=sheet.skills[j].level,
-                            icon=ICON[GROUPS[pg]],
-                            group=group_name(tr, GROUPS[pg]),
-                        ),
-                        cb(s + ALPHA[pg * n + j]),
-                    )
-                ]
-                for pg, j in self._seconds(me, g, k)
-            ]
-            return [*rows, [Button(tr("plans.btn.no_second"), cb(s + NONE))]]
-        if step == "action":  # C11
-            return [
-                [Button(f"{ACTION_ICON[a]} {tr(f'plans.action_help.{a}')}", cb(s + ALPHA[i]))]
-                for i, a in enumerate(ACTIONS)
-            ]
-        if step == "soak":  # C15: only groups with reserve now
-            row = [
-                Button(f"{ICON[g]} {group_name(tr, g)}", cb(s + ALPHA[i]))
-                for i, g in enumerate(GROUPS)
-                if me.reserves[i] > 0
-            ]
-            return [row, [Button(tr("plans.btn.no_soak"), cb(s + NONE))]]
-        if step == "restore":  # C17: a group not used this turn
-            g = _index(s[0], 3)
-            used = {g} if me.reserves[g] > 0 else set()
-            sec = _opt(s[2], 3 * len(sheet.skills))
-            if sec is not None:
-                used.add(sec // len(sheet.skills))
-            row = [
-                Button(f"{ICON[x]} {group_name(tr, x)}", cb(s + ALPHA[i]))
-                for i, x in enumerate(GROUPS)
-                if i not in used
-            ]
-            return [row, [Button(tr("plans.btn.restore_auto"), cb(s + NONE))]]
-        if step == "guess_group":  # C12
-            row = [
-                Button(f"{ICON[g]} {group_name(tr, g)}", cb(s + ALPHA[i]))
-                for i, g in enumerate(GROUPS)
-            ]
-            return [row, [Button(skip, cb(s + NONE))]]
-        if step == "guess_skill":
-            rows = [
-                [
-                    Button(sk.id, cb(s + ALPHA[k]))
-                    for k, sk in list(enumerate(them.sheet.skills))[i : i + 3]
-                ]
-                for i in range(0, len(them.sheet.skills), 3)
-            ]
-            return [*rows, [Button(skip, cb(s + NONE))]]
-        # guess_action
-        return [
-            [
-                Button(f"{ACTION_ICON[a]} {action_name(tr, a)}", cb(s + ALPHA[i]))
-                for i, a in enumerate(ACTIONS[:3])
-            ],
-            [
-                Button(f"{ACTION_ICON[a]} {action_name(tr, a)}", cb(s + ALPHA[i + 3]))
-                for i, a in enumerate(ACTIONS[3:])
-            ],
-            [Button(skip, cb(s + NONE))],
-        ]
+        return CHOICES.get(step, guess_action)(Choice(tr, me, them, s, cb, self._seconds))
 
     def preview(self, match: Match, pid: str, plan: Mapping[str, Any]) -> PlanPreview:
         """The confirmation screen's numbers, straight from the ruleset (C8-C14)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from engine.match import Match, TurnRecord
@@ -15,6 +15,92 @@ from handlers.telegram.ui import (
 )
 from handlers.telegram.ui.plans.common import ACTION_ICON, ICON, action_name, group_name, skill_name
 from handlers.telegram.ui.plans.typed import PlansTyped
+
+Name = Callable[[Any], Raw]
+
+
+def _faces(values: Sequence[int], target: int) -> str:
+    """The dice, each success in bold."""
+    if not values:
+        return "—"
+    return " ".join(f"<b>{f}</b>" if f >= target else str(f) for f in values)
+
+
+def _roll_detail(tr: Tr, who: Raw, d: Mapping[str, Any], target: int) -> str:
+    """A roll: its purpose, the die and the faces."""
+    purpose = str(d.get("purpose"))
+    return tr(
+        "plans.rv.roll",
+        who=who,
+        purpose=tr(f"plans.purpose.{purpose}") if tr.has(f"plans.purpose.{purpose}") else purpose,
+        sides=d.get("sides", 10),
+        faces=Raw(_faces([int(f) for f in d.get("faces", [])], target)),
+    )
+
+
+def _contest_line(tr: Tr, names: Mapping[str, str], name: Name, d: Mapping[str, Any]) -> str:
+    """Who won the exchange and the score, or the tie."""
+    pids = list(d["successes"])
+    score = " : ".join(f"{names.get(p, p)} {d['successes'][p]}" for p in pids)
+    if d.get("tie"):
+        return tr("plans.rv.tie", score=Raw(score))
+    return tr("plans.rv.winner", score=Raw(score), winner=name(d["winner"]))
+
+
+def _damage_check_details(
+    tr: Tr, name: Name, d: Mapping[str, Any], target: int, actor: str | None
+) -> list[str]:
+    """A damage or heal check (C14): its rerolls, then the pool and the hits."""
+    details: list[str] = []
+    parts = d.get("parts", {})
+    detail = tr(
+        "plans.rv.damage_parts",
+        impact=parts.get("impact", 0),
+        lethality=parts.get("lethality", 0),
+        precise=parts.get("precise", 0),
+    )
+    for r in d.get("rerolls", []):
+        details.append(
+            tr(
+                "plans.rv.reroll",
+                who=name(actor),
+                old=r["old"],
+                new=r["new"],
+                n=r["index"] + 1,
+            )
+        )
+    key = "plans.rv.heal_check" if d.get("effect") == "heal" else "plans.rv.damage_check"
+    hits = int(d.get("hits", 0))
+    details.append(
+        tr(
+            key,
+            who=name(actor),
+            target=name(d.get("target")),
+            pool=d.get("pool", 0),
+            detail=detail,
+            faces=Raw(_faces(d.get("faces", []), target)),
+            hits=Raw(
+                tr.n(
+                    "plans.rv.heal_hits" if d.get("effect") == "heal" else "plans.rv.damage_hits",
+                    hits,
+                )
+            ),
+        )
+    )
+    return details
+
+
+def _soaked_detail(tr: Tr, who: Raw, d: Mapping[str, Any]) -> str:
+    """A soak (C15): the group, its pool and what it took off."""
+    return tr(
+        "plans.rv.soaked",
+        who=who,
+        group=group_name(tr, d["group"]),
+        pool=d["pool"],
+        soaked=d["soaked"],
+        hits=d["hits"],
+        reserve=d["reserve"],
+    )
 
 
 class PlansReveal(PlansTyped):
@@ -92,34 +178,12 @@ class PlansReveal(PlansTyped):
         def name(pid: Any) -> Raw:
             return Raw(names.get(str(pid), esc(pid)))
 
-        def faces(values: Sequence[int]) -> str:
-            if not values:
-                return "—"
-            return " ".join(f"<b>{f}</b>" if f >= target else str(f) for f in values)
-
         for e in record.events:
             d, k = e.data, e.kind
             if k == "reveal":
-                lines.append(
-                    tr("plans.rv.roles", attacker=name(d["attacker"]), defender=name(d["defender"]))
-                )
-                for pid, plan in d["plans"].items():
-                    key = "plans.rv.plan_default" if d["defaults"].get(pid) else "plans.rv.plan"
-                    lines.append(tr(key, name=name(pid), plan=Raw(self.order_text(tr, plan))))
-                lines.append("")
+                lines += self._plans_lines(tr, name, d)
             elif k == "roll":
-                purpose = str(d.get("purpose"))
-                details.append(
-                    tr(
-                        "plans.rv.roll",
-                        who=name(e.actor),
-                        purpose=tr(f"plans.purpose.{purpose}")
-                        if tr.has(f"plans.purpose.{purpose}")
-                        else purpose,
-                        sides=d.get("sides", 10),
-                        faces=Raw(faces([int(f) for f in d.get("faces", [])])),
-                    )
-                )
+                details.append(_roll_detail(tr, name(e.actor), d, target))
             elif k == "group_empty":  # C8
                 lines.append(
                     tr("plans.rv.group_empty", who=name(e.actor), group=group_name(tr, d["group"]))
@@ -129,54 +193,11 @@ class PlansReveal(PlansTyped):
                 lines.append(guesses)
                 details.append(action)
             elif k == "contest":
-                pids = list(d["successes"])
-                score = " : ".join(f"{names.get(p, p)} {d['successes'][p]}" for p in pids)
-                if d.get("tie"):
-                    lines.append(tr("plans.rv.tie", score=Raw(score)))
-                else:
-                    lines.append(tr("plans.rv.winner", score=Raw(score), winner=name(d["winner"])))
+                lines.append(_contest_line(tr, names, name, d))
             elif k == "tie":  # C16
                 lines.append(tr("plans.rv.tie_damage" if d.get("damage") else "plans.rv.tie_quiet"))
             elif k == "damage_check":  # C14
-                parts = d.get("parts", {})
-                detail = tr(
-                    "plans.rv.damage_parts",
-                    impact=parts.get("impact", 0),
-                    lethality=parts.get("lethality", 0),
-                    precise=parts.get("precise", 0),
-                )
-                for r in d.get("rerolls", []):
-                    details.append(
-                        tr(
-                            "plans.rv.reroll",
-                            who=name(e.actor),
-                            old=r["old"],
-                            new=r["new"],
-                            n=r["index"] + 1,
-                        )
-                    )
-                key = (
-                    "plans.rv.heal_check" if d.get("effect") == "heal" else "plans.rv.damage_check"
-                )
-                hits = int(d.get("hits", 0))
-                details.append(
-                    tr(
-                        key,
-                        who=name(e.actor),
-                        target=name(d.get("target")),
-                        pool=d.get("pool", 0),
-                        detail=detail,
-                        faces=Raw(faces(d.get("faces", []))),
-                        hits=Raw(
-                            tr.n(
-                                "plans.rv.heal_hits"
-                                if d.get("effect") == "heal"
-                                else "plans.rv.damage_hits",
-                                hits,
-                            )
-                        ),
-                    )
-                )
+                details += _damage_check_details(tr, name, d, target, e.actor)
             elif k == "no_damage":
                 lines.append(tr("plans.rv.no_damage", who=name(e.actor)))
             elif k == "healed":
@@ -184,17 +205,7 @@ class PlansReveal(PlansTyped):
                     tr("plans.rv.healed", who=name(e.actor), n=d["amount"], wounds=d["wounds"])
                 )
             elif k == "soaked":  # C15
-                details.append(
-                    tr(
-                        "plans.rv.soaked",
-                        who=name(e.actor),
-                        group=group_name(tr, d["group"]),
-                        pool=d["pool"],
-                        soaked=d["soaked"],
-                        hits=d["hits"],
-                        reserve=d["reserve"],
-                    )
-                )
+                details.append(_soaked_detail(tr, name(e.actor), d))
             elif k == "damage":
                 lines.append(
                     tr.n(
@@ -214,6 +225,16 @@ class PlansReveal(PlansTyped):
             else:
                 details.append(super().event_text(tr, names, k, e.actor, d))
         return lines, details
+
+    def _plans_lines(self, tr: Tr, name: Name, d: Mapping[str, Any]) -> list[str]:
+        """The roles and both plans (a default plan marked), then a blank line."""
+        out: list[str] = []
+        out.append(tr("plans.rv.roles", attacker=name(d["attacker"]), defender=name(d["defender"])))
+        for pid, plan in d["plans"].items():
+            key = "plans.rv.plan_default" if d["defaults"].get(pid) else "plans.rv.plan"
+            out.append(tr(key, name=name(pid), plan=Raw(self.order_text(tr, plan))))
+        out.append("")
+        return out
 
     def _action_line(self, tr: Tr, who: Raw, d: Mapping[str, Any]) -> tuple[str, str]:
         """An action event as (its guesses, for the story; its pool and modifiers, a detail)."""

@@ -141,6 +141,21 @@ def test_every_example_shown_is_accepted_back_verbatim(world: World, ruleset: st
 
 
 @pytest.mark.parametrize("ruleset", ["pistol", "plans", "dragons"])
+def test_the_helps_example_in_private_is_the_readers_own_and_accepted_back(
+    world: World, ruleset: str
+) -> None:
+    """/help in private ends its ruleset's syntax with an order this reader can send now
+    (Bob, p2, in dragons: not an attack on himself; a Pyromancer: not fencing)."""
+    w, h = world, world.h
+    lobby = _characters(w, ruleset)
+    h.press_text(w.gm, lobby, "▶️")
+    w.send_back(w.bob, 222, "/help")
+    shown = [c for c in codes(h.texts(222)[-1]) if c.startswith(("/order ", "/plan "))]
+    assert shown and "&lt;" not in shown[-1] and "<" not in shown[-1], h.texts(222)[-1]
+    _seal_back(w, w.bob, shown[-1], "p2")
+
+
+@pytest.mark.parametrize("ruleset", ["pistol", "plans", "dragons"])
 def test_a_rejections_example_is_accepted_back(world: World, ruleset: str) -> None:
     w, h = world, world.h
     lobby = _characters(w, ruleset)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from telegram import Message, Update, User
 
@@ -11,6 +12,7 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
+from handlers.telegram import hints
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
@@ -54,8 +56,24 @@ async def cmd_help(update: Update, context: Ctx) -> None:
     parts = [tr("help.private" if chat.type == "private" else "help.group")]
     for rid in dict.fromkeys(m.ruleset for m in matches):
         parts.append(tr(get_ui(rid).help_key))
+    if chat.type == "private":  # the help's syntax, as an order this reader can send now
+        parts += _own_examples(tr, matches, user.id)
     parts.append(tr("help.rulesets"))  # all of them, and /rules
     await send(context, chat.id, Screen("\n\n".join(parts)))
+
+
+def _own_examples(tr: Tr, matches: Sequence[Match], user_id: int) -> list[str]:
+    """One typed order per running match where ``user_id`` has a seat that acts now, made
+    from their own sheet and legal targets (``hints``): the help's examples that work."""
+    lines = []
+    for m in matches:
+        pid = _own_seat(m, user_id)
+        if m.phase is not Phase.RUNNING or pid is None or pid not in lifecycle.acting(m):
+            continue
+        example = hints.order_example(tr, m, pid, with_id=len(matches) > 1)
+        title = Raw(render.match_title(tr, m))
+        lines.append(tr("help.your_example", title=title, example=example))
+    return lines
 
 
 @command

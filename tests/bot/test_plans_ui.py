@@ -287,6 +287,16 @@ def test_C22_gm_veto_keeps_secrecy_and_the_turn_waits_for_approval(pd: PlansDuel
     h.press_text(pd.gm, approve, "Approve")
     assert pd.match().turn == 2
     assert any("a plain low lunge" in t for t in h.texts(pd.g))
+    # The turn is over: none of the GM's review messages keeps a live Veto or Approve.
+    review = [m for m in h.api.chat(gm).messages if m.from_bot and "turn 1" in m.text.lower()]
+    labels = [
+        b["text"]
+        for m in review
+        for row in m.reply_markup.get("inline_keyboard", [])
+        if m.reply_markup
+        for b in row
+    ]
+    assert labels and not any("Veto" in b or "Approve" in b for b in labels), labels
 
 
 def test_gm_who_plays_is_never_sent_plans(pd: PlansDuel) -> None:

@@ -28,7 +28,7 @@ from engine import match as lifecycle
 from engine import usecases
 from engine.match import Match, Phase, SealedOrder
 from engine.usecases import SealResult
-from handlers.telegram import hints, plain
+from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
@@ -89,7 +89,8 @@ async def cmd_plan(update: Update, context: Ctx) -> None:
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not rest.strip():
-        await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        await stale.remember(context, match, [msg])  # its keyboard goes when the turn resolves
         return
     refuse_if_before_turn(update, match)
     with plain.with_example(lambda: hints.order_example(tr, match, pid)):
@@ -144,13 +145,15 @@ async def _send_plan(context: Ctx, m: Match, gm: int, order: SealedOrder) -> Non
         fp=render.short_fp(order.fingerprint),
     )
     cb = Callback("pv", m.id, m.turn, (order.pid, order.fingerprint[:FP_VETO]))
-    await send(context, gm, Screen(text, [[Button(tr("plans.btn.veto"), cb)]]))
+    msg = await send(context, gm, Screen(text, [[Button(tr("plans.btn.veto"), cb)]]))
+    await stale.remember(context, m, [msg])  # no live Veto once the turn resolved
 
 
 async def _send_approve(context: Ctx, m: Match, gm: int) -> None:
     tr = Tr(context.svc.lang_for(gm, m.lang))
     approve = [[Button(tr("plans.btn.approve"), Callback("pa", m.id, m.turn))]]
-    await send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
+    msg = await send(context, gm, Screen(tr("plans.gm.all_in", turn=m.turn), approve))
+    await stale.remember(context, m, [msg])
 
 
 async def btn_veto(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -167,7 +170,8 @@ async def btn_veto(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
     if seat.user_id is not None:
         ptr = Tr(svc.lang_for(seat.user_id, vetoed.lang))
         await dm(context, vetoed, seat.user_id, Screen(ptr("plans.vetoed")))
-        await dm(context, vetoed, seat.user_id, render.builder_screen(ptr, vetoed, pid, ()))
+        builder = render.builder_screen(ptr, vetoed, pid, ())
+        await stale.remember(context, vetoed, [await dm(context, vetoed, seat.user_id, builder)])
     gtr = Tr(vetoed.lang)
     await send(
         context,

@@ -460,3 +460,18 @@ def test_a_gm_handed_the_role_mid_turn_gets_the_unsealed_npc_builders(battle: Ba
     assert not any("(n1)" in plain(t) for t in h.texts(444))  # n1 is sealed already
     h.say(dave, 444, "/npcorder n2 level 0")  # and seals it
     assert set(battle.match().sealed) == {"n1", "n2"}
+
+
+def test_the_weapon_buttons_name_the_weapons_in_the_readers_language(battle: Battle) -> None:
+    """The builder shows "дыхание", "когти" in Russian, as typed orders accept them."""
+    h = battle.h
+    battle.start()
+    a = battle.alice
+    h.say(a, 111, "/lang ru")
+    h.press(a, battle.builder(111, "p1"), 0)  # the first movement
+    h.press_text(a, battle.builder(111, "p1"), "Добавить")
+    h.press_text(a, battle.builder(111, "p1"), "Атака")
+    labels = battle.labels(battle.builder(111, "p1"))
+    assert any(lbl.startswith("дыхание (") for lbl in labels), labels
+    assert any(lbl.startswith("когти (") for lbl in labels), labels
+    assert not any(lbl.startswith(("breath", "claws")) for lbl in labels), labels

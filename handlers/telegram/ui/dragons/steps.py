@@ -15,7 +15,7 @@ from engine.savage import multi_action_penalty
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button, Screen
-from handlers.telegram.ui.dragons.common import reason_text
+from handlers.telegram.ui.dragons.common import reason_text, weapon_name
 from handlers.telegram.ui.dragons.typed import DragonsTyped
 
 
@@ -67,10 +67,10 @@ def pick_weapon(s: Step) -> Screen:
     used = {a["weapon"] for a in order["actions"] if a["type"] == "attack"}
     for i, w in enumerate(st.stats[pid].weapons):
         if w.name in me.broken:
-            lines.append(tr("dr.b.weapon_broken", weapon=w.name))
+            lines.append(tr("dr.b.weapon_broken", weapon=weapon_name(tr, w.name)))
         elif w.name not in used:
             kind = tr("dr.melee") if w.melee else tr("dr.ranged")
-            rows.append([Button(f"{w.name} ({kind})", cb(*base, f"+a{i}"))])
+            rows.append([Button(f"{weapon_name(tr, w.name)} ({kind})", cb(*base, f"+a{i}"))])
     lines.append(tr("dr.b.pick_weapon"))
     return Screen("\n".join(lines), [*rows, nav])
 
@@ -83,7 +83,7 @@ def pick_target(s: Step) -> Screen:
     rows: list[list[Button]] = []
     wi = int(pending[2:])
     weapon = st.stats[pid].weapons[wi]
-    lines.append(tr("dr.b.pick_target", weapon=weapon.name))
+    lines.append(tr("dr.b.pick_target", weapon=weapon_name(tr, weapon.name)))
     for foe in DragonsTyped._foes(st, pid):
         chk = dr.attack_check(st, pid, weapon.name, foe.pid, (move, n))
         band = tr(f"dr.band.{chk.band}") if chk.band else ""

@@ -215,22 +215,37 @@ def _wheels_for_runtime(requirements: Path, target: Path) -> str | None:
     return None
 
 
+def _zip(zpath: Path, parts: list[tuple[Path, Path]]) -> tuple[float, float]:
+    """Zip each (folder, its path in the archive) into ``zpath``; (zipped, unzipped) MB."""
+    unzipped = 0
+    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
+        for base, inside in parts:
+            for f in base.rglob("*"):
+                if f.is_file():
+                    z.write(f, inside / f.relative_to(base))
+                    unzipped += f.stat().st_size
+    return zpath.stat().st_size / 1e6, unzipped / 1e6
+
+
+def _compile(python: str, base: Path) -> None:
+    """Bytecode as the deploy ships it (``infra.deploy``: the runtime's Python)."""
+    subprocess.run([python, *COMPILE[1:], str(base)], check=True, capture_output=True)
+
+
 def layer_size() -> None:
-    """The Pillow layer (``requirements-pictures.txt``), zipped as SAM ships it (python/)."""
+    """The Pillow layer (``requirements-pictures.txt``), with bytecode, zipped as SAM ships
+    it (under ``python/``)."""
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "python"
         error = _wheels_for_runtime(ROOT / "requirements-pictures.txt", target)
         if error is not None:
             print(f"   pictures layer: skipped (pip could not fetch wheels: {error})")
             return
-        zpath = Path(tmp) / "layer.zip"
-        with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
-            for f in target.rglob("*"):
-                if f.is_file():
-                    z.write(f, Path("python") / f.relative_to(target))
+        _compile(_runtime_python(), target)
+        mb, _ = _zip(Path(tmp) / "layer.zip", [(target, Path("python"))])
         print(
-            f"   pictures layer (Pillow): {zpath.stat().st_size / 1e6:.1f} MB zipped, apart"
-            " from the package; loaded only when a picture is drawn"
+            f"   pictures layer (Pillow): {mb:.1f} MB zipped, with bytecode, apart from the"
+            " package; loaded only when a picture is drawn"
         )
 
 
@@ -254,18 +269,10 @@ def package_size() -> None:
             text=True,
         ).stdout.strip()
         for base in (target, stage_dir):
-            subprocess.run([python, *COMPILE[1:], str(base)], check=True, capture_output=True)
-        zpath = Path(tmp) / "code.zip"
-        unzipped = 0
-        with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED) as z:
-            for base in (target, stage_dir):
-                for f in base.rglob("*"):
-                    if f.is_file():
-                        z.write(f, f.relative_to(base))
-                        unzipped += f.stat().st_size
-        mb = zpath.stat().st_size / 1e6
+            _compile(python, base)
+        mb, unzipped = _zip(Path(tmp) / "code.zip", [(target, Path()), (stage_dir, Path())])
         print(
-            f"   package: {mb:.1f} MB zipped, {unzipped / 1e6:.1f} MB unzipped, with bytecode"
+            f"   package: {mb:.1f} MB zipped, {unzipped:.1f} MB unzipped, with bytecode"
             f" from Python {version} (target <= 10 MB zipped; boto3 excluded, the runtime"
             " has it)"
         )

@@ -27,7 +27,7 @@ feature reaches the ruleset UIs only through ``handlers.telegram.ui`` (``get_ui`
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -188,15 +188,24 @@ def test_there_are_modules_to_check() -> None:
     assert {"engine.match", "infra.store", "handlers.telegram.app"} <= set(MODULES)
 
 
+def forbidden_imports(source: Callable[[str], bool], target: Callable[[str], bool]) -> list[str]:
+    """Every ``module imports target`` of our modules (typing-only imports included) where
+    ``source(module)`` and ``target(target)`` hold: the edges a layering rule forbids."""
+    graph = import_graph(MODULES, with_typing=True)
+    return sorted(
+        f"{module} imports {t}"
+        for module, targets in graph.items()
+        if source(module)
+        for t in targets
+        if target(t)
+    )
+
+
 @pytest.mark.parametrize("layer", PACKAGES)
 def test_a_layer_imports_only_the_layers_below_it(layer: str) -> None:
-    graph = import_graph(MODULES, with_typing=True)
-    bad = sorted(
-        f"{module} imports {target}"
-        for module, targets in graph.items()
-        if module.split(".")[0] == layer
-        for target in targets
-        if target.split(".")[0] not in ALLOWED[layer]
+    bad = forbidden_imports(
+        lambda m: m.split(".")[0] == layer,
+        lambda t: t.split(".")[0] not in ALLOWED[layer],
     )
     assert not bad, "\n".join(bad)
 
@@ -226,25 +235,17 @@ def test_engine_infra_and_the_commands_have_no_cycle_at_all() -> None:
 
 
 def test_no_feature_module_imports_another() -> None:
-    graph = import_graph(MODULES, with_typing=True)
-    bad = sorted(
-        f"{module} imports {target}"
-        for module, targets in graph.items()
-        if module.startswith(FEATURES)
-        for target in targets
-        if target.startswith(FEATURES)
+    bad = forbidden_imports(
+        lambda m: m.startswith(FEATURES),
+        lambda t: t.startswith(FEATURES),
     )
     assert not bad, "\n".join(bad)
 
 
 def test_shared_modules_import_no_feature_and_not_the_wiring() -> None:
-    graph = import_graph(MODULES, with_typing=True)
-    bad = sorted(
-        f"{module} imports {target}"
-        for module, targets in graph.items()
-        if module.startswith(SHARED)
-        for target in targets
-        if target.startswith(FEATURES) or target == "handlers.telegram.app"
+    bad = forbidden_imports(
+        lambda m: m.startswith(SHARED),
+        lambda t: t.startswith(FEATURES) or t == "handlers.telegram.app",
     )
     assert not bad, "\n".join(bad)
 
@@ -257,25 +258,17 @@ RULESET_UIS = tuple(
 
 def test_ruleset_uis_import_no_feature_and_not_the_wiring() -> None:
     assert f"{UI}.plans" in RULESET_UIS
-    graph = import_graph(MODULES, with_typing=True)
-    bad = sorted(
-        f"{module} imports {target}"
-        for module, targets in graph.items()
-        if module.startswith(RULESET_UIS)
-        for target in targets
-        if target.startswith(FEATURES) or target == "handlers.telegram.app"
+    bad = forbidden_imports(
+        lambda m: m.startswith(RULESET_UIS),
+        lambda t: t.startswith(FEATURES) or t == "handlers.telegram.app",
     )
     assert not bad, "\n".join(bad)
 
 
 def test_features_reach_ruleset_uis_only_through_the_ui_package() -> None:
-    graph = import_graph(MODULES, with_typing=True)
-    bad = sorted(
-        f"{module} imports {target}"
-        for module, targets in graph.items()
-        if module.startswith(FEATURES)
-        for target in targets
-        if target.startswith(f"{UI}.")
+    bad = forbidden_imports(
+        lambda m: m.startswith(FEATURES),
+        lambda t: t.startswith(f"{UI}."),
     )
     assert not bad, "\n".join(bad)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from engine.match import Phase
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID, Harness
 from tests.support.fixtures import load as fixture
@@ -58,6 +59,14 @@ class Duel:
         # The aim keyboard: rows y = 3..-2, columns x = -3..3 (ui/pistol/builder.py).
         h.press(self.alice, h.last(self.a, with_buttons=True), (3 - b) * 7 + (a + 3))
         h.press_text(self.alice, h.last(self.a, with_buttons=True), "🔒")
+
+    def play_out(self) -> None:
+        """Play the duel to its end (shots at the torso: it ends within the 6 turns)."""
+        for _ in range(6):
+            if self.h.deps.repo.load("m00001").match.phase is Phase.FINISHED:
+                return
+            self.alice_seals(1, -1, 0)
+            self.h.say(self.bob, self.b, "/order move -1 aim 0:0")
 
     def status_msg(self) -> Any:
         return self.h.api.message(self.g, int(self.match().ui["status"]))

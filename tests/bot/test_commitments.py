@@ -6,20 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.match import Phase
 from engine.verify import verify
 from tests.bot.conftest import Duel
 
 MID = "m00001"
-
-
-def _play_out(duel: Duel) -> None:
-    h = duel.h
-    for _ in range(6):
-        if h.deps.repo.load(MID).match.phase is Phase.FINISHED:
-            return
-        duel.alice_seals(1, -1, 0)
-        h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
 
 
 def test_every_commitment_is_its_own_unedited_message_recorded_in_the_dossier(
@@ -27,7 +17,7 @@ def test_every_commitment_is_its_own_unedited_message_recorded_in_the_dossier(
 ) -> None:
     h = duel.h
     duel.start()
-    _play_out(duel)
+    duel.play_out()
     history = h.deps.repo.history(MID)
     assert len(history) >= 2
     for record in history:
@@ -70,7 +60,7 @@ def test_an_order_waits_until_the_commitment_reached_the_group(duel: Duel) -> No
 def test_an_order_sealed_before_its_commitment_was_posted_is_rejected(duel: Duel) -> None:
     h = duel.h
     duel.start()
-    _play_out(duel)
+    duel.play_out()
     h.press_text(duel.alice, h.last(duel.g, with_buttons=True), "Dossier")
     doc = next(d for d in h.api.documents(duel.a) if d.file_name.endswith(".json"))
     dossier: dict[str, Any] = json.loads(doc.content)

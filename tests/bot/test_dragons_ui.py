@@ -149,6 +149,31 @@ def _seal_alice_by_buttons(b: Battle, move: str, *actions: tuple[str, str]) -> N
     h.press_text(b.alice, b.builder(111, "p1"), "Seal")
 
 
+def everyone_orders(battle: Battle) -> None:
+    """One turn: Alice by buttons, Bob typed, the GM's NPCs by a helper button and typed."""
+    h = battle.h
+    m = battle.match()
+    turn, acting = m.turn, lifecycle.acting(m)
+    if "p1" in acting:
+        st = DRAGONS.load_state(m.state or {})
+        me = st.dragon("p1")
+        move = "Continue" if me.tail_of or me.falling else "level ▸"
+        _seal_alice_by_buttons(battle, move, ("Attack", "claws@"))
+    if "p2" in acting:
+        st = DRAGONS.load_state(m.state or {})
+        foe = next(d.pid for d in st.dragons if d.in_battle and d.side == "A")
+        h.say(battle.bob, 222, f"/order level 0; attack bite {foe}")
+        assert "p2" in battle.match().sealed or battle.match().turn > turn
+    if "n1" in acting:
+        h.press_text(battle.gm, battle.builder(333, "n1"), "Attack nearest")
+        if battle.match().turn == turn and "n1" not in battle.match().sealed:
+            h.say(battle.gm, 333, "/npcorder n1 level 0")
+    if "n2" in acting:
+        st = DRAGONS.load_state(battle.match().state or {})
+        foe = next((d.pid for d in st.dragons if d.in_battle and d.side == "A"), "")
+        h.say(battle.gm, 333, f"/npcorder n2 level -1; attack claws {foe}")
+
+
 def test_2v2_battle_buttons_typed_and_npc_orders_over_several_turns(battle: Battle) -> None:
     h = battle.h
     battle.start()
@@ -160,24 +185,7 @@ def test_2v2_battle_buttons_typed_and_npc_orders_over_several_turns(battle: Batt
         assert m.turn == turn
         assert not m.sealed
         acting = lifecycle.acting(m)
-        if "p1" in acting:
-            st = DRAGONS.load_state(m.state or {})
-            me = st.dragon("p1")
-            move = "Continue" if me.tail_of or me.falling else "level ▸"
-            _seal_alice_by_buttons(battle, move, ("Attack", "claws@"))
-        if "p2" in acting:
-            st = DRAGONS.load_state(m.state or {})
-            foe = next(d.pid for d in st.dragons if d.in_battle and d.side == "A")
-            h.say(battle.bob, 222, f"/order level 0; attack bite {foe}")
-            assert "p2" in battle.match().sealed or battle.match().turn > turn
-        if "n1" in acting:
-            h.press_text(battle.gm, battle.builder(333, "n1"), "Attack nearest")
-            if battle.match().turn == turn and "n1" not in battle.match().sealed:
-                h.say(battle.gm, 333, "/npcorder n1 level 0")
-        if "n2" in acting:
-            st = DRAGONS.load_state(battle.match().state or {})
-            foe = next((d.pid for d in st.dragons if d.in_battle and d.side == "A"), "")
-            h.say(battle.gm, 333, f"/npcorder n2 level -1; attack claws {foe}")
+        everyone_orders(battle)
         group = [t for t in h.texts(battle.g) if "reveal" in t]
         now = battle.match()
         assert len(group) == reveals + 1, (turn, now.sealed, acting, h.texts(333)[-1][:300])

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from engine.dice import seed_commitment
-from engine.match import Phase, order_fingerprint
+from engine.match import order_fingerprint
 from engine.verify import verify
 from handlers.telegram.harness import plain
 from tests.bot.conftest import Duel
@@ -17,21 +17,11 @@ from tests.bot.conftest import Duel
 MID = "m00001"
 
 
-def _play_out(duel: Duel) -> None:
-    """Play the duel to its end (shots at the torso: it ends within the 6 turns)."""
-    h = duel.h
-    for _ in range(6):
-        if h.deps.repo.load(MID).match.phase is Phase.FINISHED:
-            return
-        duel.alice_seals(1, -1, 0)
-        h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
-
-
 def test_commitment_is_posted_before_the_first_seal_of_every_turn(duel: Duel) -> None:
     h = duel.h
     duel.lobby()
     duel.h.press_text(duel.gm, duel.lobby_msg, "Start")
-    _play_out(duel)
+    duel.play_out()
     history = h.deps.repo.history(MID)
     assert len(history) >= 2
     calls = h.api.calls
@@ -116,7 +106,7 @@ def _documents(duel: Duel, uid: int) -> dict[str, bytes]:
 def test_dossier_after_the_match_is_a_file_that_verifies(duel: Duel) -> None:
     h = duel.h
     duel.start()
-    _play_out(duel)
+    duel.play_out()
     summary = h.last(duel.g, with_buttons=True)
     assert "Final" in summary.text
     h.press_text(duel.alice, summary, "Dossier")

@@ -7,14 +7,12 @@ import re
 
 import pytest
 
-from engine import match as lifecycle
 from engine import usecases
 from engine.match import Phase
-from engine.rulesets.dragons import RULESET as DRAGONS
 from handlers.telegram.harness import Harness
 from handlers.telegram.reveal import expandable, visible
 from tests.bot.conftest import Duel
-from tests.bot.test_dragons_ui import Battle, _seal_alice_by_buttons
+from tests.bot.test_dragons_ui import Battle, everyone_orders
 from tests.bot.test_plans_ui import PlansDuel
 
 PISTOL_MAX = 700
@@ -65,27 +63,10 @@ def test_dragons_four_dragon_reveals_stay_under_1500_characters() -> None:
     h = Harness()
     battle = Battle(h)
     battle.start()
-    for turn in range(1, 5):
-        m = battle.match()
-        if m.phase is not Phase.RUNNING:
+    for _ in range(4):
+        if battle.match().phase is not Phase.RUNNING:
             break
-        acting = lifecycle.acting(m)
-        st = DRAGONS.load_state(m.state or {})
-        if "p1" in acting:
-            me = st.dragon("p1")
-            move = "Continue" if me.tail_of or me.falling else "level ▸"
-            _seal_alice_by_buttons(battle, move, ("Attack", "claws@"))
-        if "p2" in acting:
-            foe = next(d.pid for d in st.dragons if d.in_battle and d.side == "A")
-            h.say(battle.bob, 222, f"/order level 0; attack bite {foe}")
-        if "n1" in acting:
-            h.press_text(battle.gm, battle.builder(333, "n1"), "Attack nearest")
-            if battle.match().turn == turn and "n1" not in battle.match().sealed:
-                h.say(battle.gm, 333, "/npcorder n1 level 0")
-        if "n2" in acting:
-            st = DRAGONS.load_state(battle.match().state or {})
-            foe = next((d.pid for d in st.dragons if d.in_battle and d.side == "A"), "")
-            h.say(battle.gm, 333, f"/npcorder n2 level -1; attack claws {foe}")
+        everyone_orders(battle)
     reveals = _reveals(h.texts(battle.g))
     assert len(reveals) >= 2
     for text in reveals:

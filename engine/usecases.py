@@ -92,6 +92,9 @@ class Deps:
     beacon: Beacon | None = None  # None: dice from the server seed only (no public beacon)
     beacon_patience: float = 60.0  # seconds after a lock before the GM may resolve without it
     require_commitment_post: bool = False  # the bot: no order before the commitment is posted
+    # The bot: a locked turn's beacon round is fixed by its lock message's Telegram date
+    # (owed as ``lock``, then :func:`lock_posted`), never by the server's clock.
+    lock_by_message: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -471,6 +474,34 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
     return _retry(step)
 
 
+def lock_posted(deps: Deps, match_id: str, turn: int, message_id: int, date: float) -> Match:
+    """``turn``'s lock message is in the group, dated ``date`` by Telegram: that date is the
+    lock time and fixes the beacon round (``docs/fairness.md``, "The lock message")."""
+    network = None if deps.beacon is None else deps.beacon.network
+    target = None if network is None else round_after(network, date)
+    return _update(
+        deps,
+        match_id,
+        lambda ld: lifecycle.lock_posted(ld.match, turn, message_id, date, target),
+    )
+
+
+def resolve_locked(deps: Deps, match_id: str, turn: int) -> Resolution | None:
+    """Resolve ``turn`` once locked with its lock message posted, if its beacon round can be
+    had now (the beacon port may wait up to one period); None otherwise (the sweeper tries
+    again: :func:`tick`)."""
+
+    def step() -> Resolution | None:
+        loaded = deps.repo.load(match_id)
+        m = loaded.match
+        if m.phase is not Phase.RUNNING or m.turn != turn or m.beacon_round is None:
+            return None
+        saved, record = _lock_and_resolve(deps, loaded, m, reason=m.lock_reason or "")
+        return None if record is None else Resolution(saved, record)
+
+    return _retry(step)
+
+
 def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
     """Lock the turn and resolve it with its beacon round. When the round cannot be had yet,
     the lock is saved and :class:`Rejection` ``beacon_pending`` raised (the sweeper, or the
@@ -513,11 +544,14 @@ def _lock_and_resolve(
     beacon: BeaconRound | None = None
     if deps.beacon is not None:
         target = changed.beacon_round
-        if changed.locked_at is None:
+        if changed.locked_at is None and deps.lock_by_message:  # the round: lock_posted's
+            changed = lifecycle.lock(changed, at, reason, None)
+            owe = (*owe, _owed(loaded.match, "lock", changed.turn, at, 14))
+        elif changed.locked_at is None:
             target = round_after(deps.beacon.network, at)
             changed = lifecycle.lock(changed, at, reason, target)
-        assert target is not None and changed.locked_at is not None
-        beacon = deps.beacon.fetch(target)
+        assert changed.locked_at is not None
+        beacon = None if target is None else deps.beacon.fetch(target)
         late = at >= changed.locked_at + deps.beacon_patience
         if beacon is None and late and give_up_by is not None:
             changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)

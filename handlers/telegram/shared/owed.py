@@ -16,7 +16,7 @@ from engine.match import Phase
 from engine.ports import Owed
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared import clock_notices as clock
-from handlers.telegram.shared import outbox, turns
+from handlers.telegram.shared import lock, outbox, turns
 from handlers.telegram.shared.send import send
 
 
@@ -85,6 +85,12 @@ async def send_resumed(context: Any, item: Owed) -> None:
     """A pause that ran out by itself (a resolution it caused is owed on its own)."""
     latest = context.svc.deps.repo.load(item.match_id).match
     await clock.announce_resumed(context, latest, None, refresh=latest.turn == item.turn)
+
+
+async def send_lock(context: Any, item: Owed) -> None:
+    """A turn locked: its lock message, whose Telegram date fixes the beacon round, then the
+    resolution once the round is out (``shared.lock``); its reveal is owed on its own."""
+    await lock.lock_and_resolve(context, item.match_id, item.turn)
 
 
 async def send_beacon_late(context: Any, item: Owed) -> None:

@@ -212,6 +212,7 @@ async def _seal(
                 fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
             await refresh_status(context, res.match, fps)
             await stale.remember(context, res.match, [sent])  # a typed order's receipt
+            await after_lock(context, res.match)
         else:
             await on_resolved(context, match, res.match, res.record)
     for hook in router(context.application).seal_hooks:
@@ -237,6 +238,28 @@ async def send_receipt(
         await edit(context, user_id, int(where["message"]), receipt)
         return None
     return await send(context, user_id, receipt)
+
+
+async def after_lock(context: Ctx, match: Match) -> None:
+    """A change that locked the turn without resolving it (a public beacon: the round is
+    fixed by the lock message, ``shared.lock``): deliver the owed lock message now."""
+    if match.phase is Phase.RUNNING and match.locked_at is not None and not match.lock_message:
+        await outbox.deliver(context, match.id)
+
+
+async def force_resolve(
+    context: Ctx, match_id: str, user_id: int, turn: int
+) -> usecases.Resolution | None:
+    """The GM's force: the resolution, or None when it locked the turn and the lock message
+    went out now (``shared.lock``: the reveal follows when the round is out)."""
+    try:
+        return usecases.force_resolve(context.svc.deps, match_id, user_id, turn)
+    except Rejection as exc:
+        latest = context.svc.deps.repo.load(match_id).match
+        if exc.code != "beacon_pending" or latest.lock_message is not None:
+            raise
+        await after_lock(context, latest)
+        return None
 
 
 async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
@@ -285,12 +308,21 @@ async def announce_resolved(
 async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
     """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
     story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
-    on a network hiccup (nothing else sends it)."""
+    on a network hiccup (nothing else sends it). A turn locked by a lock message
+    (``shared.lock``) has that message edited into the reveal instead of a new one."""
     with outbox.labelled(f"picture:{record.turn}"):
         await send_reveal_picture(context, match, record)
     text = reveal_text(Tr(match.lang), match, record)
     with outbox.labelled(f"reveal:{record.turn}"):
-        await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+        if record.lock_message is None:
+            await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+            return
+        # The lock message becomes the reveal (``shared.lock``); a story too long for one
+        # message goes on in new ones.
+        first, *rest = render.split_text(text)
+        await edit(context, match.chat_id, record.lock_message, Screen(first))
+        for part in rest:
+            await send(context, match.chat_id, Screen(part), retries=REVEAL_RETRIES)
 
 
 async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
@@ -346,6 +378,7 @@ async def _after_change(
         await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
     else:
         await refresh_status(context, after)
+        await after_lock(context, after)
 
 
 async def _close_status(context: Ctx, before: Match, after: Match) -> None:

@@ -8,7 +8,7 @@ turn's lock time and fixes its beacon round (the first published strictly after 
 operator can neither move the lock back nor choose among rounds it has seen
 (``docs/fairness.md``, "The lock message"). Then the round is awaited (the beacon port waits up
 to one period) and the turn resolved; the resolution owes the ``resolved`` item, whose
-delivery edits this same message into the reveal (``shared.turns.send_reveal``). A round not
+delivery edits this same message into the reveal (``shared.reveal_post.send_reveal``). A round not
 out yet is the sweeper's (``usecases.tick``).
 
 The outbox journals the lock message with its date, so a resumed delivery finds it again and

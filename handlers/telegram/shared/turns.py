@@ -9,7 +9,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from telegram import InputFile, Message, Update
+from telegram import Message, Update
 
 from engine import match as lifecycle
 from engine import usecases
@@ -21,18 +21,15 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
-from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared import commitments, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
+from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
-from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
+from handlers.telegram.shared.send import deep_link, dm, edit, send
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
-
-
-REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
 
 
 async def post_commitment(context: Ctx, match: Match, *, strict: bool = False) -> Match:
@@ -112,11 +109,17 @@ async def announce_started(
     history = usecases.history(context.svc.deps, match.id)
     if history:  # turn 0: its seed is revealed now
         lines.append(reveal_proof(gtr, match, history[0]))
+    fold = opened and commitments.foldable(match, match.turn, lobby_id)
+    if fold:  # turn 1's commitment: the start message's last edit
+        lines.append(commitments.fold_text(gtr, match))
     if lobby_id is not None:
         await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+        carrier = lobby_id
     else:
         with outbox.labelled("start"):
-            await send(context, match.chat_id, Screen("\n".join(lines)))
+            carrier = (await send(context, match.chat_id, Screen("\n".join(lines)))).message_id
+    if fold:
+        match = commitments.folded(context.svc.deps, match, carrier)
     if opened:
         await open_turn(context, match)
 
@@ -132,9 +135,14 @@ async def open_turn(context: Ctx, match: Match) -> None:
     with outbox.labelled(f"commitment:{turn}"):  # its own message, never edited
         match = await post_commitment(context, match, strict=True)
     now = svc.deps.clock()
-    with outbox.labelled(f"status:{turn}"):
-        status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
-    match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
+    screen = render.status_screen(gtr, match, {}, now)
+    kept = match.ui.get("status")
+    if kept is not None:  # one status message per match, edited in place (a quiet group)
+        await edit(context, match.chat_id, int(kept), screen)
+    else:
+        with outbox.labelled(f"status:{turn}"):
+            status = await send(context, match.chat_id, screen)
+        match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
     builders: list[Message | None] = []
@@ -293,60 +301,19 @@ async def announce_resolved(
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
-    await send_reveal(context, after, record)
+    await send_reveal(context, after, record, last=last)
     if not last:
         return
-    if after.phase is Phase.FINISHED:
+    if after.phase is Phase.FINISHED:  # the status message becomes the summary
         with outbox.labelled(f"summary:{record.turn}"):
-            await send(context, after.chat_id, summary_screen(gtr, after))
+            if status_id is not None:
+                await edit(context, after.chat_id, status_id, summary_screen(gtr, after))
+            else:
+                await send(context, after.chat_id, summary_screen(gtr, after))
         return
     await open_turn(context, after)
     with outbox.labelled(f"absentees:{after.turn}"):
         await absentee_alert(context, after)  # K missed turns in a row: tell the GM
-
-
-async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
-    """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
-    story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
-    on a network hiccup (nothing else sends it). A turn locked by a lock message
-    (``shared.lock``) has that message edited into the reveal instead of a new one."""
-    with outbox.labelled(f"picture:{record.turn}"):
-        await send_reveal_picture(context, match, record)
-    text = reveal_text(Tr(match.lang), match, record)
-    with outbox.labelled(f"reveal:{record.turn}"):
-        if record.lock_message is None:
-            await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
-            return
-        # The lock message becomes the reveal (``shared.lock``); a story too long for one
-        # message goes on in new ones.
-        first, *rest = render.split_text(text)
-        await edit(context, match.chat_id, record.lock_message, Screen(first))
-        for part in rest:
-            await send(context, match.chat_id, Screen(part), retries=REVEAL_RETRIES)
-
-
-async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
-    """The reveal's picture with a short caption (``handlers.telegram.screens.pictures``, which
-    imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
-    text reveal still goes out: the picture is a convenience, the text is the record."""
-    tr = Tr(match.lang)
-    try:
-        from handlers.telegram.screens import pictures
-
-        png = pictures.reveal_picture(tr, match, record)
-        if png is None:
-            return False
-        caption = tr("reveal.caption", turn=record.turn)
-        photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
-        await _api(
-            context.svc,
-            lambda: context.bot.send_photo(match.chat_id, photo, caption),
-            chat_id=match.chat_id,
-        )
-    except Exception:
-        log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
-        return False
-    return True
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:

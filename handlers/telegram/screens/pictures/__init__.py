@@ -1,10 +1,17 @@
 """A picture for every reveal (Pillow), sent before the text reveal.
 
-- pistol: both silhouettes side by side, each with the shooter's aim zone (shifted by the
-  target's move), the cell the shot landed on, the part hit and the target's move;
-- dragons: the sky chart: Altitude against Range from the slowest dragon, each dragon in its
-  side's colour and labelled by name and side, tails as arrows, falling dragons marked;
-- plans: the two plans face to face, each guess that landed highlighted, the exchange.
+- pistol (:mod:`.pistol`): both silhouettes side by side with the grid's coordinates, each
+  with the shooter's aim zone (shifted by the target's move), the cell the shot landed on
+  (off the grid: outside it, with an arrow), the part hit and the target's move;
+- dragons (:mod:`.dragons`): the sky with the text's axes (Altitude H against Speed S), every
+  attack of the turn as an arrow (hit, miss, wound), tails, falls and who left the battle,
+  labels that never overlap (:mod:`.sky`);
+- plans (:mod:`.plans`): the two plans face to face, each guess that landed highlighted, the
+  exchange and, on the last turn, the duel's real result.
+
+Each participant has one colour for the whole match, in every picture and in the odds chart
+(:func:`~handlers.telegram.screens.canvas.participant_colours`). The drawing functions only
+draw: how the picture is sent (a photo, with or without a caption) is the caller's business.
 
 Pillow is imported only here and in ``canvas.py`` (the palette, font and drawing primitives),
 and only when a picture is drawn: never on the webhook's cold
@@ -23,7 +30,7 @@ from typing import TYPE_CHECKING
 from engine.match import Match, TurnRecord
 from handlers.telegram.i18n import Tr
 from handlers.telegram.screens.canvas import BG, FONT, HEIGHT, WIDTH, font
-from handlers.telegram.screens.pictures.dragons import _dragons
+from handlers.telegram.screens.pictures import dragons
 from handlers.telegram.screens.pictures.pistol import _pistol
 from handlers.telegram.screens.pictures.plans import _plans
 
@@ -51,4 +58,4 @@ def reveal_picture(tr: Tr, match: Match, record: TurnRecord) -> bytes | None:
     return buf.getvalue()
 
 
-DRAWERS: dict[str, Draw] = {"pistol": _pistol, "dragons": _dragons, "plans": _plans}
+DRAWERS: dict[str, Draw] = {"pistol": _pistol, "dragons": dragons.draw, "plans": _plans}

@@ -10,10 +10,10 @@ from engine.match import Match, TurnRecord
 from handlers.telegram.i18n import Tr
 from handlers.telegram.screens.canvas import (
     BG,
-    DUELIST,
     GRID,
     HEIGHT,
     HIT,
+    INK,
     MISS,
     MUTED,
     PART_COLOURS,
@@ -21,6 +21,7 @@ from handlers.telegram.screens.canvas import (
     arrow,
     draw_text,
     fit,
+    participant_colours,
     seat_names,
 )
 
@@ -40,6 +41,7 @@ def _pistol(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) ->
     cfg = match.rules.config((record.state_before or {}).get("config") or match.config)
     assert isinstance(cfg, PistolConfig)
     names = seat_names(match)
+    colours = participant_colours(match)
     moves = {o.pid: int(o.order.get("move", 0)) for o in record.orders}
     shots = {str(e.data["target"]): e for e in record.events if e.kind in ("hit", "miss")}
     dead = {e.actor for e in record.events if e.kind == "death"}
@@ -48,19 +50,24 @@ def _pistol(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) ->
     draw_text(d, (24, 16), tr("pic.turn", turn=record.turn), 22, fill=MUTED)
     cells = {c: part for part, cs in cfg.silhouette.items() for c in cs}
     span = cfg.aim_max - cfg.aim_min + 1
-    size = min(30, 380 // span)
+    # room for the grid, a cell and a half around it (off-grid shots) and three lines under it
+    size = min(30, 320 // (span + 2), (WIDTH // 2 - 40) // (span + 3))
     for i, pid in enumerate(targets):
         left = i * WIDTH // 2
-        x0, y0 = left + (WIDTH // 2 - size * span) // 2, 92
+        x0, y0 = left + (WIDTH // 2 - size * span) // 2, 124
         draw_text(
-            d, (left + 24, 52), fit(names.get(pid, pid), 26, WIDTH // 2 - 48), 26, fill=DUELIST[i]
+            d,
+            (left + 24, 52),
+            fit(names.get(pid, pid), 26, WIDTH // 2 - 48),
+            26,
+            fill=colours.get(pid, INK),
         )
         box = _pistol_box(cfg, size, x0, y0)
         _pistol_grid(d, cfg, cells, box)
         shot = shots.get(pid)
         lines: list[tuple[str, str]] = []
         if shot is not None:
-            colour = DUELIST[(i + 1) % 2]  # the shooter's zone, in the shooter's colour
+            colour = colours.get(shot.actor or "", INK)  # the zone in the shooter's colour
             lines.append(_pistol_shot(d, tr, cfg, box, shot, colour, names, pid))
         else:
             lines.append((tr("pic.no_shot"), MUTED))
@@ -70,7 +77,7 @@ def _pistol(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) ->
             lines.append((tr("pic.wounded"), HIT))
         move = moves.get(pid, 0)
         lines.append((tr("pic.move", move=f"{move:+d}" if move else "0"), MUTED))
-        _pistol_caption(d, lines, move, left, y0 + size * span + 14)
+        _pistol_caption(d, lines, move, left, y0 + size * span + size * 2 + 10)
     d.line((WIDTH // 2, 60, WIDTH // 2, HEIGHT - 20), fill=GRID, width=2)
 
 
@@ -92,6 +99,13 @@ def _pistol_grid(
         for y in range(cfg.aim_min, cfg.aim_max + 1):
             part = cells.get((x, y))
             d.rectangle(box(x, y), fill=PART_COLOURS.get(part or "", BG), outline=GRID)
+    # the coordinates on the edge, as the text writes a cell ("x:y"): x under, y on the left
+    for x in range(cfg.aim_min, cfg.aim_max + 1):
+        b = box(x, cfg.aim_min)
+        draw_text(d, ((b[0] + b[2]) / 2, b[3] + 3), str(x), 14, fill=MUTED, anchor="ma")
+    for y in range(cfg.aim_min, cfg.aim_max + 1):
+        b = box(cfg.aim_min, y)
+        draw_text(d, (b[0] - 5, (b[1] + b[3]) / 2), str(y), 14, fill=MUTED, anchor="rm")
 
 
 def _pistol_shot(
@@ -120,19 +134,48 @@ def _pistol_shot(
     )
     c, r = (int(v) for v in shot.data["cell"])
     inside = cfg.aim_min <= c <= cfg.aim_max and cfg.aim_min <= r <= cfg.aim_max
-    cx = max(cfg.aim_min, min(cfg.aim_max, c))
-    cy = max(cfg.aim_min, min(cfg.aim_max, r))
-    bx = box(cx, cy)
     mark = HIT if shot.kind == "hit" else MISS
-    pad = 4 if inside else 8
-    d.line((bx[0] + pad, bx[1] + pad, bx[2] - pad, bx[3] - pad), fill=mark, width=5)
-    d.line((bx[0] + pad, bx[3] - pad, bx[2] - pad, bx[1] + pad), fill=mark, width=5)
+    _pistol_cross(d, cfg, box, (c, r), mark)
     shooter = names.get(shot.actor or "", "")
     if shot.kind == "hit":
         what = tr("pic.hit", part=tr(f"part.{shot.data['part']}"))
     else:
         what = tr("pic.miss") if inside else tr("pic.off_grid")
-    return (f"{shooter} → {names.get(pid, pid)}: {what}", mark)
+    where = tr("pic.cell", cell=f"{c}:{r}")
+    return (f"{shooter} → {names.get(pid, pid)}: {where}, {what}", mark)
+
+
+def _pistol_cross(
+    d: ImageDraw.ImageDraw, cfg: PistolConfig, box: Box, cell: tuple[int, int], mark: str
+) -> None:
+    """A cross on the cell the shot landed on. Off the grid, the cross is drawn outside it,
+    a cell and a half beyond the edge on the cell's side (past the coordinates), with an arrow
+    from the grid's edge and the cell's coordinates beside it."""
+    c, r = cell
+    lo, hi = box(cfg.aim_min, cfg.aim_max), box(cfg.aim_max, cfg.aim_min)
+    size = lo[2] - lo[0]
+    gx0, gy0, gx1, gy1 = lo[0], lo[1], hi[2], hi[3]
+    b = box(c, r)
+    mx, my = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+    if gx0 <= mx <= gx1 and gy0 <= my <= gy1:
+        pad = 4
+        d.line((b[0] + pad, b[1] + pad, b[2] - pad, b[3] - pad), fill=mark, width=5)
+        d.line((b[0] + pad, b[3] - pad, b[2] - pad, b[1] + pad), fill=mark, width=5)
+        return
+    far = 1.5 * size
+    ex, ey = max(gx0, min(gx1, mx)), max(gy0, min(gy1, my))  # the nearest point of the grid
+    # a cell and a half from the edge, so that the arrow shows
+    mx = ex + (far if mx > gx1 else -far if mx < gx0 else mx - ex)
+    my = ey + (far if my > gy1 else -far if my < gy0 else my - ey)
+    length = max(1.0, ((mx - ex) ** 2 + (my - ey) ** 2) ** 0.5)
+    ux, uy = (mx - ex) / length, (my - ey) / length
+    arrow(d, (ex, ey), (mx - ux * size * 0.45, my - uy * size * 0.45), mark)
+    h = size * 0.35
+    d.line((mx - h, my - h, mx + h, my + h), fill=mark, width=5)
+    d.line((mx - h, my + h, mx + h, my - h), fill=mark, width=5)
+    anchor = "lm" if mx >= gx0 else "rm"
+    tx = mx + (h + 6 if anchor == "lm" else -h - 6)
+    draw_text(d, (tx, my), f"{c}:{r}", 16, fill=mark, anchor=anchor)
 
 
 def _pistol_caption(

@@ -12,12 +12,13 @@ from handlers.telegram.screens.canvas import (
     BG,
     GRID,
     HEIGHT,
+    HIT,
     INK,
     MUTED,
-    SIDE_COLOURS,
     WIDTH,
     draw_text,
     fit,
+    participant_colours,
     seat_names,
 )
 
@@ -29,11 +30,11 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
     from handlers.telegram.ui.plans import action_name, group_name, skill_name
 
     names = seat_names(match)
+    colours = participant_colours(match)
     reveal = next((e.data for e in record.events if e.kind == "reveal"), None)
     if reveal is None:
         return
     guessed = {e.actor: e.data.get("guessed", {}) for e in record.events if e.kind == "action"}
-    contest = next((e.data for e in record.events if e.kind == "contest"), {})
     wounds = {e.actor: e.data.get("wounds") for e in record.events if e.kind == "status"}
     draw_text(d, (24, 16), tr("pic.turn", turn=record.turn), 22, fill=MUTED)
     pids = [str(reveal["attacker"]), str(reveal["defender"])]
@@ -47,7 +48,9 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
         width = WIDTH // 2 - 48
         plan = plans.get(pid, {})
         role = tr("pic.attacker" if i == 0 else "pic.defender")
-        draw_text(d, (left, 52), fit(names.get(pid, pid), 26, width), 26, fill=SIDE_COLOURS[i])
+        draw_text(
+            d, (left, 52), fit(names.get(pid, pid), 26, width), 26, fill=colours.get(pid, INK)
+        )
         draw_text(d, (left, 86), role, 18, fill=MUTED)
         rows: list[tuple[str, str]] = [
             (tr("pic.group"), plain(group_name(tr, str(plan.get("group", "?"))))),
@@ -80,11 +83,38 @@ def _plans(d: ImageDraw.ImageDraw, tr: Tr, match: Match, record: TurnRecord) -> 
         if pid in wounds:
             draw_text(d, (left, y + 8), tr("pic.wounds", wounds=wounds[pid]), 18, fill=MUTED)
     d.line((WIDTH // 2, 60, WIDTH // 2, HEIGHT - 80), fill=GRID, width=2)
+    lines = result_lines(tr, match, record)
+    y = HEIGHT - 30 - 34 * (len(lines) - 1)
+    for text, colour in lines:
+        draw_text(d, (WIDTH / 2, y), fit(text, 22, WIDTH - 48), 22, fill=colour, anchor="mm")
+        y += 34
+
+
+def result_lines(tr: Tr, match: Match, record: TurnRecord) -> list[tuple[str, str]]:
+    """Under the plans: the exchange's score and who took it and, when the duel ended this
+    turn, its real result and why (a win by incapacitation is no draw), as the text says."""
+    names = seat_names(match)
+    events = record.events
+    reveal = next((e.data for e in events if e.kind == "reveal"), {})
+    contest = next((e.data for e in events if e.kind == "contest"), {})
+    pids = [str(reveal.get("attacker")), str(reveal.get("defender"))]
+    lines: list[tuple[str, str]] = []
     successes: Mapping[str, Any] = contest.get("successes", {})
     if successes:
         score = " : ".join(str(successes.get(p, 0)) for p in pids)
         winner = contest.get("winner")
-        line = tr("pic.tie", score=score)
+        line = tr("pic.exchange_tie", score=score)
         if winner and not contest.get("tie"):
-            line = tr("pic.exchange", score=score, name=names.get(str(winner), str(winner)))
-        draw_text(d, (WIDTH / 2, HEIGHT - 48), line, 22, anchor="mm")
+            name = names.get(str(winner), str(winner))
+            line = tr("pic.exchange", score=score, name=name)
+        lines.append((line, INK))
+    end = next((e.data for e in events if e.kind == "end"), None)
+    if end is not None:
+        reason = str(end.get("reason", ""))
+        why = tr(f"plans.reason.{reason}") if tr.has(f"plans.reason.{reason}") else reason
+        winners = [names.get(str(p), str(p)) for p in end.get("winners", [])]
+        if end.get("status") == "win" and winners:
+            lines.append((tr("pic.end_win", names=", ".join(winners), reason=why), HIT))
+        else:
+            lines.append((tr("pic.end_draw", reason=why), HIT))
+    return [(unescape(text), colour) for text, colour in lines]  # the catalog escapes names

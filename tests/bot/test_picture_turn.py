@@ -125,7 +125,8 @@ def plans_duel() -> tuple[Match, list[TurnRecord]]:
             break
         guess = "guess:magical/pyromancy/precise"
         h.say(alice, 111, f"/plan physical fencing strong {guess} -- выпад снизу в бедро")
-        h.say(bob, 222, "/plan magical pyromancy strong guess:physical/fencing/strong -- a fire whip lash")
+        guess = "guess:physical/fencing/strong"
+        h.say(bob, 222, f"/plan magical pyromancy strong {guess} -- a fire whip lash")
     out = _turns(h)
     h.close()
     return out

@@ -7,12 +7,13 @@ later updates meanwhile, so retries must be rare and useful):
   compare); nothing is stored or sent.
 - 200: handled; a duplicate delivery (the ``update_id`` is done); input we cannot use (not
   JSON, no ``update_id``, or an update that cannot be a real one - a message without its
-  chat: :func:`junk` - refused once, logged, metric ``UpdateRefused``); Telegram refusing a call (``Forbidden``, ``BadRequest`` such as
-  "message is not modified") - logged, because retrying would be refused the same way.
+  chat: :func:`junk` - refused once, logged, metric ``UpdateRefused``); Telegram refusing a
+  call (``Forbidden``, ``BadRequest`` such as "message is not modified") - logged, because
+  retrying would be refused the same way.
 - 500: any other failure - transient ones (network, Telegram 5xx/429, DynamoDB throttling,
   ``TryAgainError``: a lost write race is never answered "try again" with a 200, see
-  ``Services.redelivery``) and unexpected ones (a bug, a broken build) alike - after releasing the
-  claim so Telegram's redelivery is processed again - unless the update had already resolved
+  ``Services.redelivery``) and unexpected ones (a bug, a broken build) alike - after releasing
+  the claim so Telegram's redelivery is processed again - unless the update had already resolved
   a turn (``Services.resolved``): then 200, since a redelivery would apply it once more past
   the turn boundary (a typed order into the next turn). Also when the claim cannot be made.
   After :data:`MAX_UPDATE_ATTEMPTS` attempts (:data:`MAX_TRANSIENT_ATTEMPTS` while they

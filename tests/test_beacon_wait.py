@@ -91,7 +91,7 @@ ORDER = {"move": 0, "aim": "5:5"}
 
 @pytest.mark.parametrize("lost", [0, 1, 3, 5])
 def test_the_last_seal_waits_for_its_round_once_however_many_races_it_loses(lost: int) -> None:
-    deps, repo, clock, slept, relays = _world()
+    deps, repo, _clock, slept, relays = _world()
     m = _running(deps)
     usecases.seal_order(deps, m.id, 1, "p1", ORDER, turn=m.turn)
     slept.clear()
@@ -107,7 +107,7 @@ def test_the_last_seal_waits_for_its_round_once_however_many_races_it_loses(lost
 def test_races_lost_after_the_lock_do_not_move_its_round() -> None:
     """The lock is saved first and fixes the round; losing the resolving write afterwards (the
     status pointer moved meanwhile, say) resolves with that same round, no second wait."""
-    deps, repo, clock, slept, relays = _world()
+    deps, repo, _clock, slept, relays = _world()
     m = _running(deps)
     usecases.seal_order(deps, m.id, 1, "p1", ORDER, turn=m.turn)
     slept.clear()

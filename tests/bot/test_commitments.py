@@ -58,7 +58,10 @@ def test_an_order_waits_until_the_commitment_reached_the_group(duel: Duel) -> No
     h = duel.h
     duel.lobby()
     refused = (400, {"description": "Bad Request: chat write forbidden"})
-    h.api.fail_next["sendMessage"] = [refused]  # turn 1's commitment, at Start
+    # Turn 1's commitment at Start: folded into the start message (the lobby, edited), then
+    # posted on its own when that fails.
+    h.api.fail_next["editMessageText"] = [refused]
+    h.api.fail_next["sendMessage"] = [refused]
     h.press_text(duel.gm, duel.lobby_msg, "Start")
     match = h.deps.repo.load(MID).match
     assert match.turn == 1 and match.commitment_posted_at is None

@@ -28,12 +28,12 @@ log = logging.getLogger("sekundant.bot")
 REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
 
 
-async def send_reveal(context: Ctx, match: Match, record: TurnRecord, *, last: bool) -> None:
+async def send_reveal(context: Ctx, match: Match, record: TurnRecord, *, last: bool) -> Match:
     """Post ``record``'s reveal: its picture (:func:`send_reveal_picture`), then the story with
     every die collapsed and the proof (``handlers.telegram.reveal``), tried again on a network
     hiccup. A turn locked by a lock message has that message edited into the reveal. When
     ``match`` (the latest) opened the next turn and ``last``, that turn's commitment is folded
-    into the reveal and recorded as posted there."""
+    into the reveal and recorded as posted there. Returns the match as saved then."""
     with outbox.labelled(f"picture:{record.turn}"):
         await send_reveal_picture(context, match, record)
     tr = Tr(match.lang)
@@ -47,7 +47,8 @@ async def send_reveal(context: Ctx, match: Match, record: TurnRecord, *, last: b
     with outbox.labelled(f"reveal:{record.turn}"):
         carrier = await _post(context, match, record, text)
     if fold:
-        commitments.folded(context.svc.deps, match, carrier)
+        return commitments.folded(context.svc.deps, match, carrier)
+    return match
 
 
 async def _post(context: Ctx, match: Match, record: TurnRecord, text: str) -> int:

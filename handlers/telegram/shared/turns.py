@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from telegram import Message, Update
+from telegram.error import TelegramError
 
 from engine import match as lifecycle
 from engine import usecases
@@ -26,7 +27,7 @@ from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
-from handlers.telegram.shared.send import deep_link, dm, edit, send
+from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
@@ -112,7 +113,14 @@ async def announce_started(
     fold = opened and commitments.foldable(match, match.turn, lobby_id)
     if fold:  # turn 1's commitment: the start message's last edit
         lines.append(commitments.fold_text(gtr, match))
-    if lobby_id is not None:
+    if lobby_id is not None and fold:  # it must carry the commitment, or say it did not
+        try:
+            await edit_strict(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+        except TelegramError as exc:  # the commitment is posted on its own (open_turn)
+            log.warning("start of %s not shown: %s", match.id, exc)
+            fold = False
+        carrier = lobby_id
+    elif lobby_id is not None:
         await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
         carrier = lobby_id
     else:
@@ -301,7 +309,7 @@ async def announce_resolved(
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
-    await send_reveal(context, after, record, last=last)
+    after = await send_reveal(context, after, record, last=last)
     if not last:
         return
     if after.phase is Phase.FINISHED:  # the status message becomes the summary

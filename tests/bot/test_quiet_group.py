@@ -97,3 +97,24 @@ def test_dragons_five_turns(harness: Harness) -> None:
     counts = play(harness, battle.g, turn)
     assert len(counts) == TURNS and max(counts) <= 2, counts
     check_group(harness, battle.g)
+
+
+def test_deadline_turns_stay_quiet(harness: Harness) -> None:
+    """A turn the deadline resolves says so at the head of its reveal, not in a message of
+    its own; the defaulted player is still told privately."""
+    from tests.bot.test_clock_ui import HOUR, _timed_start
+
+    duel = Duel(harness)
+    _timed_start(duel)
+
+    def turn(n: int) -> None:
+        harness.say(duel.alice, duel.a, "/order move 0 aim -3:3")
+        harness.now += HOUR + 1
+        harness.sweep()
+
+    counts = play(harness, duel.g, turn)
+    assert len(counts) == TURNS and max(counts) <= 2, counts
+    reveals = [plain(t) for t in harness.texts(duel.g) if "deadline has passed" in plain(t)]
+    assert len(reveals) == TURNS and all("reveal" in t for t in reveals)
+    assert any("default order was used" in t for t in harness.texts(duel.b))
+    check_group(harness, duel.g)

@@ -29,9 +29,11 @@ async def send_resolved(context: Any, item: Owed) -> None:
     record = next((r for r in history if r.turn == item.turn), None)
     if record is None:
         return  # undone before it was announced: the GM's undo told the chat
-    if record.reason == "deadline":
+    preface = ""
+    if record.reason == "deadline":  # the group reads it at the head of the reveal
+        preface = clock.deadline_text(latest, record)
         with outbox.labelled(f"deadline:{record.turn}"):
-            await clock.announce_deadline(context, latest, record)
+            await clock.announce_deadline(context, latest, record, group=False)
     status, edited = item.data.get("status"), item.data.get("edited")
     last = record.turn == history[-1].turn
     await turns.announce_resolved(
@@ -41,6 +43,7 @@ async def send_resolved(context: Any, item: Owed) -> None:
         record,
         last=last,
         edited=None if edited is None else int(edited),
+        preface=preface,
     )
 
 

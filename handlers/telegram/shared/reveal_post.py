@@ -28,16 +28,21 @@ log = logging.getLogger("sekundant.bot")
 REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
 
 
-async def send_reveal(context: Ctx, match: Match, record: TurnRecord, *, last: bool) -> Match:
+async def send_reveal(
+    context: Ctx, match: Match, record: TurnRecord, *, last: bool, preface: str = ""
+) -> Match:
     """Post ``record``'s reveal: its picture (:func:`send_reveal_picture`), then the story with
     every die collapsed and the proof (``handlers.telegram.reveal``), tried again on a network
     hiccup. A turn locked by a lock message has that message edited into the reveal. When
     ``match`` (the latest) opened the next turn and ``last``, that turn's commitment is folded
-    into the reveal and recorded as posted there. Returns the match as saved then."""
+    into the reveal and recorded as posted there; ``preface`` (the deadline's word) heads it.
+    Returns the match as saved then."""
     with outbox.labelled(f"picture:{record.turn}"):
         await send_reveal_picture(context, match, record)
     tr = Tr(match.lang)
     text = reveal_text(tr, match, record)
+    if preface:
+        text = preface + "\n\n" + text
     nxt = record.turn + 1
     fold = last and match.phase is Phase.RUNNING and match.turn == nxt and match.commitment
     if fold and not commitments.foldable(match, nxt, record.lock_message):

@@ -300,6 +300,7 @@ async def announce_resolved(
     *,
     last: bool = True,
     edited: int | None = None,
+    preface: str = "",
 ) -> None:
     """The owed announcement of a resolved turn (``shared.owed``): close its status message,
     remove the keyboards of its builders and receipts (``edited``: the receipt the resolving
@@ -309,7 +310,7 @@ async def announce_resolved(
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
-    after = await send_reveal(context, after, record, last=last)
+    after = await send_reveal(context, after, record, last=last, preface=preface)
     if not last:
         return
     if after.phase is Phase.FINISHED:  # the status message becomes the summary

@@ -56,7 +56,10 @@ async def post(send: Send, deps: usecases.Deps, match: Match) -> Match:
     """Post the open turn's commitment unless the group already has it; the match as saved."""
     if match.commitment is None or match.commitment_posted_at is not None:
         return match
-    msg = await send(match.chat_id, Screen(fairness.commitment_post(Tr(match.lang), match)))
+    tr = Tr(match.lang)
+    # A turn's own commitment message (an undo reopened it) reads like the folded one.
+    text = fold_text(tr, match) if match.turn else fairness.commitment_post(tr, match)
+    msg = await send(match.chat_id, Screen(text))
     return usecases.commitment_posted(deps, match.id, match.turn, match.commitment, msg.message_id)
 
 

@@ -69,13 +69,18 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
     await edit(context, match.chat_id, int(mid), screen)
     # Never back in time: if the turn resolved while this edit travelled, the resolution's
-    # closing edit may have landed first and been overwritten; close it again (the same
-    # edit twice changes nothing, so whichever lands last shows the newer state).
+    # edits of the one status message (the next turn, the summary) may have landed first and
+    # been overwritten; show the latest state again (the same edit twice changes nothing, so
+    # whichever lands last shows the newer state).
     latest = svc.deps.repo.load(match.id).match
-    if latest.turn != match.turn or latest.phase is not Phase.RUNNING:
-        record = next((r for r in svc.deps.repo.history(match.id) if r.turn == match.turn), None)
-        if record is not None:
-            await close_status(context, int(mid), latest, record)
+    if latest.turn == match.turn and latest.phase is Phase.RUNNING:
+        return
+    if latest.phase is Phase.RUNNING:
+        fps = usecases.sealed_fingerprints(svc.deps, latest.id)
+        screen = render.status_screen(Tr(latest.lang), latest, fps, svc.deps.clock())
+        await edit(context, latest.chat_id, int(mid), screen)
+    elif latest.phase is Phase.FINISHED:
+        await edit(context, latest.chat_id, int(mid), summary_screen(Tr(latest.lang), latest))
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:

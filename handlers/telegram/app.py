@@ -31,10 +31,13 @@ from telegram.request import BaseRequest
 from engine.usecases import Deps
 from handlers.telegram import stale, ui
 from handlers.telegram.features import (
+    chronicle,
     clock,
     gm_commands,
     gm_panel,
     gm_turn,
+    ladder,
+    library,
     lobby,
     npc,
     npc_orders,
@@ -69,10 +72,11 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
     private = ["start", "order", "plan", "npcorder", "character", "characters", "side", "status"]
-    private += ["history"]
+    private += ["history", "me"]
     private += ["dossier", "leave", "forfeit", "lang", "help", "rules"]
     group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
-    group += ["gm", "lang", "takegm", "help", "rules"]
+    group += ["gm", "lang", "takegm", "help", "rules", "library", "ladder"]
+    group += ["chronicle"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
@@ -187,6 +191,14 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "rsd": roster.btn_roster,
         "rsl": roster.btn_roster,
         "rse": roster.btn_roster,
+        "lba": library.btn_add_npc,  # a library NPC template added to the lobby, then its side
+        "lbs": library.btn_add_npc,
+        "lbd": library.btn_manage,
+        "lbr": library.btn_manage,
+        "lbx": library.btn_manage,
+        "lbz": library.btn_manage,
+        "lbl": library.btn_manage,
+        "cru": ladder.btn_rated,  # the lobby's rated/unrated switch (GM)
     }
 )
 # The outbox's send functions, one per kind of owed message (shared/owed.py).
@@ -240,6 +252,11 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # Campaigns (docs/campaign.md): the roster, the group's library, the ladder, the chronicle
     app.add_handler(CommandHandler("characters", roster.cmd_characters, filters=private))
     app.add_handler(MessageHandler(private & filters.Document.ALL, roster.on_document))
+    app.add_handler(CommandHandler("library", library.cmd_library, filters=group))
+    app.add_handler(MessageHandler(group & filters.Document.ALL, library.on_document))
+    app.add_handler(CommandHandler("ladder", ladder.cmd_ladder, filters=group))
+    app.add_handler(CommandHandler("me", ladder.cmd_me, filters=private))
+    app.add_handler(CommandHandler("chronicle", chronicle.cmd_chronicle, filters=group))
     routes.add_buttons(BUTTONS)  # every button press goes to on_button, then by its kind
     outbox.add_senders(app, SENDERS)
     app.add_handler(CallbackQueryHandler(on_button))

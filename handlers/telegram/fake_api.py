@@ -203,6 +203,8 @@ class FakeBotAPI(BaseRequest):
     def _handle(self, api: str, p: dict[str, Any]) -> Any:
         if api == "getMe":
             return BOT_INFO
+        if api == "getChat":
+            return self.chat_json(int(p["chat_id"]))
         if api == "getFile":
             file_id = str(p["file_id"])
             if file_id not in self.files:
@@ -230,7 +232,16 @@ class FakeBotAPI(BaseRequest):
             user = self.users.get(
                 int(p["user_id"]), {"id": int(p["user_id"]), "is_bot": False, "first_name": "?"}
             )
-            return {"status": status, "user": user}
+            member: dict[str, Any] = {"status": status, "user": user}
+            if status in ("creator", "administrator"):  # the fields Telegram always sends
+                member["is_anonymous"] = False
+            if status == "administrator":
+                rights = ("can_be_edited can_manage_chat can_delete_messages can_manage_video_chats"
+                          " can_restrict_members can_promote_members can_change_info"
+                          " can_invite_users can_post_stories can_edit_stories"
+                          " can_delete_stories")  # fmt: skip
+                member |= dict.fromkeys(rights.split(), False)
+            return member
         if api in ("setMyCommands", "deleteMyCommands", "deleteWebhook", "setWebhook"):
             return True
         if api == "deleteMessage":

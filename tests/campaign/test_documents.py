@@ -13,16 +13,25 @@ from engine import rulesets as registry
 from engine.campaign import documents, library, roster
 from engine.errors import Rejection
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "campaign.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOC = DOCS / "campaign.md"
 
 
 def _examples() -> list[tuple[str, str]]:
-    return re.findall(r"```(json|yaml)\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    """Sheet documents shown in docs/campaign.md and docs/bot.md (indented blocks too)."""
+    found = []
+    for page in (DOC, DOCS / "bot.md"):
+        text = page.read_text(encoding="utf-8")
+        for indent, kind, block in re.findall(r"( *)```(json|yaml)\n(.*?)```", text, re.S):
+            body = "\n".join(line.removeprefix(indent) for line in block.split("\n"))
+            if '"ruleset"' in body or "ruleset:" in body:
+                found.append((kind, body))
+    return found
 
 
 def test_the_page_has_examples_in_both_formats() -> None:
     kinds = {k for k, _ in _examples()}
-    assert kinds == {"json", "yaml"} and len(_examples()) >= 3
+    assert kinds == {"json", "yaml"} and len(_examples()) >= 4
 
 
 @pytest.mark.parametrize("kind,text", _examples())

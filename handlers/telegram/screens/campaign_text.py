@@ -7,9 +7,11 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from engine.match import Match
 from handlers.telegram import plain
+from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.ui import esc
+from handlers.telegram.ui import Button, esc
 
 MAX_SHOWN_ERRORS = 10
 
@@ -40,3 +42,17 @@ def sheet_block(sheet: Mapping[str, Any]) -> str:
     """A sheet as JSON, collapsed (a tap opens it)."""
     body = esc(json.dumps(dict(sheet), ensure_ascii=False, indent=1))
     return f"<blockquote expandable><code>{body}</code></blockquote>"
+
+
+UNRATED = "unrated"  # engine.campaign.ladder.UNRATED (not imported: the lobby is drawn often)
+
+
+def lobby_lines(tr: Tr, match: Match) -> list[str]:
+    """The lobby's line when the GM marked the match unrated (off the ladder)."""
+    return [tr("ladder.lobby_unrated")] if match.ui.get(UNRATED) else []
+
+
+def lobby_rows(tr: Tr, match: Match) -> list[list[Button]]:
+    """The GM's ⚖️ switch between a rated and an unrated match (``features/ladder.py``)."""
+    key = "ladder.btn_unrated" if match.ui.get(UNRATED) else "ladder.btn_rated"
+    return [[Button(tr(key), Callback("cru", match.id))]]

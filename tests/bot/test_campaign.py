@@ -115,7 +115,8 @@ def test_two_matches_roster_library_ladder_undo_and_chronicle(campaign: Campaign
     table = c.ladder()
     assert "Ladder: Dragon" in table
     assert "matches 1 · wins 1" in _line(table, "Bob") and "wins 0" in _line(table, "Alice")
-    assert h.api.photos(c.g), "the ladder comes with its picture"
+    ladder_msg = h.last(c.g)
+    assert ladder_msg.photo is not None and ladder_msg.photo.startswith(b"\x89PNG")
 
     # The GM uploads the group's library: a bad file is refused entry by entry, nothing kept.
     h.upload(c.gm, c.g, "broken.yaml", BROKEN.encode(), caption="/library")

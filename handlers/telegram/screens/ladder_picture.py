@@ -31,7 +31,7 @@ def ladder_png(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]])
         y = TOP + i * ROW
         if i % 2 == 0:
             d.rectangle([16, y - 4, width - 16, y + ROW - 8], fill="#f1ece1")
-        colour = canvas.SIDE_COLOURS[i % len(canvas.SIDE_COLOURS)]
+        colour = canvas.PALETTE[i % len(canvas.PALETTE)]
         share = max(0.0, float(rating)) / top if top > 0 else 0.0
         d.rectangle([cols[2], y + 26, cols[2] + int(150 * share), y + 32], fill=colour)
         canvas.draw_text(d, (cols[0], y), f"{place}.", 22)

@@ -18,6 +18,7 @@ from engine.rulesets.plans.orders import parse_plan
 from handlers.telegram.callbacks import MAX_BYTES
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import Harness, plain
+from handlers.telegram.ui.plans.builder import rounded_percent
 from tests.bot.conftest import Duel
 
 _UPDATES = itertools.count(990_000_000)
@@ -162,7 +163,7 @@ def test_builder_steps_back_and_cancel(pd: PlansDuel) -> None:
     assert all(len(d.encode()) <= MAX_BYTES for d in _all_callback_data(h))
 
 
-def test_confirmation_shows_the_pool_and_exact_chances_of_the_engine(pd: PlansDuel) -> None:
+def test_confirmation_shows_the_pool_and_rounded_chances_of_the_engine(pd: PlansDuel) -> None:
     pd.start()
     confirm = pd.build_first_choices()
     text = plain(confirm.text)
@@ -179,11 +180,12 @@ def test_confirmation_shows_the_pool_and_exact_chances_of_the_engine(pd: PlansDu
     )
     pv = RULESET.preview(state, "p1", plan)
     assert f"Пул действия: {pv.pool} куб." in text
-    shown = dict(re.findall(r"≥(\d+): ([\d.]+)%", text))
+    shown = dict(re.findall(r"≥(\d+): (<1|>99|\d+)%", text))
     assert shown, text
-    for k, pct in shown.items():
-        assert pct == f"{pv.percent()[int(k) - 1]:.1f}", (k, pct)
-    assert shown["1"] == f"{pv.percent()[0]:.1f}" and str(pv.at_least[0]) in text
+    for k, pct in shown.items():  # issue 24: whole percentages, no exact fractions
+        assert pct == rounded_percent(pv.at_least[int(k) - 1]).removesuffix("%"), (k, pct)
+    assert "/" not in text.split("≥1:")[1].split("\n")[0]
+    assert "=" not in text.split("≥1:")[1].split("\n")[0]
     assert f"пул урона {pv.damage_pool}" in text
     assert "/plan physical fencing +mental feint strong" in text  # the typed equivalent
 

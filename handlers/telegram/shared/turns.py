@@ -195,6 +195,9 @@ async def _seal(
     res = usecases.seal_order(
         svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
+    if res.unchanged:  # the same order again: its receipt, nothing sealed anew
+        await send_receipt(context, tr, res.match, res.order, False, where)
+        return
     sent: Message | None = None
     try:
         if res.record is None:

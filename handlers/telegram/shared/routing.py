@@ -128,4 +128,3 @@ def alert_text(text: str) -> str:
     name with ``&``, ``<``, ``>`` shows as typed: issue 24); at most 200 characters."""
     shown = html.unescape(_TAG.sub("", text))
     return shown if len(shown) <= ALERT_MAX else shown[: ALERT_MAX - 1] + "…"
-

@@ -35,6 +35,7 @@ from handlers.telegram.features import (
     gm_commands,
     gm_panel,
     gm_turn,
+    group_orders,
     lobby,
     npc,
     npc_orders,
@@ -164,6 +165,7 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "gko": gm_panel.btn_remove,
         "gkc": gm_panel.btn_remove,
         "gwn": gm_panel.btn_result,
+        "gwp": gm_panel.btn_result,  # a result picked: asks to confirm
         "gwc": gm_panel.btn_result,
         "pff": player.btn_forfeit,
         "pfx": player.btn_forfeit,
@@ -206,6 +208,9 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("lang", player.cmd_lang, filters=anywhere))
     app.add_handler(CommandHandler("status", player.cmd_status, filters=anywhere))
     app.add_handler(CommandHandler("order", orders.cmd_order, filters=private))
+    app.add_handler(  # typed in the group: answered, deleted if allowed, never sealed
+        CommandHandler(group_orders.COMMANDS, group_orders.cmd_order_in_group, filters=group)
+    )
     app.add_handler(CommandHandler("character", lobby.cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", player.cmd_takegm, filters=group))
     # Orders with free text, sealed by a reply (plans, powers); its "✍️" button is below.

@@ -3,6 +3,7 @@ user did not mean as an order, and leaves no button or message behind that lies.
 
 from __future__ import annotations
 
+from engine.match import Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.harness import plain
 from tests.bot.conftest import Duel
@@ -71,3 +72,92 @@ def test_alerts_are_plain_text_and_names_show_as_typed(duel: Duel) -> None:
     assert uid == int(duel.gm["id"])
     assert "Bob <b>Smith</b>" in text  # Telegram prints an alert verbatim
     assert "&lt;" not in text and "&amp;" not in text and "<code>" not in text
+
+
+def test_an_order_typed_in_the_group_is_answered_privately_and_never_sealed(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    before = len(h.texts(duel.a))
+    h.say(duel.alice, duel.g, "/order move 1 aim 0:0")
+    typed = h.api.chat(duel.g).messages[-1]
+    assert not typed.from_bot  # the bot may not delete it: no admin right
+    (reply,) = h.texts(duel.a)[before:]
+    assert "не запечатан" in plain(reply) and "/order" in plain(reply)
+    assert "администратора" in plain(reply)
+    assert duel.match().sealed == ()
+
+
+def test_an_order_typed_in_the_group_is_deleted_when_the_bot_may(duel: Duel) -> None:
+    from handlers.telegram.fake_api import BOT_ID
+
+    h = duel.h
+    duel.start()
+    h.api.admins[duel.g] = {BOT_ID: "administrator"}
+    h.say(duel.bob, duel.g, "/order@sekundant_bot move 1 aim 0:0")
+    assert all("aim 0:0" not in m.text for m in h.api.chat(duel.g).messages)
+    assert "deleted" in plain(h.last(duel.b).text)
+    assert duel.match().sealed == ()
+
+
+def test_an_order_typed_in_the_group_by_someone_unreachable_is_answered_there(
+    duel: Duel,
+) -> None:
+    h = duel.h
+    duel.start()
+    h.api.started.discard(duel.a)  # Alice blocked the bot
+    group_before = len(h.texts(duel.g))
+    h.say(duel.alice, duel.g, "/order move 1 aim 0:0")
+    (reply,) = h.texts(duel.g)[group_before:]
+    assert duel.match().lang == "en"  # the group hears the match's language
+    assert "Алиса: orders are sealed only in a private chat" in plain(reply)
+    assert h.last(duel.g).buttons[0].get("url", "").endswith("start=play_m00001")
+
+
+def _both_miss(duel: Duel) -> None:
+    duel.alice_seals(0, -3, 3)
+    duel.h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
+
+
+def _finish_with_a_draw(duel: Duel) -> None:
+    duel.start()
+    for _ in range(6):  # both always miss: a draw at the turn limit (P2)
+        _both_miss(duel)
+    assert duel.h.deps.repo.load("m00001").match.phase is Phase.FINISHED
+
+
+def test_undoing_the_final_turn_withdraws_the_final_message(duel: Duel) -> None:
+    h = duel.h
+    _finish_with_a_draw(duel)
+    summary = h.last(duel.g, with_buttons=True)
+    result = plain(summary.text)
+    h.press_text(duel.gm, summary, "Undo")
+    h.press_text(duel.gm, summary, "Confirm")
+    assert duel.match().phase is Phase.RUNNING
+    shown = plain(summary.text)
+    assert result.splitlines()[-1] not in shown  # the result line is gone…
+    assert "withdrawn" in shown and "6" in shown  # …and the message says why
+    assert not summary.buttons
+
+
+def test_leave_in_a_running_match_points_to_forfeit(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    h.say(duel.alice, duel.a, "/leave")
+    reply = plain(h.last(duel.a).text)
+    assert "нет матча" not in reply and "/forfeit" in reply and "m00001" in reply
+    h.say(duel.bob, duel.g, "/leave")
+    reply = plain(h.last(duel.g).text)
+    assert ": running)" not in reply and "/forfeit" in reply  # no raw phase name
+    assert duel.match().seat("p2").status == "active"
+
+
+def test_dossier_and_history_after_the_final_answer_about_that_match(duel: Duel) -> None:
+    h = duel.h
+    _finish_with_a_draw(duel)
+    h.say(duel.alice, duel.g, "/dossier")
+    assert "Такого матча здесь нет" not in plain(h.last(duel.g).text)
+    assert h.api.documents(duel.a), "the dossier is sent privately"
+    h.say(duel.alice, duel.g, "/history")
+    assert "Turn 6" in plain(h.last(duel.g).text)
+    h.say(duel.bob, duel.b, "/history")
+    assert "Turn 6" in plain(h.last(duel.b).text)

@@ -199,7 +199,9 @@ async def btn_summary_undo(
         await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
         return None
     after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
-    await edit(context, msg.chat.id, msg.message_id, Screen(summary.text))
+    # The result no longer stands: the final message must not name a winner while play goes on.
+    withdrawn = gtr("traps.final.undone", turn=undone.turn)
+    await edit(context, msg.chat.id, msg.message_id, Screen(withdrawn))
     await _after_undo(context, after, undone)
     return None
 
@@ -267,11 +269,14 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     if cb.kind == "gwn":
         choices = get_ui(match.ruleset).result_choices(gtr, match)  # seats, or sides
         rows = [
-            [Button(text, Callback("gwc", match.id, match.turn, (arg,)))] for text, arg in choices
+            [Button(text, Callback("gwp", match.id, match.turn, (arg,)))] for text, arg in choices
         ]
-        rows.append([Button(gtr("gm.btn_draw"), Callback("gwc", match.id, match.turn, ("-",)))])
+        rows.append([Button(gtr("gm.btn_draw"), Callback("gwp", match.id, match.turn, ("-",)))])
         rows.append([Button(gtr("btn.back"), Callback("gx", match.id, match.turn))])
         await _panel_screen(context, msg, match, gtr("gm.result_pick"), rows)
+        return None
+    if cb.kind == "gwp":  # a result picked: ending is asked once more, as removing is
+        await _confirm_result(context, msg, match, gtr, cb.arg(0))
         return None
     pid = cb.arg(0)
     if pid == "-":
@@ -281,6 +286,23 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     after = usecases.end_match(svc.deps, match.id, user.id, outcome)
     await _after_change(context, match, after, None)
     return None
+
+
+async def _confirm_result(context: Ctx, msg: Message, match: Match, gtr: Tr, arg: str) -> None:
+    """ "End the match now: Алиса wins?" with Confirm and Back (issue 24: one confirmation for
+    every GM action that ends or removes)."""
+    labels = dict((a, text) for text, a in get_ui(match.ruleset).result_choices(gtr, match))
+    result = labels.get(arg) if arg != "-" else gtr("gm.btn_draw")
+    if result is None:
+        raise Rejection("invalid_button")
+    rows = [
+        [
+            Button(gtr("btn.confirm"), Callback("gwc", match.id, match.turn, (arg,))),
+            Button(gtr("btn.back"), Callback("gx", match.id, match.turn)),
+        ]
+    ]
+    text = gtr("traps.gm.result_confirm", result=Raw(result))  # the label is escaped already
+    await _panel_screen(context, msg, match, text, rows)
 
 
 # --------------------------------------------------------------------------- missed turns

@@ -191,10 +191,28 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
     """``/leave``: leave a match that has not started."""
     svc = context.svc
     user, chat = sender(update)
+    _refuse_leaving_a_running_match(svc, update, list(context.args or []))
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
     after = usecases.leave(svc.deps, match.id, user.id)
     await refresh_lobby(context, after)
     await send(context, chat.id, Screen(context.tr(user)("player.left", id=after.id)))
+
+
+def _refuse_leaving_a_running_match(svc: Services, update: Update, words: list[str]) -> None:
+    """``/leave`` in a match that has started: say that only /forfeit leaves it (issue 24),
+    not "you have no match"."""
+    user, chat = sender(update)
+    if chat.type != "private":
+        mine = [m for m in svc.deps.repo.active_in_chat(chat.id) if m.seat_of_user(user.id)]
+    else:
+        mine = [m for m in svc.deps.repo.active_for_user(user.id) if m.seat_of_user(user.id)]
+        if words:
+            mine = [m for m in mine if m.id == words[0]]
+        if any(m.phase is Phase.LOBBY for m in mine):
+            return
+    running = [m for m in mine if m.phase is Phase.RUNNING]
+    if running:
+        raise Rejection("leave_running", id=running[0].id)
 
 
 @command

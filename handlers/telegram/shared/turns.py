@@ -22,7 +22,7 @@ from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.screens.reveal_text import reveal_text
-from handlers.telegram.shared import commitments, outbox
+from handlers.telegram.shared import commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.routing import router
@@ -271,7 +271,7 @@ async def announce_resolved(
     if not last:
         return
     if after.phase is Phase.FINISHED:
-        await send(context, after.chat_id, summary_screen(gtr, after))
+        await send_summary(context, after)
         return
     await open_turn(context, after)
     await absentee_alert(context, after)  # K missed turns in a row: tell the GM
@@ -306,6 +306,13 @@ async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) ->
     return True
 
 
+async def send_summary(context: Ctx, match: Match) -> Message:
+    """The final summary in the group; the match becomes its people's last finished one
+    (``/dossier`` and ``/history`` answer about it: :mod:`handlers.telegram.shared.finished`)."""
+    finished.remember(context.svc, match)
+    return await send(context, match.chat_id, summary_screen(Tr(match.lang), match))
+
+
 def summary_screen(tr: Tr, match: Match) -> Screen:
     ui = get_ui(match.ruleset)
     lines = [
@@ -332,7 +339,7 @@ async def _after_change(
         await on_resolved(context, before, after, record)
     elif after.phase is Phase.FINISHED:
         await _close_status(context, before, after)
-        await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
+        await send_summary(context, after)
     else:
         await refresh_status(context, after)
 

@@ -47,7 +47,7 @@ def _group_match(context: Ctx, chat_id: int) -> Match | None:
 async def _delete(context: Ctx, msg: Message) -> bool:
     """Delete the public order; False when the bot may not (no admin right) or it is gone."""
     try:
-        await _api(context.svc, lambda: msg.delete())
+        await _api(context.svc, msg.delete)
     except (BadRequest, Forbidden, TelegramError):
         return False
     return True

@@ -263,7 +263,6 @@ async def announce_resolved(
     remove the keyboards of its builders and receipts (``edited``: the receipt the resolving
     seal drew without one), post the reveal (picture and text), then (``last``: no later turn
     resolved meanwhile) the next turn or the final summary."""
-    gtr = Tr(after.lang)
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)

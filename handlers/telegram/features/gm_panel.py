@@ -289,8 +289,8 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 
 
 async def _confirm_result(context: Ctx, msg: Message, match: Match, gtr: Tr, arg: str) -> None:
-    """The question "End the match now: Алиса wins?" with Confirm and Back (issue 24: one confirmation for
-    every GM action that ends or removes)."""
+    """The question "End the match now: Алиса wins?" with Confirm and Back (issue 24: one
+    confirmation for every GM action that ends or removes)."""
     labels = {a: text for text, a in get_ui(match.ruleset).result_choices(gtr, match)}
     result = labels.get(arg) if arg != "-" else gtr("gm.btn_draw")
     if result is None:

@@ -182,6 +182,8 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "clk": clock.btn_clock,
         odds_text.KIND: odds.btn_odds,  # the lobby's 🎲 Odds: the matchup simulated
         text_steps.KIND: text_reply.btn_text_hint,  # "✍️": reply with the order's text
+        text_reply.SEAL: text_reply.btn_text_seal,  # 🔒 under the text shown back
+        text_reply.REWRITE: text_reply.btn_text_rewrite,  # ✏️ under the text shown back
     }
 )
 # The outbox's send functions, one per kind of owed message (shared/owed.py).

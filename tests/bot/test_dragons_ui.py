@@ -421,6 +421,8 @@ def test_D34a_a_power_built_by_buttons_gets_its_effect_from_a_reply(battle: Batt
     assert "as your next message" in h.api.alerts[-1][1]
     assert "p2" not in battle.match().sealed
     _reply(h, 222, confirm, "  a gale that pushes Alice down  ")
+    assert "p2" not in battle.match().sealed  # shown back first (issue 24)
+    h.press_text(battle.bob, h.last(222, with_buttons=True), "🔒")
     assert "p2" in battle.match().sealed
     order = usecases.my_orders(h.deps, "m00001", 222)[0].order
     assert order["actions"] == [{"type": "power", "text": "a gale that pushes Alice down"}]

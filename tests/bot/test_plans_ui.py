@@ -81,6 +81,12 @@ class PlansDuel(Duel):
         body["reply_to_message"] = self.h.api.message_json(to)
         self.h.feed({"update_id": next(_UPDATES), "message": body})
 
+    def seal_shown(self, user: dict[str, Any]) -> None:
+        """``user`` presses 🔒 under the text the bot showed back (no text is sealed
+        silently: issue 24)."""
+        shown = self.h.last(int(user["id"]), with_buttons=True)
+        self.h.press(user, shown, self.h.find_button(shown, "🔒"))
+
     def bob_types(self, turn: int) -> None:
         self.h.say(
             self.bob,
@@ -202,6 +208,7 @@ def test_whole_duel_with_buttons_replies_and_typed_plans(pd: PlansDuel) -> None:
         assert m[0].turn == turn
         confirm = pd.build_first_choices()
         pd.reply(pd.alice, confirm, f"Я делаю выпад и финт, ход {turn}")
+        pd.seal_shown(pd.alice)
         assert "Запечатано" in plain(h.last(pd.a).text) or "🔒" in h.last(pd.a).text
         pd.bob_types(turn)
     finished = h.deps.repo.load("m00001").match
@@ -223,6 +230,7 @@ def test_secrecy_plan_text_only_for_its_owner_until_the_reveal(pd: PlansDuel) ->
     pd.start()
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "secret-word-xyz: a low lunge")
+    pd.seal_shown(pd.alice)
     assert pd.match().sealed == ("p1",)
     assert "secret-word-xyz" in h.last(pd.a).text  # Alice's receipt
     for chat in (pd.g, pd.b, int(pd.gm["id"])):
@@ -255,6 +263,7 @@ def test_stale_reply_to_an_old_confirmation_changes_nothing(pd: PlansDuel) -> No
     pd.start()
     old = pd.build_first_choices()
     pd.reply(pd.alice, old, "a first careful lunge")
+    pd.seal_shown(pd.alice)
     pd.bob_types(1)
     assert pd.match().turn == 2
     pd.reply(pd.alice, old, "an old confirmation, replied to again")
@@ -268,6 +277,7 @@ def test_C22_gm_veto_keeps_secrecy_and_the_turn_waits_for_approval(pd: PlansDuel
     pd.start(gm_sees=True)
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "I juggle three swords while reciting poetry")
+    pd.seal_shown(pd.alice)
     to_gm = h.last(gm, with_buttons=True)
     assert "juggle three swords" in to_gm.text and "Veto" in to_gm.buttons[0]["text"]
     h.press_text(pd.gm, to_gm, "Veto")
@@ -280,6 +290,7 @@ def test_C22_gm_veto_keeps_secrecy_and_the_turn_waits_for_approval(pd: PlansDuel
     assert not any("juggle" in t for t in h.texts(pd.g) + h.texts(pd.b))
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "a plain low lunge, as the sheet says")
+    pd.seal_shown(pd.alice)
     pd.bob_types(1)
     assert pd.match().turn == 1  # every plan is in, but the GM reviews first
     assert any("reviews them" in t for t in h.texts(pd.g))
@@ -357,6 +368,7 @@ def test_C22_a_gm_handed_the_role_mid_turn_gets_the_plans_sealed_so_far(pd: Plan
     assert not any("Approve" in b["text"] for b in to_dave.buttons)  # Alice's plan is missing
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "a plain low lunge, as the sheet says")
+    pd.seal_shown(pd.alice)
     approve = h.last(444444444, with_buttons=True)
     assert "Approve" in approve.buttons[0]["text"]
     h.press_text(dave, approve, "Approve")

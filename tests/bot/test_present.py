@@ -102,6 +102,7 @@ def test_plans_reveal_names_no_rules_and_keeps_the_texts_visible() -> None:
     pd.start()
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "a low lunge")
+    pd.seal_shown(pd.alice)
     pd.bob_types(1)
     (reveal,) = _reveals(h.texts(pd.g))
     shown = visible(reveal)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.match import Phase
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.harness import plain
+from handlers.telegram.harness import Harness, plain
 from tests.bot.conftest import Duel
 
 
@@ -161,3 +161,30 @@ def test_dossier_and_history_after_the_final_answer_about_that_match(duel: Duel)
     assert "Turn 6" in plain(h.last(duel.g).text)
     h.say(duel.bob, duel.b, "/history")
     assert "Turn 6" in plain(h.last(duel.b).text)
+
+
+def test_plans_text_is_shown_back_and_sealed_only_by_the_seal_button() -> None:
+    from tests.bot.test_plans_ui import PlansDuel
+
+    h = Harness()
+    pd = PlansDuel(h)
+    try:
+        pd.start()
+        pd.build_first_choices()
+        h.say(pd.alice, pd.a, "а как угадывать навык?")  # a question, not a plan
+        assert pd.match().sealed == ()
+        asked = h.last(pd.a, with_buttons=True)
+        assert "а как угадывать навык?" in plain(asked.text)
+        assert [b["text"] for b in asked.buttons] == ["🔒 Запечатать", "✏️ Написать заново"]
+        old_seal = asked.buttons[0]["callback_data"]
+        h.press_text(pd.alice, asked, "✏️")
+        assert pd.match().sealed == ()
+        h.say(pd.alice, pd.a, "Финт в плечо, затем выпад в колено")
+        h.click(pd.alice, asked, old_seal)  # the question's old 🔒: a newer text replaced it
+        assert pd.match().sealed == ()
+        assert "заменён" in h.api.alerts[-1][1]
+        pd.seal_shown(pd.alice)
+        sealed = h.deps.repo.load("m00001").orders["p1"]
+        assert sealed.order["text"] == "Финт в плечо, затем выпад в колено"
+    finally:
+        h.close()

@@ -188,3 +188,31 @@ def test_plans_text_is_shown_back_and_sealed_only_by_the_seal_button() -> None:
         assert sealed.order["text"] == "Финт в плечо, затем выпад в колено"
     finally:
         h.close()
+
+
+def test_rules_and_help_describe_the_matchs_own_configuration(duel: Duel) -> None:
+    h = duel.h
+    h.say(duel.gm, duel.g, "/duel@sekundant_bot")
+    h.press_text(duel.gm, h.last(duel.g, with_buttons=True), "Pistol")
+    lobby = h.last(duel.g, with_buttons=True)
+    while duel.match().rules.config(duel.match().config).turn_limit != 10:
+        h.press_text(duel.gm, lobby, "Turns")
+    h.say(duel.gm, duel.g, "/rules")
+    rules = plain(h.last(duel.g).text)
+    assert "Turns in this match: 10" in rules and "6 turns" not in rules
+    h.press(duel.alice, lobby, 0)  # Alice joins: her /help and /rules are about this match
+    h.say(duel.alice, duel.a, "/rules")
+    assert "Ходов в этом матче: 10" in plain(h.last(duel.a).text)
+    h.say(duel.alice, duel.a, "/help")
+    assert "Ходов в этом матче: 10" in plain(h.last(duel.a).text)
+
+
+def test_pausing_a_match_without_a_deadline_freezes_no_deadline(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    assert duel.match().deadline is None
+    h.press_text(duel.gm, duel.status_msg(), "GM")
+    h.press_text(duel.gm, duel.status_msg(), "Pause")
+    assert duel.match().paused
+    said = " ".join(plain(t) for t in h.texts(duel.g)[-3:])
+    assert "paused" in said and "frozen" not in said and "заморожен" not in said

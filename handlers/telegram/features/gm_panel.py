@@ -15,7 +15,7 @@ from telegram import Message, User
 
 from engine import match as lifecycle
 from engine import usecases
-from engine.clock import clock_config
+from engine.clock import clock_config, time_left
 from engine.errors import Rejection
 from engine.match import Match, Phase, TurnRecord
 from engine.ruleset import Outcome
@@ -126,7 +126,8 @@ async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
     gtr = Tr(match.lang)
     if cb.kind == "gpa":
         after = usecases.pause(svc.deps, match.id, user.id)
-        await _announce(context, after, "gm.paused")
+        frozen = time_left(after, svc.deps.clock()) is not None  # else no deadline to freeze
+        await _announce(context, after, "gm.paused" if frozen else "traps.gm.paused")
         await refresh_status(context, after)
         return None
     after, record = usecases.resume(svc.deps, match.id, user.id)

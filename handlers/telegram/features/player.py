@@ -14,6 +14,7 @@ from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram import hints
 from handlers.telegram.callbacks import Callback
+from handlers.telegram.features.rules_help import config_params
 from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import deadline_line
@@ -54,8 +55,9 @@ async def cmd_help(update: Update, context: Ctx) -> None:
         matches = svc.deps.repo.active_in_chat(chat.id)
         tr = Tr(matches[0].lang if matches else svc.user_lang(user))
     parts = [tr("help.private" if chat.type == "private" else "help.group")]
+    firsts = {m.ruleset: m for m in reversed(matches)}  # each ruleset's numbers: its match's
     for rid in dict.fromkeys(m.ruleset for m in matches):
-        parts.append(tr(get_ui(rid).help_key))
+        parts.append(tr(get_ui(rid).help_key, **config_params(firsts[rid])))
     if chat.type == "private":  # the help's syntax, as an order this reader can send now
         parts += _own_examples(tr, matches, user.id)
     parts.append(tr("help.rulesets"))  # all of them, and /rules

@@ -7,8 +7,11 @@ the full rules as implemented are ``docs/rules/*.md``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import Update
 
+from engine.match import Match
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import command, sender
@@ -18,9 +21,24 @@ from handlers.telegram.ui import Screen
 MAX_LINES = 15
 
 
-def rules_text(tr: Tr, rulesets: list[str]) -> str:
-    """The short rules of each of ``rulesets`` (the list of all of them when empty)."""
-    parts = [tr(f"rules.{r}") for r in rulesets if tr.has(f"rules.{r}")]
+def config_params(match: Match) -> dict[str, Any]:
+    """The match's own configuration (its DEFAULTs overridden by the GM's options) as message
+    parameters named like its fields (``{turn_limit}``), so the rules and the help describe
+    this match, not the defaults (issue 24: "6 turns" in a 10-turn match)."""
+    cfg = match.rules.config(match.config)
+    return {
+        k: v
+        for k, v in cfg.model_dump().items()
+        if isinstance(v, int | float | str) and not isinstance(v, bool)
+    }
+
+
+def rules_text(tr: Tr, matches: list[Match]) -> str:
+    """The short rules of each ruleset of ``matches``, with the first such match's numbers
+    (the list of all rulesets when there is none)."""
+    firsts = {m.ruleset: m for m in reversed(matches)}
+    order = dict.fromkeys(m.ruleset for m in matches)
+    parts = [tr(f"rules.{r}", **config_params(firsts[r])) for r in order if tr.has(f"rules.{r}")]
     return "\n\n".join(parts) or tr("help.rulesets")
 
 
@@ -34,5 +52,4 @@ async def cmd_rules(update: Update, context: Ctx) -> None:
     else:
         matches = svc.deps.repo.active_in_chat(chat.id)
         tr = Tr(matches[0].lang if matches else svc.user_lang(user))
-    rulesets = list(dict.fromkeys(m.ruleset for m in matches))
-    await send(context, chat.id, Screen(rules_text(tr, rulesets)))
+    await send(context, chat.id, Screen(rules_text(tr, matches)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.match import Phase
 from handlers.telegram.callbacks import Callback
+from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import Harness, plain
 from tests.bot.conftest import Duel
 
@@ -216,3 +217,69 @@ def test_pausing_a_match_without_a_deadline_freezes_no_deadline(duel: Duel) -> N
     assert duel.match().paused
     said = " ".join(plain(t) for t in h.texts(duel.g)[-3:])
     assert "paused" in said and "frozen" not in said and "заморожен" not in said
+
+
+def _builder_keys(duel: Duel, uid: int) -> list[FakeMessage]:
+    """``uid``'s private messages that still show a turn's keyboard (builder, receipt)."""
+    turn_kinds = ("v1:b:", "v1:s:", "v1:wd:")
+    return [
+        m
+        for m in duel.h.api.chat(uid).messages
+        if m.from_bot
+        and any(str(b.get("callback_data", "")).startswith(turn_kinds) for b in m.buttons)
+    ]
+
+
+def test_a_removed_player_gets_one_line_and_no_live_buttons(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    builder = h.last(duel.b, with_buttons=True)
+    old = builder.buttons[0]["callback_data"]
+    before = len(h.texts(duel.b))
+    h.press_text(duel.gm, duel.status_msg(), "GM")
+    h.press_text(duel.gm, duel.status_msg(), "Remove")
+    h.press_text(duel.gm, duel.status_msg(), "Bob")
+    h.press_text(duel.gm, duel.status_msg(), "Confirm")
+    told = [plain(t) for t in h.texts(duel.b)[before:]]
+    assert sum("took you out of match m00001" in t for t in told) == 1, told
+    assert not _builder_keys(duel, duel.b)  # the old builder is inert
+    h.click(duel.bob, builder, old)  # a press that was already on its way
+    assert "no longer" in h.api.alerts[-1][1] or "over" in h.api.alerts[-1][1]
+    assert "not for you" not in h.api.alerts[-1][1].lower()
+
+
+def test_a_replaced_player_gets_one_line_and_no_live_buttons(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    dave = h.user(444444444, "Dave", lang="en", username="dave")
+    h.say(dave, duel.g, "I can take over")
+    hello = h.api.chat(duel.g).messages[-1]
+    builder = h.last(duel.b, with_buttons=True)
+    old = builder.buttons[0]["callback_data"]
+    h.say(duel.gm, duel.g, "/replace Bob", reply_to=hello)
+    before = len(h.texts(duel.b))
+    h.press(dave, h.last(duel.g, with_buttons=True), 0)
+    assert duel.match().seat("p2").user_id == 444444444
+    told = [plain(t) for t in h.texts(duel.b)[before:]]
+    assert told == ["The GM gave your seat in match m00001 to Dave. Your buttons for this "
+                    "match no longer work."]  # fmt: skip
+    assert not _builder_keys(duel, duel.b)
+    h.click(duel.bob, builder, old)
+    assert h.api.alerts[-1][1] == "You are no longer in match m00001."
+
+
+def test_players_of_a_match_the_gm_ends_are_told_and_keep_no_live_buttons(duel: Duel) -> None:
+    h = duel.h
+    duel.start()
+    builder = h.last(duel.a, with_buttons=True)
+    old = builder.buttons[0]["callback_data"]
+    h.press_text(duel.gm, duel.status_msg(), "GM")
+    h.press_text(duel.gm, duel.status_msg(), "End with a result")
+    h.press_text(duel.gm, duel.status_msg(), "Draw")
+    h.press_text(duel.gm, duel.status_msg(), "Confirm")
+    assert h.deps.repo.load("m00001").match.phase is Phase.FINISHED
+    assert sum("Мастер завершил матч m00001" in plain(t) for t in h.texts(duel.a)) == 1
+    assert sum("The GM ended match m00001" in plain(t) for t in h.texts(duel.b)) == 1
+    assert not _builder_keys(duel, duel.a) and not _builder_keys(duel, duel.b)
+    h.click(duel.alice, builder, old)
+    assert h.api.alerts[-1][1] == "Матч m00001 уже окончен."

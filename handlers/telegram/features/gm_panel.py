@@ -22,6 +22,7 @@ from engine.ruleset import Outcome
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, render
+from handlers.telegram.shared import farewell
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -260,6 +261,7 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="gm")
     await _announce(context, after, "gm.removed", name=name)
     await _after_change(context, match, after, record)
+    await farewell.removed(context, match, match.seat(pid).user_id)  # one line, no live keys
     return None
 
 
@@ -286,6 +288,7 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
     after = usecases.end_match(svc.deps, match.id, user.id, outcome)
     await _after_change(context, match, after, None)
+    await farewell.ended(context, match)
     return None
 
 

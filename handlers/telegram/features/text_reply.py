@@ -29,7 +29,7 @@ from handlers.telegram import stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
-from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
+from handlers.telegram.shared.guards import Alert, _load, _require_turn, command, not_yours
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.text_steps import (
     KIND,
@@ -173,6 +173,6 @@ async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     if match.seat(cb.arg(0)) not in match.controlled_by(user.id):
-        raise Alert(tr("err.not_yours"))
+        raise not_yours(tr, match, user.id)
     set_pending(svc, user.id, svc.cb(cb))
     raise Alert(tr(get_ui(match.ruleset).reply_alert_key))

@@ -118,6 +118,12 @@ def test_gm_removes_an_npc_by_panel_button_or_typed(battle: Battle) -> None:
     panel = h.last(333, with_buttons=True)
     assert battle.labels(panel).count("✖ remove") == 2  # one per NPC, none for players
     h.press(battle.gm, panel, battle.labels(panel).index("✖ remove"))  # the first NPC: n1
+    assert len(battle.match().seats) == 4  # asked first (issue 24: every removal confirms)
+    assert "Take Wingman out of the match?" in plain(panel.text)
+    h.press_text(battle.gm, panel, "Back")
+    assert len(battle.match().seats) == 4
+    h.press(battle.gm, panel, battle.labels(panel).index("✖ remove"))
+    h.press_text(battle.gm, panel, "Confirm")
     assert [s.pid for s in battle.match().seats] == ["p1", "p2", "n2"]
     assert "Wingman" not in plain(h.last(333, with_buttons=True).text)
     assert "Wingman" not in plain(lobby.text)  # the group's lobby was refreshed

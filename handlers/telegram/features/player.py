@@ -14,10 +14,10 @@ from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram import hints
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.features.rules_help import config_params
 from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import deadline_line
+from handlers.telegram.screens.match_config import config_params
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (

@@ -7,30 +7,17 @@ the full rules as implemented are ``docs/rules/*.md``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from telegram import Update
 
 from engine.match import Match
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens.match_config import config_params
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import command, sender
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
 
 MAX_LINES = 15
-
-
-def config_params(match: Match) -> dict[str, Any]:
-    """The match's own configuration (its DEFAULTs overridden by the GM's options) as message
-    parameters named like its fields (``{turn_limit}``), so the rules and the help describe
-    this match, not the defaults (issue 24: "6 turns" in a 10-turn match)."""
-    cfg = match.rules.config(match.config)
-    return {
-        k: v
-        for k, v in cfg.model_dump().items()
-        if isinstance(v, int | float | str) and not isinstance(v, bool)
-    }
 
 
 def rules_text(tr: Tr, matches: list[Match]) -> str:

@@ -33,7 +33,8 @@ def bot_messages(h: Harness, chat: int) -> list[int]:
 
 
 def play(h: Harness, group: int, turn: Callable[[int], None]) -> list[int]:
-    """Play up to :data:`TURNS` turns; the new group messages of each resolved turn."""
+    """Play up to :data:`TURNS` turns; the new group messages of each resolved turn (the
+    final summary not counted)."""
     counts = []
     for n in range(1, TURNS + 1):
         match = h.deps.repo.load(MID).match
@@ -42,7 +43,11 @@ def play(h: Harness, group: int, turn: Callable[[int], None]) -> list[int]:
         before = set(bot_messages(h, group))
         turn(n)
         assert len(h.deps.repo.history(MID)) == n + 1, f"turn {n} did not resolve"
-        counts.append(len(set(bot_messages(h, group)) - before))
+        new = len(set(bot_messages(h, group)) - before)
+        # The final summary is a message of its own (an undo of the final turn withdraws it):
+        # a match's last turn may add it on top of the picture and the reveal.
+        finished = h.deps.repo.load(MID).match.phase.value == "finished"
+        counts.append(new - int(finished))
         h.now += 3.7  # the next round of the beacon
     return counts
 

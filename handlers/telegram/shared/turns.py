@@ -320,10 +320,10 @@ async def announce_resolved(
     after = await send_reveal(context, after, record, last=last, preface=preface)
     if not last:
         return
-    if after.phase is Phase.FINISHED:  # the status message becomes the summary
+    if after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)  # the ladder's result (features/ladder.py)
         with outbox.labelled(f"summary:{record.turn}"):
-            await send_summary(context, after, status_id)
+            await send_summary(context, after)  # its own message: an undo withdraws it
         return
     await open_turn(context, after)
     with outbox.labelled(f"absentees:{after.turn}"):

@@ -116,7 +116,7 @@ def test_dossier_after_the_match_is_a_file_that_verifies(duel: Duel) -> None:
     assert verify(dossier) == []
     assert dossier["match"]["id"] == MID and len(dossier["turns"]) >= 2
     md = files["md"].decode()
-    assert md.startswith("# Досье Sekundant") and "## Ход 1" in md  # Alice reads Russian
+    assert md.startswith("# Досье Секунданта") and "## Ход 1" in md  # Alice reads Russian
     assert dossier["turns"][1]["orders"][0]["salt"] in md
     # A participant also gets it by command, in their language.
     h.say(duel.bob, duel.b, f"/dossier {MID}")

@@ -134,7 +134,9 @@ def expected_text(tr: Tr, field: str, expected: str) -> str:
         return Raw(", ".join(parts))
     if _VALIDATOR.match(expected):
         return Raw(tr("input.expect.valid"))  # a validator's own sentence: it does not fit
-    return Raw(tr("input.expect.one_of", expected=Raw(html.escape(phrase(tr, expected)))))
+    said = phrase(tr, expected)  # our own words (Raw, may hold <code>) or the core's
+    said = said if isinstance(said, Raw) else Raw(html.escape(said))
+    return Raw(tr("input.expect.one_of", expected=said))
 
 
 # Parameters that name things of the rulesets' data by id (a list: ``a, b``): shown by the

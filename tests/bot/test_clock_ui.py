@@ -184,7 +184,7 @@ def test_bad_clock_options_name_the_field_and_change_nothing(duel: Duel) -> None
     h.say(duel.gm, duel.g, "/clock turn=45d")
     assert "turn — must be at most 30 days" in h.texts(duel.g)[-1]  # the typed key, no jargon
     h.say(duel.alice, duel.g, "/clock turn=1h")
-    assert "только мастер" in h.texts(duel.g)[-1]  # Alice's language
+    assert "Only the GM" in h.texts(duel.g)[-1]  # the group reads the match's language
     assert duel.match().clock == before.clock
 
 

@@ -37,7 +37,7 @@ def test_commitment_is_posted_before_the_first_seal_of_every_turn(duel: Duel) ->
     # Turn 0 (setup rolls): committed in the lobby, before the GM pressed Start.
     t0 = history[0]
     assert seed_commitment(bytes.fromhex(t0.seed)) == t0.commitment
-    assert first(in_group(t0.commitment)) < first(in_group("the duel begins"))
+    assert first(in_group(t0.commitment)) < first(in_group("starting now"))
     for record in history[1:]:
         committed = first(in_group(record.commitment))
         sealed = [o for o in record.orders if not o.default]

@@ -114,6 +114,11 @@ class SekundantContext(
         elsewhere the user's ``/lang`` choice, else their client's language."""
         return Tr(self._group_lang or self.svc.user_lang(user))
 
+    def own_tr(self, user: User | None) -> Tr:
+        """The translator for what only ``user`` reads (a private message, an alert): their
+        ``/lang`` choice, else their client's language, wherever the update came from."""
+        return Tr(self.svc.user_lang(user))
+
 
 Ctx = SekundantContext
 # Passed to ApplicationBuilder.context_types: every handler and error handler gets a Ctx.

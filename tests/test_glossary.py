@@ -140,7 +140,8 @@ _ALLOWED_LATIN = re.compile(
     r"|\S+\.(?:md|json|py)\b"  # file paths
     r"|@\w+"  # usernames
     r"|\b\d*d(?:\d+|N)\b"  # dice
-    r"|\bsha256\b|\bJSON\b|\bTelegram\b|\bSavage Worlds\b|\bSWADE\b|\bSWD\b|\bdrand\b",
+    r"|\bsha256\b|\bJSON\b|\bTelegram\b|\bSavage Worlds\b|\bSWADE\b|\bSWD\b|\bdrand\b"
+    r"|\bYAML\b|\bUTF-8\b|\bBBCode\b|\bMarkdown\b",
 )
 
 

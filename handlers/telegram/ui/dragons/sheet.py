@@ -170,6 +170,9 @@ class DragonsSheet(DragonsLobby):
             altitude=spec.altitude,
         )
 
+    def sheet_name(self, tr: Tr, name: str) -> str:
+        return preset_name(tr, name) or name
+
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         return _label(tr, f"dr.preset.{preset_id}", preset_id)
 

@@ -76,6 +76,9 @@ class PlansSheet(PlansLobby):
             lethality=int(weapon.get("lethality", 0) or 0),
         )
 
+    def sheet_name(self, tr: Tr, name: str) -> str:
+        return preset_name(tr, name) or name
+
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         # Button labels are plain text: no HTML here.
         name = tr(f"plans.preset.{preset_id}") if tr.has(f"plans.preset.{preset_id}") else preset_id

@@ -69,15 +69,25 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
     if fps is None:
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
-    await edit(context, match.chat_id, int(mid), screen)
-    # Never back in time: if the turn resolved while this edit travelled, the resolution's
-    # closing edit may have landed first and been overwritten; close it again (the same
-    # edit twice changes nothing, so whichever lands last shows the newer state).
+    try:
+        await edit(context, match.chat_id, int(mid), screen)
+    finally:
+        # Even when the edit failed: one that timed out on our side may still land, after
+        # the closing edit (docs/deploy.md, the late-edit race); the failure still answers
+        # 500, and the redelivery is refused as older than the turn.
+        await _close_if_resolved(context, match, int(mid))
+
+
+async def _close_if_resolved(context: Ctx, match: Match, mid: int) -> None:
+    """Never back in time: if the turn resolved while a status edit travelled, the
+    resolution's closing edit may have landed first and been overwritten; close it again (the
+    same edit twice changes nothing, so whichever lands last shows the newer state)."""
+    svc = context.svc
     latest = svc.deps.repo.load(match.id).match
     if latest.turn != match.turn or latest.phase is not Phase.RUNNING:
         record = next((r for r in svc.deps.repo.history(match.id) if r.turn == match.turn), None)
         if record is not None:
-            await close_status(context, int(mid), latest, record)
+            await close_status(context, mid, latest, record)
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:

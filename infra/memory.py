@@ -382,3 +382,11 @@ class MemoryRepository:
     def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
         with self._lock:
             self.prefs[user_id] = dict(prefs)
+
+    def set_pref(self, user_id: int, field: str, value: Any) -> None:
+        with self._lock:
+            prefs = self.prefs.setdefault(user_id, {})
+            if value is None:
+                prefs.pop(field, None)
+            else:
+                prefs[field] = value

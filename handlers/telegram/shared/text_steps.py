@@ -45,14 +45,9 @@ def set_pending(svc: Services, user_id: int, data: str | None) -> None:
         else:
             _MEMORY[user_id] = data
         return
-    prefs = repo.load_prefs(user_id)
-    if prefs.get(PENDING) == data:
+    if repo.load_prefs(user_id).get(PENDING) == data:
         return
-    if data is None:
-        prefs.pop(PENDING, None)
-    else:
-        prefs[PENDING] = data
-    repo.save_prefs(user_id, prefs)
+    repo.set_pref(user_id, PENDING, data)  # its field only: /lang's is kept (issue 28)
 
 
 def text_button(screen: Screen) -> Callback | None:

@@ -30,6 +30,7 @@ from handlers.telegram.shared.guards import (
     _require_gm,
     _require_turn,
 )
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import dm, edit
 from handlers.telegram.shared.turns import (
     _after_change,
@@ -129,7 +130,7 @@ async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
         await _announce(context, after, "gm.paused")
         await refresh_status(context, after)
         return None
-    after, record = usecases.resume(svc.deps, match.id, user.id)
+    after, record = await off_loop(usecases.resume, svc.deps, match.id, user.id)
     line = clock_text.deadline_line(gtr, after, svc.deps.clock())
     await _announce(context, after, "gm.resumed", deadline=Raw(line))
     await _after_change(context, match, after, record)
@@ -254,7 +255,7 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         ]
         await _panel_screen(context, msg, match, gtr("gm.remove_confirm", name=name), rows)
         return None
-    after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="gm")
+    after, record = await off_loop(usecases.forfeit, svc.deps, match.id, user.id, pid, reason="gm")
     await _announce(context, after, "gm.removed", name=name)
     await _after_change(context, match, after, record)
     return None

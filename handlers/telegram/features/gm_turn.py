@@ -16,6 +16,7 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
     on_resolved,
@@ -70,7 +71,7 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
             Screen(text, render.confirm_rows(gtr, match, "gfc")),
         )
         return None
-    res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    res = await off_loop(usecases.force_resolve, svc.deps, match.id, user.id, match.turn)
     from handlers.telegram import input_flow
 
     await input_flow.tell_defaulted(context, res.match, res.record)  # as the deadline does

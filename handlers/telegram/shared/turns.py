@@ -25,6 +25,7 @@ from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared import commitments, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
@@ -202,8 +203,8 @@ async def _seal(
     # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
     # a failed receipt could not be had again by re-sending the order past the turn.
     where = {"message": message.message_id if message is not None else None, "lang": tr.lang}
-    res = usecases.seal_order(
-        svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
+    res = await off_loop(  # it may wait for the turn's beacon round
+        usecases.seal_order, svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
     sent: Message | None = None
     try:
@@ -301,7 +302,7 @@ async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) ->
     try:
         from handlers.telegram.screens import pictures
 
-        png = pictures.reveal_picture(tr, match, record)
+        png = await off_loop(pictures.reveal_picture, tr, match, record)
         if png is None:
             return False
         caption = tr("reveal.caption", turn=record.turn)

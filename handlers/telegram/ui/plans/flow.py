@@ -46,6 +46,7 @@ from handlers.telegram.shared.guards import (
     message_of,
     user_of,
 )
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.routing import Flow
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import (
@@ -192,7 +193,7 @@ async def btn_approve(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         names = names_of(match)
         waiting = ", ".join(names[p] for p in lifecycle.missing(match))
         raise Alert(tr("plans.gm.waiting", names=waiting))
-    res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    res = await off_loop(usecases.force_resolve, svc.deps, match.id, user.id, match.turn)
     await edit(context, msg.chat.id, msg.message_id, Screen(tr("plans.gm.approved")))
     await on_resolved(context, match, res.match, res.record)
     return None

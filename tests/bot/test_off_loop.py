@@ -58,7 +58,7 @@ def test_a_slow_beacon_does_not_delay_another_chats_update(
     duel.start()
     duel.h.say(duel.alice, duel.a, "/order move 0 aim 5:5")
     held: list[dict[str, Any]] = []
-    h.feed = held.append  # type: ignore[method-assign]
+    h.feed = held.append  # type: ignore[method-assign,assignment]
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")  # the last order: waits for its round
     h.say(duel.gm, int(duel.gm["id"]), "/help")  # another chat, meanwhile
     last, other = (Update.de_json(u, h.app.bot) for u in held)

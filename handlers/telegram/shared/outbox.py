@@ -35,6 +35,7 @@ from telegram import Chat, Message
 from telegram.error import BadRequest, Forbidden, RetryAfter
 
 from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
+from handlers import observe
 from handlers.metrics import metric
 from handlers.telegram.shared.context import SekundantContext
 
@@ -104,6 +105,7 @@ async def deliver(context: Any, match_id: str) -> int:
     delivered. Never raises: what fails stays owed (with its backoff) for the sweeper."""
     deps = context.svc.deps
     repo: MatchRepository = deps.repo
+    observe.note(match_id=match_id)  # the invocation's log field (handlers.observe)
     delivered = 0
     waiting: set[int] = set()  # chats whose next item is not delivered now
     try:

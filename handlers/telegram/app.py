@@ -213,6 +213,7 @@ SENDERS: Mapping[str, outbox.Sender] = MappingProxyType(
         "reminder": owed.send_reminder,
         "resumed": owed.send_resumed,
         "beacon_late": owed.send_beacon_late,
+        "note": owed.send_note,
     }
 )
 

@@ -17,12 +17,13 @@ from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
 from handlers.telegram.shared.offloop import off_loop
-from handlers.telegram.shared.send import edit, send
+from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.turns import (
+    SUMMARY,
+    announce,
     on_resolved,
     refresh_lobby,
     refresh_status,
-    summary_screen,
 )
 from handlers.telegram.ui import Screen, names_of
 
@@ -97,10 +98,11 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
             ),
         )
         return None
-    ended = usecases.end_match(svc.deps, match.id, user.id, Outcome("draw", reason="gm"))
+    summary = [SUMMARY] if match.phase is Phase.RUNNING else []  # a lobby just closes
+    draw = Outcome("draw", reason="gm")
+    ended = usecases.end_match(svc.deps, match.id, user.id, draw, notes=summary)
     await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
-    if match.phase is Phase.RUNNING:
-        await send(context, ended.chat_id, summary_screen(gtr, ended))
+    await announce(context, ended)
     return None
 
 

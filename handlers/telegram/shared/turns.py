@@ -342,8 +342,26 @@ def summary_screen(tr: Tr, match: Match) -> Screen:
     return Screen("\n".join(lines), rows)
 
 
-async def _announce(context: Ctx, match: Match, key: str, **params: Any) -> None:
-    await send(context, match.chat_id, Screen(Tr(match.lang)(key, **params)))
+DEADLINE = "@deadline"  # a note's parameter: the deadline line, as it is when sent
+SUMMARY: dict[str, Any] = {"summary": True}  # a note: the final summary, if the match ended
+
+
+def note(
+    key: str, *, chat: int | None = None, user: int | None = None, **params: Any
+) -> dict[str, Any]:
+    """A GM action's announcement, owed in the action's own write (the use cases' ``notes``;
+    sent by ``owed.send_note`` through the outbox, issue 28): the catalog ``key`` and its
+    ``params`` (``Raw`` ones stay raw; :data:`DEADLINE` is rendered when sent); ``chat``:
+    where (default the group), ``user``: whose language (default the match's)."""
+    raw = [k for k, v in params.items() if isinstance(v, Raw)]
+    plain = {k: v if isinstance(v, int) else str(v) for k, v in params.items()}
+    return {"say": key, "params": plain, "raw": raw, "chat": chat, "user": user}
+
+
+async def announce(context: Ctx, match: Match) -> None:
+    """Deliver what the action owed (its notes): through the outbox, so a Telegram failure
+    leaves it owed for the sweeper instead of lost."""
+    await outbox.deliver(context, match.id)
 
 
 async def _after_change(
@@ -356,7 +374,7 @@ async def _after_change(
     elif after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)
         await _close_status(context, before, after)
-        await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
+        await outbox.deliver(context, after.id)  # the summary: owed by the action (SUMMARY)
     else:
         await refresh_status(context, after)
 

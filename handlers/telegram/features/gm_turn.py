@@ -14,6 +14,7 @@ from engine.ruleset import Outcome
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
+from handlers.telegram.shared import farewell
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
 from handlers.telegram.shared.offloop import off_loop
@@ -103,6 +104,8 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     ended = usecases.end_match(svc.deps, match.id, user.id, draw, notes=summary)
     await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
     await announce(context, ended)
+    if match.phase is Phase.RUNNING:
+        await farewell.ended(context, match)
     return None
 
 

@@ -95,7 +95,7 @@ async def send_note(context: Any, item: Owed) -> None:
         # the summary (turns.announce_resolved).
         resolved = any(r.turn >= item.turn for r in svc.deps.repo.history(item.match_id))
         if latest.phase is Phase.FINISHED and not resolved:
-            await send(context, item.chat_id, turns.summary_screen(tr, latest))
+            await turns.send_summary(context, latest)  # also remembered as finished
         return
     if "open" in item.data:  # an undo reopened this turn: open it, unless it moved on
         if latest.phase is Phase.RUNNING and latest.turn == item.data["open"]:

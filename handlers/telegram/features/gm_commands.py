@@ -166,14 +166,16 @@ async def _claim(update: Update, context: Ctx) -> None:
         raise Rejection("offer_not_for_you")
     old, old_user = match.seat(pid).name, match.seat(pid).user_id
     told = [note("gm.replaced", old=old, new=user.full_name)]
+    if old_user != user.id:
+        told += farewell.replaced_notes(match, old_user, user.full_name)
     after = usecases.replace_player(
         svc.deps, match.id, match.gm_user_id, pid, user.id, user.full_name, notes=told
     )
     offers = {k: v for k, v in (after.ui.get("offers") or {}).items() if k != pid}
     after = usecases.update_ui(svc.deps, after.id, offers=offers)
     await announce(context, after)
-    if old_user != user.id:
-        await farewell.replaced(context, match, old_user, user.full_name)
+    if old_user != user.id and old_user is not None:
+        await farewell.inert(context, match, old_user)  # its line is owed
     tr = context.tr(user)
     await send(context, user.id, Screen(tr("gm.claimed", id=after.id)))
     if after.phase is Phase.RUNNING:

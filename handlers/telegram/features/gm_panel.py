@@ -263,13 +263,15 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         ]
         await _panel_screen(context, msg, match, gtr("gm.remove_confirm", name=name), rows)
         return None
-    notes = [note("gm.removed", name=name), SUMMARY]
+    gone = match.seat(pid).user_id
+    notes = [note("gm.removed", name=name), SUMMARY, *farewell.removed_notes(match, gone)]
     after, record = await off_loop(
         usecases.forfeit, svc.deps, match.id, user.id, pid, reason="gm", notes=notes
     )
     await announce(context, after)
     await _after_change(context, match, after, record)
-    await farewell.removed(context, match, match.seat(pid).user_id)  # one line, no live keys
+    if gone is not None:
+        await farewell.inert(context, match, gone)  # its line is owed; no live keys
     return None
 
 
@@ -294,9 +296,10 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         outcome = Outcome("draw", reason="gm")
     else:
         outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
-    after = usecases.end_match(svc.deps, match.id, user.id, outcome, notes=[SUMMARY])
+    notes = [SUMMARY, *farewell.ended_notes(match)]
+    after = usecases.end_match(svc.deps, match.id, user.id, outcome, notes=notes)
     await _after_change(context, match, after, None)
-    await farewell.ended(context, match)
+    await farewell.inert(context, match)  # the players' lines are owed
     return None
 
 

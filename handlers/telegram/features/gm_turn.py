@@ -99,13 +99,14 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
             ),
         )
         return None
-    summary = [SUMMARY] if match.phase is Phase.RUNNING else []  # a lobby just closes
+    running = match.phase is Phase.RUNNING  # else a lobby just closes
+    summary = [SUMMARY, *farewell.ended_notes(match)] if running else []
     draw = Outcome("draw", reason="gm")
     ended = usecases.end_match(svc.deps, match.id, user.id, draw, notes=summary)
     await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
     await announce(context, ended)
-    if match.phase is Phase.RUNNING:
-        await farewell.ended(context, match)
+    if running:
+        await farewell.inert(context, match)  # the players' lines are owed
     return None
 
 

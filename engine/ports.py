@@ -206,7 +206,14 @@ class PrefsRepository(Protocol):
         ...
 
     def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
-        """Replace the user's preferences."""
+        """Replace the user's preferences (all fields: a concurrent :meth:`set_pref` of
+        another field can be lost; the bot uses :meth:`set_pref`)."""
+        ...
+
+    def set_pref(self, user_id: int, field: str, value: Any) -> None:
+        """Set one field of the user's preferences (None removes it) in one atomic write
+        that leaves the other fields as they are: features sharing the document (``/lang``,
+        the pending text step) never lose each other's writes (issue 28)."""
         ...
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
@@ -681,19 +681,30 @@ def _finish(
     return _retry(step)
 
 
-def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Match:
+def end_match(
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    outcome: Outcome,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> Match:
     def step() -> Match:
         loaded = deps.repo.load(match_id)
+        now = deps.clock()
         ended = lifecycle.end(loaded.match, user_id, outcome)
         ended = lifecycle.intervene(
             ended,
             user_id,
             "end",
-            deps.clock(),
+            now,
             result=outcome.status,
             winners=list(outcome.winners),
         )
-        return deps.repo.save(ended, expected_version=loaded.match.version, discard_orders=True)
+        owe = _notes(loaded.match, now, notes)
+        return deps.repo.save(
+            ended, expected_version=loaded.match.version, discard_orders=True, owe=owe
+        )
 
     return _retry(step)
 
@@ -760,21 +771,49 @@ class Parked:
 SweepResult = Resolution | Reminder | Resumed | Parked | BeaconLate
 
 
-def _gm_step(deps: Deps, match_id: str, change: Callable[[Match, float], Match]) -> Match:
-    return _update(deps, match_id, lambda ld: change(unpark(ld.match), deps.clock()))
+def _notes(before: Match, now: float, notes: Sequence[Mapping[str, Any]]) -> list[Owed]:
+    """A GM action's announcements, owed in the action's own write (the outbox, issue 28):
+    edge data only (what to say, to whom: ``chat``, default the group), rendered when sent."""
+    key = f"note:{before.version + 1}"
+    return [
+        _owed(before, "note", before.turn, now, 1 + i, chat_id=n.get("chat"), key=f"{key}:{i}", **n)
+        for i, n in enumerate(notes)
+    ]
 
 
-def pause(deps: Deps, match_id: str, user_id: int) -> Match:
-    return _gm_step(deps, match_id, lambda m, now: gm.pause(m, user_id, now))
+def _gm_step(
+    deps: Deps,
+    match_id: str,
+    change: Callable[[Match, float], Match],
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> Match:
+    def step() -> Match:
+        loaded = deps.repo.load(match_id)
+        now = deps.clock()
+        new = change(unpark(loaded.match), now)
+        owe = _notes(loaded.match, now, notes)
+        return deps.repo.save(new, expected_version=loaded.match.version, owe=owe)
+
+    return _retry(step)
 
 
-def resume(deps: Deps, match_id: str, user_id: int) -> SealResultLike:
+def pause(
+    deps: Deps, match_id: str, user_id: int, *, notes: Sequence[Mapping[str, Any]] = ()
+) -> Match:
+    return _gm_step(deps, match_id, lambda m, now: gm.pause(m, user_id, now), notes)
+
+
+def resume(
+    deps: Deps, match_id: str, user_id: int, *, notes: Sequence[Mapping[str, Any]] = ()
+) -> SealResultLike:
     """Resume; if every order is already in, the turn resolves at once."""
 
     def step() -> SealResultLike:
         loaded = deps.repo.load(match_id)
-        resumed = gm.resume(loaded.match, user_id, deps.clock())
-        return _save_maybe_resolving(deps, loaded, resumed)
+        now = deps.clock()
+        resumed = gm.resume(loaded.match, user_id, now)
+        owe = tuple(_notes(loaded.match, now, notes))
+        return _save_maybe_resolving(deps, loaded, resumed, owe=owe)
 
     return _finish(deps, _retry(step))
 
@@ -816,8 +855,15 @@ def _save_maybe_resolving(
     return saved, None
 
 
-def extend(deps: Deps, match_id: str, user_id: int, seconds: int) -> Match:
-    return _gm_step(deps, match_id, lambda m, now: gm.extend(m, user_id, now, seconds))
+def extend(
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    seconds: int,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> Match:
+    return _gm_step(deps, match_id, lambda m, now: gm.extend(m, user_id, now, seconds), notes)
 
 
 def configure_clock(deps: Deps, match_id: str, user_id: int, **options: Any) -> Match:
@@ -825,7 +871,13 @@ def configure_clock(deps: Deps, match_id: str, user_id: int, **options: Any) -> 
 
 
 def undo(
-    deps: Deps, match_id: str, user_id: int, reason: str = "", *, turn: int | None = None
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    reason: str = "",
+    *,
+    turn: int | None = None,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> tuple[Match, TurnRecord]:
     """Undo the last resolved turn: the exact previous state, the turn reopened (its orders
     discarded: players seal again), a new committed seed. Returns the match and the undone
@@ -842,12 +894,14 @@ def undo(
         if not history:
             raise Rejection("nothing_to_undo")
         last = history[-1]
-        reopened = gm.undo(loaded.match, user_id, last, deps.clock(), deps.entropy.seed(), reason)
+        now = deps.clock()
+        reopened = gm.undo(loaded.match, user_id, last, now, deps.entropy.seed(), reason)
         saved = deps.repo.save(
             reopened,
             expected_version=loaded.match.version,
             discard_orders=True,
             drop_record=last.turn,
+            owe=_notes(loaded.match, now, notes),
         )
         return saved, last
 
@@ -855,44 +909,81 @@ def undo(
 
 
 def replace_player(
-    deps: Deps, match_id: str, user_id: int, pid: str, new_user_id: int, new_name: str
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    pid: str,
+    new_user_id: int,
+    new_name: str,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> Match:
     return _gm_step(
         deps,
         match_id,
         lambda m, now: gm.replace_player(m, user_id, pid, new_user_id, new_name, now),
+        notes,
     )
 
 
-def forfeit(deps: Deps, match_id: str, user_id: int, pid: str, reason: str = "") -> SealResultLike:
+def forfeit(
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    pid: str,
+    reason: str = "",
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> SealResultLike:
     """A participant leaves a running match (their own choice, or removed by the GM); the turn
     resolves if that leaves every remaining order in."""
 
     def step() -> SealResultLike:
         loaded = deps.repo.load(match_id)
-        changed = gm.forfeit(loaded.match, user_id, pid, deps.clock(), reason)
+        now = deps.clock()
+        changed = gm.forfeit(loaded.match, user_id, pid, now, reason)
         orders = {p: o for p, o in loaded.orders.items() if p != pid}
         # The seat's sealed order goes too: it is no longer "sealed" for the group, and a
         # later holder of the seat (replace_player) must neither see nor play it.
         gone = pid if pid in loaded.orders else None
-        return _save_maybe_resolving(deps, Loaded(loaded.match, orders), changed, withdraw=gone)
+        owe = tuple(_notes(loaded.match, now, notes))
+        return _save_maybe_resolving(
+            deps, Loaded(loaded.match, orders), changed, withdraw=gone, owe=owe
+        )
 
     return _finish(deps, _retry(step))
 
 
 def edit_state(
-    deps: Deps, match_id: str, user_id: int, pid: str, field: str, value: Any, reason: str
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    pid: str,
+    field: str,
+    value: Any,
+    reason: str,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> Match:
     return _gm_step(
-        deps, match_id, lambda m, now: gm.edit(m, user_id, pid, field, value, now, reason)
+        deps, match_id, lambda m, now: gm.edit(m, user_id, pid, field, value, now, reason), notes
     )
 
 
 def hand_gm(
-    deps: Deps, match_id: str, user_id: int, new_gm: int, *, as_admin: bool = False
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    new_gm: int,
+    *,
+    as_admin: bool = False,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> Match:
     return _gm_step(
-        deps, match_id, lambda m, now: gm.hand_gm(m, user_id, new_gm, now, as_admin=as_admin)
+        deps,
+        match_id,
+        lambda m, now: gm.hand_gm(m, user_id, new_gm, now, as_admin=as_admin),
+        notes,
     )
 
 

@@ -42,12 +42,13 @@ import binascii
 import hmac
 import json
 import logging
+import time
 from typing import Any
 
 from telegram import Update
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
-from handlers import runtime
+from handlers import observe, runtime
 from handlers.metrics import metric
 from handlers.runtime import Runtime
 
@@ -93,6 +94,28 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return handle(event, runtime.container(webhook=True), lease=lease_for(context))
 
 
+def handle(
+    event: dict[str, Any], rt: Runtime, *, lease: float = FALLBACK_LEASE_SECONDS
+) -> dict[str, Any]:
+    """Answer one webhook delivery with the runtime ``rt`` (tests pass their own); ``lease``:
+    how long the claim holds off other attempts at the same update. Closes with one log line
+    carrying the update id, the match id (when a handler looked one up) and the outcome, and
+    the metric ``Updates`` with the outcome as its dimension (docs/deploy.md)."""
+    started = time.perf_counter()
+    current = observe.begin()
+    answer = _handle(event, rt, lease, current)
+    outcome = str(current.setdefault("outcome", str(answer["statusCode"])))
+    log.info(
+        "update %s: %s (%d) in %.0f ms",
+        current.get("update_id", "-"),
+        outcome,
+        answer["statusCode"],
+        (time.perf_counter() - started) * 1000,
+    )
+    metric("Updates", 1, dimensions={"Outcome": outcome})
+    return answer
+
+
 def lease_for(context: Any) -> float:
     """The processing lease for this invocation: until Lambda would stop it, plus a margin."""
     remaining = getattr(context, "get_remaining_time_in_millis", None)
@@ -101,47 +124,46 @@ def lease_for(context: Any) -> float:
     return max(0.0, float(remaining()) / 1000) + LEASE_MARGIN_SECONDS
 
 
-def handle(
-    event: dict[str, Any], rt: Runtime, *, lease: float = FALLBACK_LEASE_SECONDS
+def _handle(
+    event: dict[str, Any], rt: Runtime, lease: float, current: dict[str, Any]
 ) -> dict[str, Any]:
-    """Answer one webhook delivery with the runtime ``rt`` (tests pass their own); ``lease``:
-    how long the claim holds off other attempts at the same update."""
     headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
     given = headers.get(SECRET_HEADER, "").encode()
     expected = (rt.webhook_secret or "").encode()
     if not expected or not hmac.compare_digest(given, expected):
         log.warning("rejected a delivery with a missing or wrong secret token")
-        return _status(401)
+        return _done(current, 401, "rejected")
     data = _body(event)
     update_id = data.get("update_id") if isinstance(data, dict) else None
     if not isinstance(update_id, int) or isinstance(update_id, bool):
         log.warning("ignored a delivery without an update_id")
-        return _status(200)
+        return _done(current, 200, "unusable")
+    current["update_id"] = update_id
     repo = rt.deps.repo
     try:
         claim = repo.claim_update(update_id, rt.deps.clock(), lease)
     except Exception as exc:
         # Nothing was processed, so Telegram's retry is safe whatever went wrong.
         log.error("could not claim update %s: %s", update_id, _describe(exc))
-        return _status(500)
+        return _done(current, 500, "unclaimed")
     if claim.status == "done":
         log.info("duplicate delivery of update %s", update_id)
-        return _status(200)
+        return _done(current, 200, "duplicate")
     if claim.status == "processing":
         log.warning("update %s is being processed by another attempt: retry later", update_id)
-        return _status(503)
+        return _done(current, 503, "busy")
     transient_before = claim.error.startswith(TRANSIENT)
     if claim.attempt > (MAX_TRANSIENT_ATTEMPTS if transient_before else MAX_UPDATE_ATTEMPTS):
         _park(rt, data, update_id, claim.attempt - 1, claim.error)
         _confirm(rt, update_id, claim.token)
-        return _status(200)
+        return _done(current, 200, "parked")
     why = junk(data)
     if why:
         # Not a real update (Telegram never sends one like it): refused once, never retried.
         log.warning("update %s cannot be a real one (%s): ignored", update_id, why)
         metric("UpdateRefused", 1)
         _confirm(rt, update_id, claim.token)
-        return _status(200)
+        return _done(current, 200, "junk")
     errors = rt.services.errors
     errors.clear()
     rt.services.redelivery = True  # a lost race answers 500: see Services.redelivery
@@ -158,6 +180,7 @@ def handle(
     for err in errors:
         kind = "refused" if err not in retry else "transient" if is_transient(err) else "unexpected"
         log.error("update %s failed (%s): %s", update_id, kind, _describe(err))
+    errors_seen = bool(errors)
     errors.clear()
     if retry:
         metric("UpdateFailed", 1)
@@ -168,14 +191,14 @@ def handle(
         retry = []
     if not retry:
         _confirm(rt, update_id, claim.token)
-        return _status(200)
+        return _done(current, 200, "refused" if errors_seen else "handled")
     try:
         kind = TRANSIENT if all(is_transient(e) for e in retry) else ""
         repo.release_update(update_id, claim.token, (kind + _describe(retry[0]))[:500])
     except Exception as exc:
         # The lease stays until it runs out; a redelivery after that is processed.
         log.error("could not release update %s: %s", update_id, _describe(exc))
-    return _status(500)
+    return _done(current, 500, "transient" if kind else "failed")
 
 
 def _confirm(rt: Runtime, update_id: int, token: str) -> None:
@@ -311,6 +334,12 @@ def _body(event: dict[str, Any]) -> Any:
 def _describe(exc: BaseException) -> str:
     # Exception text only: PTB and botocore messages carry no token (URLs are not in them).
     return f"{type(exc).__name__}: {exc}"
+
+
+def _done(current: dict[str, Any], code: int, outcome: str) -> dict[str, Any]:
+    """The answer ``code``, its ``outcome`` noted for the invocation's closing log line."""
+    current["outcome"] = outcome
+    return _status(code)
 
 
 def _status(code: int) -> dict[str, Any]:

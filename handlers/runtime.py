@@ -258,6 +258,9 @@ def container(*, webhook: bool = True) -> Runtime:
     """This container's runtime, wired on first use (the cold start)."""
     rt = _CONTAINER.get(webhook)
     if rt is None:
+        from handlers import observe
+
+        observe.use_json_logs()  # one JSON object a line (docs/deploy.md, logs and metrics)
         started = time.perf_counter()
         rt = _CONTAINER[webhook] = cold_start(webhook=webhook)
         log.info("cold start wired in %.0f ms", (time.perf_counter() - started) * 1000)

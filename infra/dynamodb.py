@@ -80,6 +80,9 @@ def _n(value: float) -> dict[str, str]:
     return {"N": repr(value) if isinstance(value, float) else str(value)}
 
 
+PREF_FIELD = "p_"  # a preference set alone: its own attribute (DynamoRepository.set_pref)
+
+
 def _dumps(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
@@ -755,12 +758,25 @@ class DynamoRepository:
         )
         if "Item" not in got:
             return {}
-        try:
-            prefs = json.loads(got["Item"]["doc"]["S"])
-        except (KeyError, ValueError):
-            log.error("unreadable preferences of user %s ignored", user_id)
-            return {}
-        return dict(prefs) if isinstance(prefs, dict) else {}
+        item = got["Item"]
+        prefs: Any = {}
+        if "doc" in item:  # the whole document (save_prefs)
+            try:
+                prefs = json.loads(item["doc"]["S"])
+            except (KeyError, ValueError):
+                log.error("unreadable preferences of user %s ignored", user_id)
+        fields: dict[str, Any] = dict(prefs) if isinstance(prefs, dict) else {}
+        for name, value in item.items():  # each field set alone (set_pref) overrides it
+            if name.startswith(PREF_FIELD) and "S" in value:
+                try:
+                    field = json.loads(value["S"])
+                except ValueError:
+                    continue
+                if field is None:
+                    fields.pop(name[len(PREF_FIELD) :], None)
+                else:
+                    fields[name[len(PREF_FIELD) :]] = field
+        return fields
 
     def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
         self.client.put_item(
@@ -771,6 +787,18 @@ class DynamoRepository:
                 "type": _s("prefs"),
                 "doc": _s(_dumps(dict(prefs))),
             },
+        )
+
+    def set_pref(self, user_id: int, field: str, value: Any) -> None:
+        """One field as its own attribute (``p_<field>``, JSON; ``null`` once removed, so it
+        also hides a value in an older whole ``doc``), by an ``UpdateExpression`` on that
+        attribute alone: a concurrent write of another field is kept."""
+        self.client.update_item(
+            TableName=self.table,
+            Key={"PK": _s(f"USER#{user_id}"), "SK": _s("PREFS")},
+            UpdateExpression="SET #f = :v, #t = :t",
+            ExpressionAttributeNames={"#f": PREF_FIELD + field, "#t": "type"},
+            ExpressionAttributeValues={":v": _s(_dumps(value)), ":t": _s("prefs")},
         )
 
     # ------------------------------------------------------------------ campaigns

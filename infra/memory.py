@@ -395,6 +395,14 @@ class MemoryRepository:
         with self._lock:
             self.prefs[user_id] = dict(prefs)
 
+    def set_pref(self, user_id: int, field: str, value: Any) -> None:
+        with self._lock:
+            prefs = self.prefs.setdefault(user_id, {})
+            if value is None:
+                prefs.pop(field, None)
+            else:
+                prefs[field] = value
+
     # ------------------------------------------------------------------ campaigns
 
     def roster(self, user_id: int, ruleset: str) -> list[dict[str, Any]]:

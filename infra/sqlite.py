@@ -631,6 +631,27 @@ class SqliteRepository:
                 (user_id, _dumps(dict(prefs))),
             )
 
+    def set_pref(self, user_id: int, field: str, value: Any) -> None:
+        """One field, in one statement (``json_set``/``json_remove`` on the stored
+        document): a concurrent write of another field is kept. An unreadable document is
+        replaced by the field alone."""
+        path = "$." + json.dumps(field)  # a quoted JSON path member
+        with self._write() as db:
+            if value is None:
+                db.execute(
+                    "UPDATE prefs SET doc = CASE WHEN json_valid(doc) THEN json_remove(doc, ?)"
+                    " ELSE '{}' END WHERE user_id = ?",
+                    (path, user_id),
+                )
+                return
+            db.execute(
+                "INSERT INTO prefs (user_id, doc) VALUES (?, json_set('{}', ?, json(?)))"
+                " ON CONFLICT (user_id) DO UPDATE SET doc = json_set("
+                "CASE WHEN json_valid(doc) AND json_type(doc) = 'object' THEN doc ELSE '{}' END,"
+                " ?, json(?))",
+                (user_id, path, _dumps(value), path, _dumps(value)),
+            )
+
     # ------------------------------------------------------------------ campaigns
 
     def _docs(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:

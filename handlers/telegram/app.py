@@ -55,6 +55,7 @@ from handlers.telegram.screens import odds_text
 from handlers.telegram.shared import campaign, outbox, owed, text_steps
 from handlers.telegram.shared.context import CONTEXT_TYPES, SERVICES, Ctx, Services, callback_secret
 from handlers.telegram.shared.guards import Button_
+from handlers.telegram.shared.offloop import PerChatProcessor
 from handlers.telegram.shared.routing import add_flow, on_button, router
 
 log = logging.getLogger("sekundant.bot")
@@ -129,6 +130,8 @@ def build_application(
         builder = builder.get_updates_request(get_updates_request or request)
     if not updater:
         builder = builder.updater(None)
+    else:  # long polling: one chat's wait never delays another's update (shared/offloop.py)
+        builder = builder.concurrent_updates(PerChatProcessor())
     app = builder.build()
     # In a chat, an order waits for its turn's commitment message (shared/commitments.py).
     deps.require_commitment_post = True
@@ -218,6 +221,7 @@ SENDERS: Mapping[str, outbox.Sender] = MappingProxyType(
         "resumed": owed.send_resumed,
         "beacon_late": owed.send_beacon_late,
         "lock": owed.send_lock,
+        "note": owed.send_note,
     }
 )
 

@@ -10,21 +10,30 @@ layers (``tests/serverless/faults.py``)."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from telegram.error import TimedOut
 
+from engine import usecases
 from engine.match import Phase
-from handlers import lambda_sweeper
+from handlers import lambda_sweeper, lambda_webhook
 from handlers.runtime import Runtime
-from handlers.telegram import stale
+from handlers.telegram import hints, stale
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID
+from handlers.telegram.i18n import Tr
+from handlers.telegram.shared import outbox
+from handlers.telegram.shared.context import SekundantContext
 from tests.bot.test_commitments import never_edited_after_the_commitment
-from tests.serverless.conftest import WebhookHarness
+from tests.serverless.conftest import WebhookHarness, api_event
 from tests.serverless.duel import open_duel
 from tests.serverless.faults import FaultyDynamo, FaultyTelegram, InvocationDied
+from tests.serverless.test_webhook import LockedRequest, Serialized
+from tests.serverless.webhook_harness import race_loads
 from tests.support.clock import FakeClock
 
 TURNS = 3
@@ -203,3 +212,122 @@ def test_nothing_is_lost_or_doubled(world: World, name: str) -> None:
     if name != "none":
         failed = world.telegram.failed + sum(t.failed for t in world.tables)
         assert failed > 0  # the fault did happen
+
+
+# --------------------------------------------------------------------------- races from outside
+
+
+def test_the_late_edit_race_leaves_no_status_open(
+    make_runtime: Callable[..., Runtime], fake_api: FakeBotAPI, clock: FakeClock
+) -> None:
+    """Issue 28: Alice's (non-final) seal edits the status; that edit reaches Telegram after
+    Bob's resolving update closed the status AND after Alice's bot gave up waiting for it (its
+    read timeout). Her update answers 500; Telegram redelivers it; the redelivery is refused as
+    older than the turn. The status must end closed."""
+    a, b = make_runtime(), make_runtime()
+    h = WebhookHarness([a, b], fake_api, clock)
+    w = World(h, make_runtime(webhook=False), FaultyTelegram(fake_api))
+    match_id, alice, bob = open_duel(h)
+    status_id = int(h.deps.repo.load(match_id).match.ui["status"])
+    h.held = []
+    h.say(bob, int(bob["id"]), MISS)
+    (bob_update,), h.held = h.held, None
+    real = fake_api.do_request
+    armed = [True]
+
+    async def late(url: str, method: str, request_data: Any = None, *x: Any, **k: Any) -> Any:
+        params = dict(request_data.parameters) if request_data else {}
+        if armed[0] and url.endswith("/editMessageText") and params["message_id"] == status_id:
+            armed[0] = False
+            # Alice's edit travels; Bob's whole update happens meanwhile (another container)
+            done = threading.Thread(target=lambda_webhook.handle, args=(api_event(bob_update), b))
+            done.start()
+            done.join()
+            await real(url, method, request_data, *x, **k)  # then her edit lands, late
+            raise TimedOut("Timed out")  # after her bot stopped waiting for it
+        return await real(url, method, request_data, *x, **k)
+
+    fake_api.do_request = late  # type: ignore[method-assign]
+    w.say(alice, MISS)  # delivered until a 2xx, as Telegram does
+    assert h.deps.repo.load(match_id).match.turn == 2
+    status = next(m for m in fake_api.chat(GROUP_ID).messages if m.message_id == status_id)
+    assert "Ход 1" in status.text and not status.buttons, status.text  # closed, turn 1
+    history = h.deps.repo.history(match_id)
+    assert {o.pid for o in history[1].orders if not o.default} == {"p1", "p2"}
+
+
+def four_player_battle(h: WebhookHarness) -> tuple[str, list[tuple[dict[str, Any], str]]]:
+    """A started dragons battle of four players (two a side) in the store, its first turn
+    opened in the chats (the sweeper delivers the start); each player with a typed order the
+    bot suggests (``hints.order_example``)."""
+    deps = h.deps
+    users = [h.user(700 + i, f"P{i}") for i in range(1, 5)]
+    for user in users:
+        h.api.started.add(int(user["id"]))
+    gm = int(users[0]["id"])
+    m = usecases.create_match(deps, GROUP_ID, gm, "dragons")
+    presets = list(m.rules.presets(m.rules.config(m.config)).values())
+    for user in users:
+        usecases.join(deps, m.id, int(user["id"]), str(user["first_name"]))
+    for i, seat in enumerate(deps.repo.load(m.id).match.seats):
+        assert seat.user_id is not None
+        usecases.set_character(deps, m.id, seat.user_id, seat.pid, presets[0])
+        usecases.set_side(deps, m.id, gm, seat.pid, "AB"[i % 2])
+    usecases.start(deps, m.id, gm)
+    sweeper = h.runtimes[0]
+    h.rt.run(outbox.deliver(SekundantContext(sweeper.app), m.id))
+    match = deps.repo.load(m.id).match
+    assert match.phase is Phase.RUNNING and match.commitment_posted_at is not None
+    tr = Tr("ru")
+    orders = []
+    for user, seat in zip(users, match.seats, strict=True):
+        orders.append((user, hints.order_example(tr, match, seat.pid)))
+    return m.id, orders
+
+
+def test_four_players_sealing_at_once_lose_no_order(
+    make_runtime: Callable[..., Runtime],
+    fake_api: FakeBotAPI,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 28: four players seal the last orders of a turn at once, each update in its own
+    container; whoever loses every write race (``TryAgainError``) answers 500 and Telegram
+    redelivers it, so the turn resolves with all four orders (it stalled 1 round in 30 with a
+    200 "please try again")."""
+    containers = [make_runtime(api=LockedRequest(fake_api)) for _ in range(4)]
+    for rt in containers:
+        repo: Any = rt.deps.repo
+        repo.client = Serialized(repo.client)
+    h = WebhookHarness(containers, fake_api, clock)
+    match_id, users = four_player_battle(h)
+    turn = h.deps.repo.load(match_id).match.turn
+    # One attempt per update: all four load before any saves, so three run out of retries
+    # (as one in thirty did with six attempts and a beacon wait inside them).
+    monkeypatch.setattr(usecases, "RETRIES", 1)
+    race_loads(containers)
+    h.held = []
+    for user, text in users:
+        h.say(user, int(user["id"]), text)
+    held, h.held = h.held, None
+    statuses: list[list[int]] = [[] for _ in held]
+
+    def deliver(i: int) -> None:  # Telegram: again until a 2xx
+        for _ in range(5):
+            statuses[i].append(
+                lambda_webhook.handle(api_event(held[i]), containers[i])["statusCode"]
+            )
+            if statuses[i][-1] == 200:
+                return
+
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(deliver, range(4)))
+    for rt in containers:
+        del rt.deps.repo.load  # race_loads' hold, off again
+    assert all(s[-1] == 200 for s in statuses), statuses
+    record = next(r for r in h.deps.repo.history(match_id) if r.turn == turn)
+    assert len([o for o in record.orders if not o.default]) == 4  # every order sealed
+    assert any(500 in s for s in statuses)  # the races were lost, and redelivered
+    assert h.deps.repo.load(match_id).match.turn == turn + 1
+    reveals = [t for t in h.texts(GROUP_ID) if f"Ход {turn} — вскрытие" in t]
+    assert len(reveals) == 1

@@ -29,6 +29,7 @@ from handlers.telegram.shared import outbox
 from handlers.telegram.shared.clock_notices import announce_parked
 from handlers.telegram.shared.context import SERVICES, Ctx, SekundantContext, Services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match, sender
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import send
 from handlers.telegram.shared.turns import refresh_lobby
 from handlers.telegram.ui import Screen
@@ -105,7 +106,7 @@ async def announce(app: Any, results: Sequence[SweepResult]) -> None:
 async def sweep_once(app: Any) -> list[SweepResult]:
     """One sweep of every due match, announced."""
     svc: Services = app.bot_data[SERVICES]
-    results = usecases.sweep(svc.deps)
+    results = await off_loop(usecases.sweep, svc.deps)
     if results:
         await announce(app, results)
     await outbox.deliver_due(app)  # what earlier deliveries could not send

@@ -30,7 +30,13 @@ from handlers.telegram.shared.guards import (
     user_of,
 )
 from handlers.telegram.shared.send import deep_link, send
-from handlers.telegram.shared.turns import _announce, gm_changed, refresh_lobby, refresh_status
+from handlers.telegram.shared.turns import (
+    announce,
+    gm_changed,
+    note,
+    refresh_lobby,
+    refresh_status,
+)
 from handlers.telegram.ui import Button, Screen, esc
 
 log = logging.getLogger("sekundant.bot")
@@ -90,8 +96,9 @@ async def cmd_gm(update: Update, context: Ctx) -> None:
     target = _target_user(context, update, list(context.args or []))
     if target is None:
         raise Rejection("name_a_user")
-    after = usecases.hand_gm(svc.deps, match.id, user.id, target[0])
-    await _announce(context, after, "gm.handed", name=target[1])
+    told = [note("gm.handed", name=target[1])]
+    after = usecases.hand_gm(svc.deps, match.id, user.id, target[0], notes=told)
+    await announce(context, after)
     await gm_changed(context, after)
 
 
@@ -158,14 +165,17 @@ async def _claim(update: Update, context: Ctx) -> None:
     if offer.get("to") and offer["to"] != user.id:
         raise Rejection("offer_not_for_you")
     old, old_user = match.seat(pid).name, match.seat(pid).user_id
+    told = [note("gm.replaced", old=old, new=user.full_name)]
+    if old_user != user.id:
+        told += farewell.replaced_notes(match, old_user, user.full_name)
     after = usecases.replace_player(
-        svc.deps, match.id, match.gm_user_id, pid, user.id, user.full_name
+        svc.deps, match.id, match.gm_user_id, pid, user.id, user.full_name, notes=told
     )
     offers = {k: v for k, v in (after.ui.get("offers") or {}).items() if k != pid}
     after = usecases.update_ui(svc.deps, after.id, offers=offers)
-    await _announce(context, after, "gm.replaced", old=old, new=user.full_name)
-    if old_user != user.id:
-        await farewell.replaced(context, match, old_user, user.full_name)
+    await announce(context, after)
+    if old_user != user.id and old_user is not None:
+        await farewell.inert(context, match, old_user)  # its line is owed
     tr = context.tr(user)
     await send(context, user.id, Screen(tr("gm.claimed", id=after.id)))
     if after.phase is Phase.RUNNING:
@@ -206,15 +216,16 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
         value = int(raw)
     reason = " ".join(words[3:])
     old = match.rules.editable(match.rules.load_state(match.state), pid).get(field)
-    after = usecases.edit_state(svc.deps, match.id, user.id, pid, field, value, reason)
-    await _announce(
-        context,
-        after,
+    ruling = note(
         "gm.edited",
-        name=Raw(_name(after, pid)),
+        name=Raw(_name(match, pid)),
         field=field,
         old=str(old),
         new=str(value),
         reason=reason,
     )
+    after = usecases.edit_state(
+        svc.deps, match.id, user.id, pid, field, value, reason, notes=[ruling]
+    )
+    await announce(context, after)
     await refresh_status(context, after)

@@ -13,7 +13,6 @@ from typing import Any
 
 from telegram import Message, User
 
-from engine import match as lifecycle
 from engine import usecases
 from engine.clock import clock_config, time_left
 from engine.errors import Rejection
@@ -31,12 +30,15 @@ from handlers.telegram.shared.guards import (
     _require_gm,
     _require_turn,
 )
-from handlers.telegram.shared.send import dm, edit
+from handlers.telegram.shared.offloop import off_loop
+from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.turns import (
+    DEADLINE,
+    SUMMARY,
     _after_change,
-    _announce,
     _close_status,
-    open_turn,
+    announce,
+    note,
     refresh_status,
     summary_screen,
 )
@@ -124,16 +126,16 @@ async def btn_menu(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
 async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = context.svc
     match = _gm_checked(context, user, tr, cb)
-    gtr = Tr(match.lang)
     if cb.kind == "gpa":
-        after = usecases.pause(svc.deps, match.id, user.id)
-        frozen = time_left(after, svc.deps.clock()) is not None  # else no deadline to freeze
-        await _announce(context, after, "gm.paused" if frozen else "traps.gm.paused")
+        frozen = time_left(match, svc.deps.clock()) is not None  # else no deadline to freeze
+        paused = note("gm.paused" if frozen else "traps.gm.paused")
+        after = usecases.pause(svc.deps, match.id, user.id, notes=[paused])
+        await announce(context, after)
         await refresh_status(context, after)
         return None
-    after, record = usecases.resume(svc.deps, match.id, user.id)
-    line = clock_text.deadline_line(gtr, after, svc.deps.clock())
-    await _announce(context, after, "gm.resumed", deadline=Raw(line))
+    resumed = [note("gm.resumed", deadline=DEADLINE)]
+    after, record = await off_loop(usecases.resume, svc.deps, match.id, user.id, notes=resumed)
+    await announce(context, after)
     await _after_change(context, match, after, record)
     return None
 
@@ -142,15 +144,9 @@ async def btn_extend(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     svc = context.svc
     match = _gm_checked(context, user, tr, cb)
     seconds = cb.int_arg(0)
-    after = usecases.extend(svc.deps, match.id, user.id, seconds)
-    gtr = Tr(after.lang)
-    await _announce(
-        context,
-        after,
-        "gm.extended",
-        d=clock_text.duration(gtr, seconds),
-        deadline=Raw(clock_text.deadline_line(gtr, after, svc.deps.clock())),
-    )
+    told = note("gm.extended", d=clock_text.duration(Tr(match.lang), seconds), deadline=DEADLINE)
+    after = usecases.extend(svc.deps, match.id, user.id, seconds, notes=[told])
+    await announce(context, after)
     await refresh_status(context, after)
     return None
 
@@ -170,7 +166,8 @@ async def btn_undo(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
             render.confirm_rows(gtr, match, "guc"),
         )
         return None
-    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
+    notes = _undo_notes(context, match)
+    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn, notes=notes)
     await _close_status(context, match, after)
     await _after_undo(context, after, undone)
     return None
@@ -200,7 +197,8 @@ async def btn_summary_undo(
         text = summary.text + "\n\n" + gtr("gm.undo_confirm", turn=match.turn - 1)
         await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
         return None
-    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
+    notes = _undo_notes(context, match)
+    after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn, notes=notes)
     # The result no longer stands: the final message must not name a winner while play goes on.
     withdrawn = gtr("traps.final.undone", turn=undone.turn)
     await edit(context, msg.chat.id, msg.message_id, Screen(withdrawn))
@@ -208,19 +206,25 @@ async def btn_summary_undo(
     return None
 
 
-async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
-    """Announce an undo, reopen the turn (new commitment, builders) and tell the players."""
-    svc = context.svc
-    campaign.sync_result(svc, after)  # an undone final turn takes its result off the ladder
-    await _announce(context, after, "gm.undone", turn=undone.turn)
-    await open_turn(context, after)  # a new status with the new commitment, then builders
-    after = svc.deps.repo.load(after.id).match
-    for seat in after.seats:
-        if seat.user_id is None or seat.npc or seat.pid not in lifecycle.acting(after):
+def _undo_notes(context: Ctx, match: Match) -> list[dict[str, Any]]:
+    """An undo's announcements, owed with it: the group's, and each player's in private
+    (those playing the match: the undone turn, the last resolved one, is ``turn - 1``)."""
+    turn = match.turn - 1
+    notes = [note("gm.undone", turn=turn)]
+    for seat in match.seats:
+        if seat.user_id is None or seat.npc or seat.status != "active":
             continue
-        ptr = Tr(svc.lang_for(seat.user_id, after.lang))
-        text = ptr("gm.undo_private", id=after.id, turn=undone.turn)
-        await dm(context, after, seat.user_id, Screen(text))
+        uid = seat.user_id
+        notes.append(note("gm.undo_private", chat=uid, user=uid, id=match.id, turn=turn))
+    # The turn reopens (status, commitment, builders) before the players are told.
+    return [notes[0], {"open": turn}, *notes[1:]]
+
+
+async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
+    """Deliver an undo's announcements (owed with it: the group, the players, then the
+    reopened turn's status with its new commitment and the builders)."""
+    campaign.sync_result(context.svc, after)  # an undone final turn: off the ladder
+    await announce(context, after)
 
 
 async def btn_replace(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -259,10 +263,15 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         ]
         await _panel_screen(context, msg, match, gtr("gm.remove_confirm", name=name), rows)
         return None
-    after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="gm")
-    await _announce(context, after, "gm.removed", name=name)
+    gone = match.seat(pid).user_id
+    notes = [note("gm.removed", name=name), SUMMARY, *farewell.removed_notes(match, gone)]
+    after, record = await off_loop(
+        usecases.forfeit, svc.deps, match.id, user.id, pid, reason="gm", notes=notes
+    )
+    await announce(context, after)
     await _after_change(context, match, after, record)
-    await farewell.removed(context, match, match.seat(pid).user_id)  # one line, no live keys
+    if gone is not None:
+        await farewell.inert(context, match, gone)  # its line is owed; no live keys
     return None
 
 
@@ -287,9 +296,10 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         outcome = Outcome("draw", reason="gm")
     else:
         outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
-    after = usecases.end_match(svc.deps, match.id, user.id, outcome)
+    notes = [SUMMARY, *farewell.ended_notes(match)]
+    after = usecases.end_match(svc.deps, match.id, user.id, outcome, notes=notes)
     await _after_change(context, match, after, None)
-    await farewell.ended(context, match)
+    await farewell.inert(context, match)  # the players' lines are owed
     return None
 
 

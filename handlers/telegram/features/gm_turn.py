@@ -19,11 +19,12 @@ from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
 from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.turns import (
+    SUMMARY,
+    announce,
     force_resolve,
     on_resolved,
     refresh_lobby,
     refresh_status,
-    send_summary,
 )
 from handlers.telegram.ui import Screen, names_of
 
@@ -100,11 +101,14 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
             ),
         )
         return None
-    ended = usecases.end_match(svc.deps, match.id, user.id, Outcome("draw", reason="gm"))
+    running = match.phase is Phase.RUNNING  # else a lobby just closes
+    summary = [SUMMARY, *farewell.ended_notes(match)] if running else []
+    draw = Outcome("draw", reason="gm")
+    ended = usecases.end_match(svc.deps, match.id, user.id, draw, notes=summary)
     await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
-    if match.phase is Phase.RUNNING:
-        await send_summary(context, ended)
-        await farewell.ended(context, match)
+    await announce(context, ended)
+    if running:
+        await farewell.inert(context, match)  # the players' lines are owed
     return None
 
 

@@ -33,6 +33,7 @@ from handlers.telegram.shared.guards import (
     sender,
     user_of,
 )
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
     _lobby_url,
@@ -248,7 +249,7 @@ async def btn_start(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
     match = gm_lobby(svc, tr, cb, user)
     if match.ui.get("lobby") != msg.message_id:  # the start goes where this press was
         match = usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
-    match, _events = usecases.start(svc.deps, match.id, user.id)
+    match, _events = await off_loop(usecases.start, svc.deps, match.id, user.id)
     await outbox.deliver(context, match.id)  # announce_started, owed with the start
     return None
 

@@ -31,11 +31,14 @@ from handlers.telegram.shared.guards import (
     group_match,
     sender,
 )
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import (
+    SUMMARY,
     _after_change,
-    _announce,
+    announce,
     gm_changed,
+    note,
     refresh_lobby,
     refresh_status,
 )
@@ -248,9 +251,12 @@ async def btn_forfeit(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         raise Alert(tr("err.not_yours"))
     if match.phase is not Phase.RUNNING:
         raise Alert(tr("err.stale"))
-    after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="own")
+    notes = [note("player.forfeit_announce", name=Raw(_name(match, pid))), SUMMARY]
+    after, record = await off_loop(
+        usecases.forfeit, svc.deps, match.id, user.id, pid, reason="own", notes=notes
+    )
     await edit(context, msg.chat.id, msg.message_id, Screen(tr("player.forfeited", id=match.id)))
-    await _announce(context, after, "player.forfeit_announce", name=Raw(_name(after, pid)))
+    await announce(context, after)
     await _after_change(context, match, after, record)
     return None
 

@@ -75,7 +75,7 @@ class Services:
         self._prefs[user_id] = lang
         repo = self.deps.repo
         if isinstance(repo, PrefsRepository):
-            repo.save_prefs(user_id, {**repo.load_prefs(user_id), "lang": lang})
+            repo.set_pref(user_id, "lang", lang)  # its field only: see PrefsRepository
 
     def cb(self, callback: Callback) -> str:
         return cbcodec.encode(callback, self.secret)

@@ -2,8 +2,8 @@
 by the GM) get one private line, and the buttons of their open turn go inert (issue 24: no
 "not for you" or "use the latest message" when no later message exists).
 
-Each function sends and edits, nothing else, so a later change can route them through the
-outbox (``shared/outbox.py``) as owed messages.
+The private lines are owed with the GM's action (``*_notes``: the use cases' ``notes``,
+delivered by the outbox, issue 28); the functions below drop the keyboards.
 """
 
 from __future__ import annotations
@@ -46,6 +46,31 @@ async def inert(context: Ctx, match: Match, user_id: int | None = None) -> None:
             await _api(svc, call)
         except (BadRequest, Forbidden) as exc:
             log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
+
+
+def _line(match: Match, user_id: int, key: str, **params: Any) -> dict[str, Any]:
+    from handlers.telegram.shared.turns import note
+
+    return note(key, chat=user_id, user=user_id, id=match.id, **params)
+
+
+def removed_notes(match: Match, user_id: int | None) -> list[dict[str, Any]]:
+    """The private line owed to ``user_id`` whose seat the GM removed."""
+    return [] if user_id is None else [_line(match, user_id, "traps.gone.removed")]
+
+
+def replaced_notes(before: Match, user_id: int | None, new: str) -> list[dict[str, Any]]:
+    """The private line owed to ``user_id`` whose seat went to ``new``."""
+    return [] if user_id is None else [_line(before, user_id, "traps.gone.replaced", new=new)]
+
+
+def ended_notes(before: Match) -> list[dict[str, Any]]:
+    """The private lines owed to every player when the GM ends the match."""
+    return [
+        _line(before, s.user_id, "traps.gone.ended")
+        for s in before.seats
+        if s.user_id is not None and not s.npc and s.user_id != before.gm_user_id
+    ]
 
 
 async def removed(context: Ctx, match: Match, user_id: int | None) -> None:

@@ -11,6 +11,7 @@ from telegram import Chat, Message, Update, User
 from engine.errors import ConflictError, NotFoundError, Rejection
 from engine.match import Match, Phase
 from engine.usecases import TryAgainError
+from handlers import observe
 from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
@@ -63,6 +64,7 @@ def group_match(svc: Services, chat_id: int) -> Match:
     matches = svc.deps.repo.active_in_chat(chat_id)
     if not matches:
         raise NotFoundError(chat_id)
+    observe.note(match_id=matches[0].id)  # the invocation's log field
     return matches[0]
 
 
@@ -88,8 +90,10 @@ def _pick_match(
     if words:
         named = [m for m in candidates if m.id == words[0]]
         if named:
+            observe.note(match_id=named[0].id)
             return named[0], candidates, words[1:]
     if len(candidates) == 1:
+        observe.note(match_id=candidates[0].id)
         return candidates[0], candidates, words
     return None, candidates, words
 
@@ -135,6 +139,7 @@ Button_ = Callable[[Ctx, Message, User, Tr, Callback], Awaitable[str | None]]
 
 
 def _load(svc: Services, cb: Callback) -> Match:
+    observe.note(match_id=cb.match)
     return svc.deps.repo.load(cb.match).match
 
 

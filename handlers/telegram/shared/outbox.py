@@ -38,6 +38,7 @@ from telegram import Chat, Message
 from telegram.error import BadRequest, Forbidden, RetryAfter
 
 from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
+from handlers import observe
 from handlers.metrics import metric
 from handlers.telegram.shared.context import SekundantContext
 
@@ -148,6 +149,7 @@ async def _deliver_pass(context: Any, match_id: str) -> list[str]:
     """One pass over the match's owed items; the kinds delivered."""
     deps = context.svc.deps
     repo: MatchRepository = deps.repo
+    observe.note(match_id=match_id)  # the invocation's log field (handlers.observe)
     delivered: list[str] = []
     waiting: set[int] = set()  # chats whose next item is not delivered now
     try:

@@ -14,10 +14,12 @@ from typing import Any
 from engine import match as lifecycle
 from engine.match import Phase
 from engine.ports import Owed
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.screens import clock_text
 from handlers.telegram.shared import clock_notices as clock
 from handlers.telegram.shared import lock, outbox, turns
 from handlers.telegram.shared.send import send
+from handlers.telegram.ui import Screen
 
 
 async def send_resolved(context: Any, item: Owed) -> None:
@@ -82,6 +84,34 @@ async def send_reminder(context: Any, item: Owed) -> None:
     missing = lifecycle.missing(latest)
     if missing:
         await clock.remind(context, latest, missing)
+
+
+async def send_note(context: Any, item: Owed) -> None:
+    """A GM action's announcement (``turns.note``), in the language of its reader, its
+    deadline as it is now; the final summary (``turns.SUMMARY``) only if the match ended."""
+    svc = context.svc
+    latest = svc.deps.repo.load(item.match_id).match
+    user = item.data.get("user")
+    tr = Tr(svc.lang_for(int(user), latest.lang) if user else latest.lang)
+    if item.data.get("summary"):
+        # Not when the action also resolved its turn: that turn's announcement ends with
+        # the summary (turns.announce_resolved).
+        resolved = any(r.turn >= item.turn for r in svc.deps.repo.history(item.match_id))
+        if latest.phase is Phase.FINISHED and not resolved:
+            await turns.send_summary(context, latest)  # also remembered as finished
+        return
+    if "open" in item.data:  # an undo reopened this turn: open it, unless it moved on
+        if latest.phase is Phase.RUNNING and latest.turn == item.data["open"]:
+            await turns.open_turn(context, latest)
+        return
+    raw = set(item.data.get("raw") or ())
+    params: dict[str, Any] = {}
+    for name, value in (item.data.get("params") or {}).items():
+        if value == turns.DEADLINE:
+            params[name] = Raw(clock_text.deadline_line(tr, latest, svc.deps.clock()))
+        else:
+            params[name] = Raw(value) if name in raw else value
+    await send(context, item.chat_id, Screen(tr(str(item.data["say"]), **params)))
 
 
 async def send_resumed(context: Any, item: Owed) -> None:

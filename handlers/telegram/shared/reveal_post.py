@@ -20,6 +20,7 @@ from handlers.telegram.screens import render
 from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared import commitments, outbox
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import _api, edit_strict, send
 from handlers.telegram.ui import Screen
 
@@ -83,7 +84,7 @@ async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) ->
     try:
         from handlers.telegram.screens import pictures
 
-        png = pictures.reveal_picture(tr, match, record)
+        png = await off_loop(pictures.reveal_picture, tr, match, record)  # CPU: off the loop
         if png is None:
             return False
         caption = tr("reveal.caption", turn=record.turn)

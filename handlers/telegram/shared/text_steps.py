@@ -49,14 +49,9 @@ def _put(svc: Services, user_id: int, key: str, value: Any) -> None:
         else:
             _MEMORY[(user_id, key)] = value
         return
-    prefs = repo.load_prefs(user_id)
-    if prefs.get(key) == value:
+    if repo.load_prefs(user_id).get(key) == value:
         return
-    if value is None:
-        prefs.pop(key, None)
-    else:
-        prefs[key] = value
-    repo.save_prefs(user_id, prefs)
+    repo.set_pref(user_id, key, value)  # its field only: /lang's is kept (issue 28)
 
 
 def pending(svc: Services, user_id: int) -> str | None:

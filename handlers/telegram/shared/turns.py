@@ -25,6 +25,7 @@ from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.shared import campaign, commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
@@ -67,20 +68,30 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
     if fps is None:
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
-    await edit(context, match.chat_id, int(mid), screen)
-    # Never back in time: if the turn resolved while this edit travelled, the resolution's
-    # edits of the one status message (the next turn, the summary) may have landed first and
-    # been overwritten; show the latest state again (the same edit twice changes nothing, so
-    # whichever lands last shows the newer state).
+    try:
+        await edit(context, match.chat_id, int(mid), screen)
+    finally:
+        # Even when the edit failed: one that timed out on our side may still land after the
+        # resolution's edits (docs/deploy.md, the late-edit race); the failure still answers
+        # 500, and the redelivery is refused as older than the turn.
+        await _show_latest(context, match, int(mid))
+
+
+async def _show_latest(context: Ctx, match: Match, mid: int) -> None:
+    """Never back in time: if the turn resolved while a status edit travelled, the
+    resolution's edits of the one status message (the next turn, the summary) may have landed
+    first and been overwritten; show the latest state again (the same edit twice changes
+    nothing, so whichever lands last shows the newer state)."""
+    svc = context.svc
     latest = svc.deps.repo.load(match.id).match
     if latest.turn == match.turn and latest.phase is Phase.RUNNING:
         return
     if latest.phase is Phase.RUNNING:
         fps = usecases.sealed_fingerprints(svc.deps, latest.id)
         screen = render.status_screen(Tr(latest.lang), latest, fps, svc.deps.clock())
-        await edit(context, latest.chat_id, int(mid), screen)
+        await edit(context, latest.chat_id, mid, screen)
     elif latest.phase is Phase.FINISHED:
-        await edit(context, latest.chat_id, int(mid), summary_screen(Tr(latest.lang), latest))
+        await edit(context, latest.chat_id, mid, summary_screen(Tr(latest.lang), latest))
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:
@@ -219,8 +230,8 @@ async def _seal(
     # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
     # a failed receipt could not be had again by re-sending the order past the turn.
     where = {"message": message.message_id if message is not None else None, "lang": tr.lang}
-    res = usecases.seal_order(
-        svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
+    res = await off_loop(  # it may wait for the turn's beacon round
+        usecases.seal_order, svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
     if res.unchanged:  # the same order again: its receipt, nothing sealed anew
         await send_receipt(context, tr, res.match, res.order, False, where)
@@ -276,8 +287,8 @@ async def force_resolve(
 ) -> usecases.Resolution | None:
     """The GM's force: the resolution, or None when it locked the turn and the lock message
     went out now (``shared.lock``: the reveal follows when the round is out)."""
-    try:
-        return usecases.force_resolve(context.svc.deps, match_id, user_id, turn)
+    try:  # off the event loop: it may wait for a beacon round (shared.offloop)
+        return await off_loop(usecases.force_resolve, context.svc.deps, match_id, user_id, turn)
     except Rejection as exc:
         latest = context.svc.deps.repo.load(match_id).match
         if exc.code != "beacon_pending" or latest.lock_message is not None:
@@ -355,8 +366,26 @@ def summary_screen(tr: Tr, match: Match) -> Screen:
     return Screen("\n".join(lines), rows)
 
 
-async def _announce(context: Ctx, match: Match, key: str, **params: Any) -> None:
-    await send(context, match.chat_id, Screen(Tr(match.lang)(key, **params)))
+DEADLINE = "@deadline"  # a note's parameter: the deadline line, as it is when sent
+SUMMARY: dict[str, Any] = {"summary": True}  # a note: the final summary, if the match ended
+
+
+def note(
+    key: str, *, chat: int | None = None, user: int | None = None, **params: Any
+) -> dict[str, Any]:
+    """A GM action's announcement, owed in the action's own write (the use cases' ``notes``;
+    sent by ``owed.send_note`` through the outbox, issue 28): the catalog ``key`` and its
+    ``params`` (``Raw`` ones stay raw; :data:`DEADLINE` is rendered when sent); ``chat``:
+    where (default the group), ``user``: whose language (default the match's)."""
+    raw = [k for k, v in params.items() if isinstance(v, Raw)]
+    plain = {k: v if isinstance(v, int) else str(v) for k, v in params.items()}
+    return {"say": key, "params": plain, "raw": raw, "chat": chat, "user": user}
+
+
+async def announce(context: Ctx, match: Match) -> None:
+    """Deliver what the action owed (its notes): through the outbox, so a Telegram failure
+    leaves it owed for the sweeper instead of lost."""
+    await outbox.deliver(context, match.id)
 
 
 async def _after_change(
@@ -369,7 +398,7 @@ async def _after_change(
     elif after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)
         await _close_status(context, before, after)
-        await send_summary(context, after)
+        await outbox.deliver(context, after.id)  # the summary: owed by the action (SUMMARY)
     else:
         await refresh_status(context, after)
         await after_lock(context, after)

@@ -18,6 +18,7 @@ from engine.beacon import (
     message,
     register_network,
     round_time,
+    verify_signature,
 )
 
 log = logging.getLogger("sekundant.beacon")
@@ -33,7 +34,9 @@ CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
 class DrandBeacon:
     """quicknet over HTTPS. ``fetch`` waits for a round due within ``max_wait`` seconds (a
     locked turn's round is at most one period away, 3 s), then asks each relay in turn with a
-    short timeout; None when the round is further away or no relay answers."""
+    short timeout; an answer counts only when its signature verifies against the pinned key
+    (:func:`engine.beacon.verify_signature`, subgroup checks included). None when the round is
+    further away or no relay gives a valid one."""
 
     def __init__(
         self,
@@ -74,6 +77,11 @@ class DrandBeacon:
                 if int(doc["round"]) != round_number:
                     continue
                 signature = str(doc["signature"])
+                if not verify_signature(QUICKNET, round_number, signature):
+                    # A relay (or whoever sits between) cannot hand us dice: only a signature
+                    # that passes every check of docs/fairness.md is a round.
+                    log.warning("beacon relay %s: round %s does not verify", url, round_number)
+                    continue
                 return BeaconRound(
                     QUICKNET.name,
                     round_number,

@@ -75,9 +75,12 @@ class Note:
 
     turn: int | None
     what: str
+    undone: bool = False
 
     def __str__(self) -> str:
-        return f"{'dossier' if self.turn is None else f'turn {self.turn}'}: {self.what}"
+        if self.turn is None:
+            return f"dossier: {self.what}"
+        return f"{'undone turn' if self.undone else 'turn'} {self.turn}: {self.what}"
 
 
 def _text(value: Any) -> str:
@@ -186,6 +189,7 @@ class _Verifier:
         for turn in undone:
             self._turn(turn, None, int(turn["turn"]))
         self._undone = False
+        self._note_undos()
         self._check_forced(turns, undone)
         self._check_pauses([*turns, *undone])
         self._check_match(turns)
@@ -366,8 +370,8 @@ class _Verifier:
         raw = turn.get("beacon")
         target = turn.get("beacon_round")
         if raw is None:
+            self._note_seed_only(number, target)
             if target is not None:
-                self.notes.append(Note(number, "server seed only: the beacon round was not had"))
                 if not self._undone and not any(
                     a.get("action") == "seed_only" and int(a.get("turn", -1)) == number
                     for a in self.interventions
@@ -403,6 +407,35 @@ class _Verifier:
         if randomness != beacon.randomness:
             self.add(number, "beacon randomness", beacon.randomness, randomness)
         return beacon
+
+    def _note_seed_only(self, number: int, target: Any) -> None:
+        """Every turn without a public beacon gets a note: its dice came from the server's
+        seed alone, which the operator could have ground until it liked them."""
+        why = (
+            f"the beacon round {target} was not had and the GM resolved without it"
+            if target is not None
+            else "no public beacon was used"
+        )
+        self.notes.append(
+            Note(
+                number,
+                f"server seed only ({why}): dice from the server's seed only — the operator "
+                "could choose them",
+                self._undone,
+            )
+        )
+
+    def _note_undos(self) -> None:
+        """Each undo gave the GM one more roll of that turn's dice: a note per undo."""
+        for a in self.interventions:
+            if a.get("action") == "undo":
+                self.notes.append(
+                    Note(
+                        a.get("undone_turn"),
+                        "undone by the GM and played again: the GM got one more roll of this "
+                        "turn's dice (both records are in the dossier)",
+                    )
+                )
 
     def _network(self, number: int, name: str) -> Network | None:
         public = PUBLIC_NETWORKS.get(name)

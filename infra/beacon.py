@@ -155,11 +155,13 @@ class LocalBeacon:
 
 
 def beacon_from_env(env: Mapping[str, str]) -> DrandBeacon | None:
-    """``SEKUNDANT_BEACON``: ``drand`` (the public beacon) or unset/``none`` (server seed only,
-    e.g. a local bot without internet)."""
-    choice = env.get("SEKUNDANT_BEACON", "none").strip().lower()
+    """``SEKUNDANT_BEACON``: ``drand`` (the public beacon; the default wherever a real bot
+    token runs) or ``none`` (server seed only, only when asked for, e.g. a bot without
+    internet: every reveal, the status and the dossier then say the operator could choose the
+    dice). The offline sandbox and the tests use their own local beacon, not this."""
+    choice = env.get("SEKUNDANT_BEACON", "drand").strip().lower() or "drand"
     if choice == "drand":
         return DrandBeacon()
-    if choice in ("", "none"):
+    if choice == "none":
         return None
     raise ValueError(f"SEKUNDANT_BEACON: expected drand or none, got {choice!r}")

@@ -107,6 +107,8 @@ def _turn(turn: Mapping[str, Any], names: Mapping[str, str], tr: Tr) -> list[str
         )
     elif turn.get("beacon_round") is not None:
         out.append(_t(tr, "md.seed_only", round=turn["beacon_round"]))
+    if not beacon:
+        out.append(_t(tr, "md.server_seed_only"))
     out.append(_t(tr, "md.resolved", when=_when(turn.get("resolved_at"))))
     if turn.get("orders"):
         out += ["", _t(tr, "md.orders")]

@@ -371,17 +371,20 @@ class _Verifier:
         target = turn.get("beacon_round")
         if raw is None:
             self._note_seed_only(number, target)
-            if target is not None:
-                if not self._undone and not any(
+            if (
+                target is not None
+                and not self._undone
+                and not any(
                     a.get("action") == "seed_only" and int(a.get("turn", -1)) == number
                     for a in self.interventions
-                ):
-                    self.add(
-                        number,
-                        "resolved without its beacon round but no GM entry says so",
-                        "no beacon",
-                        f"round {target}",
-                    )
+                )
+            ):
+                self.add(
+                    number,
+                    "resolved without its beacon round but no GM entry says so",
+                    "no beacon",
+                    f"round {target}",
+                )
             return None
         beacon = BeaconRound.from_json(raw)
         network = self._network(number, beacon.network)

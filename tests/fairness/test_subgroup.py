@@ -53,7 +53,7 @@ H1 = 0x396C8C005555E1568C00AAAB0000AAAB
 
 
 def test_the_cofactor_has_small_factors() -> None:
-    assert 3 * 11**2 * 10177**2 * 859267**2 * 52437899**2 == H1
+    assert H1 == 3 * 11**2 * 10177**2 * 859267**2 * 52437899**2
 
 
 def _torsion(order: int) -> Any:
@@ -109,9 +109,10 @@ def test_the_attack_a_torsion_variant_passes_the_bare_pairing_with_other_dice() 
     assert _pairing_only(SIGNATURE)
     for name, variant in VARIANTS[:2]:
         assert _pairing_only(variant), name
-        assert hashlib.sha256(bytes.fromhex(variant)).digest() != hashlib.sha256(
-            bytes.fromhex(SIGNATURE)
-        ).digest()
+        assert (
+            hashlib.sha256(bytes.fromhex(variant)).digest()
+            != hashlib.sha256(bytes.fromhex(SIGNATURE)).digest()
+        )
 
 
 @pytest.mark.parametrize(("name", "variant"), VARIANTS, ids=[n for n, _ in VARIANTS])

@@ -40,6 +40,11 @@ class Services:
     # a failed update only if this did not move while handling it: past a turn boundary, a
     # redelivery would apply the update again (a typed order into the next turn).
     resolved: int = 0
+    # Set by the webhook (``handlers.lambda_webhook``): Telegram re-sends an update answered
+    # 500, so a lost write race (``TryAgainError``) is left to that redelivery, never answered
+    # "please try again" with a 200 that drops the order. Long polling has no redelivery: the
+    # user is asked to try again.
+    redelivery: bool = False
     _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
     _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
 

@@ -190,9 +190,17 @@ class _Verifier:
             self._turn(turn, None, int(turn["turn"]))
         self._undone = False
         self._note_undos()
+        self._check_binding()
         self._check_forced(turns, undone)
         self._check_pauses([*turns, *undone])
         self._check_match(turns)
+
+    def _check_binding(self) -> None:
+        """The bookkeeping fields bound against each other (``engine/verify_binding.py``)."""
+        from engine.verify_binding import check_binding
+
+        for turn, what, says, gives, undone in check_binding(self.d):
+            self.findings.append(Finding(turn, what, says, gives, undone))
 
     def _check_undos(self, undone: Sequence[Mapping[str, Any]]) -> None:
         undos = [a for a in self.interventions if a.get("action") == "undo"]
@@ -290,7 +298,7 @@ class _Verifier:
                     s.get("side", ""),
                     s.get("character") or {},
                     bool(s.get("npc")),
-                    s["name"],
+                    self._name_at_start(s, float(turn["resolved_at"])),
                 )
                 for s in self.match["seats"]
             ]
@@ -307,6 +315,19 @@ class _Verifier:
         after = rules.dump_state(state)
         if canonical_json(after) != canonical_json(turn["state_after"]):
             self.add(number, "state after the turn", turn["state_after"], after)
+
+    def _name_at_start(self, seat: Mapping[str, Any], started: float) -> str:
+        """The seat's name when the match started (the setup reads it): the dossier lists the
+        seats as they are now, so a replacement after the start is walked back to the name
+        it replaced (its entry's ``old``)."""
+        later = [
+            a
+            for a in self.interventions
+            if a.get("action") == "replace"
+            and a.get("pid") == seat["pid"]
+            and float(a["at"]) > started
+        ]
+        return str(later[0]["old"]) if later else str(seat["name"])
 
     def _window(self, turn: Mapping[str, Any], previous: Mapping[str, Any] | None) -> None:
         number = int(turn["turn"])
@@ -487,10 +508,13 @@ class _Verifier:
     ) -> dict[str, Sealed[Any]] | None:
         rules = self.rules
         reason = turn["reason"]
-        gone = {
+        resolved = float(turn["resolved_at"])
+        gone = {  # forfeits before this record resolved (an undone record may predate one)
             a["pid"]
             for a in self.interventions
-            if a.get("action") == "forfeit" and int(a["turn"]) <= number
+            if a.get("action") == "forfeit"
+            and int(a["turn"]) <= number
+            and float(a["at"]) <= resolved
         }
         must = sorted(rules.acting(before) - gone)
         pids = [o["pid"] for o in turn["orders"]]
@@ -569,15 +593,19 @@ class _Verifier:
             return  # a replacement written before user ids were logged: the holder is unknown
         gm = int(self.match["gm_user_id"])
         user = seat.get("user_id")
-        # Walk back from the final holders through the entries after the sealing time.
+        allowed: set[int] = set()
+        # Walk back from the final holders through the entries after the sealing time. An
+        # entry at the very sealing time may have come before or after it: both holders.
         for a in sorted(self.interventions, key=lambda a: float(a["at"]), reverse=True):
-            if float(a["at"]) <= at:
+            if float(a["at"]) < at:
                 break
+            if float(a["at"]) == at:
+                allowed |= {gm} if user is None else {gm, int(user)}
             if a.get("action") == "hand_gm":
                 gm = int(a["old"])
             if a.get("action") == "replace" and a.get("pid") == pid and "old_user" in a:
                 user = a["old_user"]
-        allowed = {gm} if user is None else {gm, int(user)}
+        allowed |= {gm} if user is None else {gm, int(user)}
         if order.get("by_user") not in allowed:
             self.add(number, f"who sealed {pid}'s order", order.get("by_user"), sorted(allowed))
 

@@ -16,6 +16,7 @@ from handlers.telegram.screens import dossier_md, render
 from handlers.telegram.screens.fairness import reveal_proof
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
+from tests.fairness.posting import post
 from tests.support.clock import FakeClock
 
 GM, ANN, BOB = 100, 1, 2
@@ -29,21 +30,28 @@ def _play(beacon: LocalBeacon | None) -> tuple[uc.Deps, str]:
     clock = FakeClock()
     deps = uc.Deps(MemoryRepository(), clock, uc.SystemEntropy(), beacon=beacon)
     m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 9})
+    post(deps, m.id)
     uc.join(deps, m.id, ANN, "Ann")
     uc.join(deps, m.id, BOB, "Bob")
     uc.set_character(deps, m.id, ANN, "p1", {})
     uc.set_character(deps, m.id, BOB, "p2", {})
     clock.advance(5)
     uc.start(deps, m.id, GM)
+    post(deps, m.id)
     for turn in (1, 2):
         clock.advance(5)
         uc.seal_order(deps, m.id, ANN, "p1", {"call": turn})
+        post(deps, m.id)
         uc.seal_order(deps, m.id, BOB, "p2", {"call": 3})
+        post(deps, m.id)
     clock.advance(5)
     uc.undo(deps, m.id, GM, "misclick", turn=3)
+    post(deps, m.id)
     clock.advance(5)
     uc.seal_order(deps, m.id, ANN, "p1", {"call": 4})
+    post(deps, m.id)
     uc.seal_order(deps, m.id, BOB, "p2", {"call": 4})
+    post(deps, m.id)
     return deps, m.id
 
 

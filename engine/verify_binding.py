@@ -157,15 +157,15 @@ def _record_fields(turn: Mapping[str, Any], was_undone: bool) -> list[Found]:
         )
     resolved = turn.get("resolved_at")
     for order in turn.get("orders", []):
-        if order.get("default") and resolved is not None:
-            if float(order["sealed_at"]) != float(resolved):
-                found.append(
-                    (
-                        number,
-                        f"time of {order['pid']}'s default order (written at the resolution)",
-                        order["sealed_at"],
-                        resolved,
-                        was_undone,
-                    )
+        early = resolved is not None and float(order["sealed_at"]) != float(resolved)
+        if order.get("default") and early:
+            found.append(
+                (
+                    number,
+                    f"time of {order['pid']}'s default order (written at the resolution)",
+                    order["sealed_at"],
+                    resolved,
+                    was_undone,
                 )
+            )
     return found

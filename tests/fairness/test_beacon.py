@@ -17,8 +17,8 @@ from engine.match import Match
 from engine.verify import check
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
-from tests.fairness.posting import post
 from tests.conftest import FakeClock
+from tests.fairness.posting import post
 
 # A real quicknet round (bls-unchained-g1-rfc9380), published 2024-01-27.
 ROUND = 5928395

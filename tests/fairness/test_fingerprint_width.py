@@ -40,7 +40,7 @@ def test_a_birthday_search_on_a_short_prefix_succeeds_as_predicted() -> None:
     """Two different orders, one shown prefix: the reveal could be either (scaled down to 20
     bits; the limit is 40 times the expected work: a miss has a probability below 1e-400)."""
     bits = 20
-    tries, a, b = birthday_search(bits // 4, int(40 * expected_work(bits)))
+    _, a, b = birthday_search(bits // 4, int(40 * expected_work(bits)))
     assert a[0] != b[0]
     fa = order_fingerprint("m1", 1, "p2", {"call": a[0]}, a[1])
     fb = order_fingerprint("m1", 1, "p2", {"call": b[0]}, b[1])

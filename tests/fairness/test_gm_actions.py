@@ -7,6 +7,7 @@ nothing, as in the bot."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import random
 from typing import Any
@@ -197,10 +198,8 @@ class Table:
 def play(rid: str, actions: list[tuple[str, int]], seed: int) -> dict[str, Any]:
     table = Table(rid, random.Random(seed))
     for action, pick in actions:
-        try:
+        with contextlib.suppress(Rejection):  # refused by the rules: nothing changed
             table.act(action, pick)
-        except Rejection:
-            pass  # refused by the rules: nothing changed
         table.post()
     return table.dossier()
 

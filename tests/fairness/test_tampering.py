@@ -21,8 +21,8 @@ from engine.verify import NotADossierError, check, verify
 from handlers.cli import main as cli
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
-from tests.fairness.posting import post
 from tests.conftest import FakeClock
+from tests.fairness.posting import post
 
 GM, ANN, BOB, CARL = 100, 1, 2, 3
 

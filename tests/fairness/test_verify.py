@@ -14,8 +14,8 @@ import pytest
 from engine import usecases as uc
 from engine.dossier import build_dossier
 from engine.verify import verify
-from tests.fairness.posting import post
 from handlers.cli import main as cli
+from tests.fairness.posting import post
 
 GM, ANN, BOB = 100, 1, 2
 

@@ -15,6 +15,10 @@ processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl
                                                                        ``token``, ``lease``)
 owed message        ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` while pending
 chat lock           ``CHAT#<chat id>``     ``LOCK``                    - (``match_id``)
+roster character    ``USER#<user id>``     ``CHAR#<ruleset>#<key>``    -
+group library       ``CHAT#<chat id>``     ``LIB#<ruleset>``           -
+match result        ``CHAT#<chat id>``     ``RESULT#<match id>``       -
+result (member)     ``USER#<user id>``     ``RESULT#<chat>#<match>``   -
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
@@ -32,6 +36,7 @@ import math
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -41,11 +46,19 @@ from botocore.exceptions import ClientError
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
+from engine.ports import (
+    UPDATE_TTL_SECONDS,
+    Loaded,
+    Owed,
+    UpdateClaim,
+    index_users,
+    result_users,
+)
 
 log = logging.getLogger("sekundant.storage")
 
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
+ZLIB_LEVEL = 6  # documents compress to about a third; level 9 gains little for more CPU
 DEADLINE_INDEX = "GSI1"
 CHAT_INDEX = "GSI2"
 MATCH_SK = "CUR#MATCH"
@@ -69,6 +82,21 @@ def _n(value: float) -> dict[str, str]:
 
 def _dumps(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def doc_attrs(text: str) -> Item:
+    """A large JSON document as stored: zlib-compressed in the binary attribute ``docz``.
+    Write units are billed per started KB of the item, and a match document compresses to
+    about a third (docs/storage.md, "Item sizes"); the CPU it costs is well under 1 ms."""
+    return {"docz": {"B": zlib.compress(text.encode(), ZLIB_LEVEL)}}
+
+
+def doc_text(item: Mapping[str, Any]) -> str:
+    """The JSON document of ``item``: a plain ``doc`` string (small items, and items written
+    before compression) or the compressed ``docz``."""
+    if "doc" in item:
+        return str(item["doc"]["S"])
+    return zlib.decompress(bytes(item["docz"]["B"])).decode()
 
 
 def _sortable(value: float) -> str:
@@ -109,7 +137,7 @@ class DynamoRepository:
         item: Item = {
             **self._match_key(match.id),
             "type": _s("match"),
-            "doc": _s(_dumps(doc)),
+            **doc_attrs(_dumps(doc)),
             "version": _n(version),
             "chat_id": _n(match.chat_id),
             "created_at": _n(match.created_at),
@@ -136,20 +164,21 @@ class DynamoRepository:
         every turn in the history Query)."""
         stored, configs = codec.record_to_stored(record)
         text = _dumps(stored)
-        data = text.encode()
+        data = zlib.compress(text.encode(), ZLIB_LEVEL)
         pk = _s(f"MATCH#{record.match_id}")
         extra: list[Item] = [
-            {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), "doc": _s(_dumps(c))}
+            {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), **doc_attrs(_dumps(c))}
             for ref, c in configs.items()
             if (record.match_id, ref) not in self._configs
         ]
         return extra + self._record_parts(record, text, data, pk)
 
     def _record_parts(self, record: TurnRecord, text: str, data: bytes, pk: Any) -> list[Item]:
+        """``data`` (``text`` compressed) in one item, or split into parts marked ``z``."""
         base = {"type": _s("turn"), "turn": _n(record.turn)}
         if len(data) <= RECORD_CHUNK_BYTES:
             sk = _s(f"{TURN_SK}{record.turn:06d}#000")
-            return [{"PK": pk, "SK": sk, **base, "parts": _n(1), "doc": _s(text)}]
+            return [{"PK": pk, "SK": sk, **base, "parts": _n(1), "docz": {"B": data}}]
         parts = math.ceil(len(data) / RECORD_CHUNK_BYTES)
         return [
             {
@@ -157,6 +186,7 @@ class DynamoRepository:
                 "SK": _s(f"{TURN_SK}{record.turn:06d}#{i:03d}"),
                 **base,
                 "parts": _n(parts),
+                "z": {"BOOL": True},
                 "blob": {"B": data[i * RECORD_CHUNK_BYTES : (i + 1) * RECORD_CHUNK_BYTES]},
             }
             for i in range(parts)
@@ -588,20 +618,21 @@ class DynamoRepository:
             for item in self._turn_items(match_id):
                 sk = item["SK"]["S"]
                 if sk.startswith(CONF_SK):
-                    configs[sk.removeprefix(CONF_SK)] = json.loads(item["doc"]["S"])
+                    configs[sk.removeprefix(CONF_SK)] = json.loads(doc_text(item))
                     continue
-                if "doc" in item:
-                    texts.append(item["doc"]["S"])
+                if "doc" in item or "docz" in item:
+                    texts.append(doc_text(item))
                     continue
                 chunks.append(bytes(item["blob"]["B"]))
                 if len(chunks) == int(item["parts"]["N"]):
-                    texts.append(b"".join(chunks).decode())
+                    data = b"".join(chunks)
+                    texts.append((zlib.decompress(data) if "z" in item else data).decode())
                     chunks = []
             if chunks:
                 raise CorruptRecordError(match_id, "turn record with missing parts")
             records = [_record_from_text(match_id, text, configs) for text in texts]
             self._configs.update((match_id, ref) for ref in configs)
-        except (KeyError, ValueError, UnicodeDecodeError) as exc:
+        except (KeyError, ValueError, UnicodeDecodeError, zlib.error) as exc:
             err = CorruptRecordError(match_id, f"unreadable turn record: {exc!r}")
             self._corrupt(err)
             raise err from exc
@@ -742,6 +773,115 @@ class DynamoRepository:
             },
         )
 
+    # ------------------------------------------------------------------ campaigns
+
+    def _doc_items(self, pk: str, prefix: str) -> list[dict[str, Any]]:
+        """The JSON documents of a partition's items whose SK starts with ``prefix``."""
+        out = []
+        for item in self._query(
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :p)",
+            ExpressionAttributeValues={":pk": _s(pk), ":p": _s(prefix)},
+        ):
+            try:
+                doc = json.loads(item["doc"]["S"])
+            except (KeyError, ValueError):
+                log.error("unreadable campaign item %s %s skipped", pk, item.get("SK"))
+                continue
+            if isinstance(doc, dict):
+                out.append(doc)
+        return out
+
+    def _doc_item(self, pk: str, sk: str, kind: str, doc: Mapping[str, Any]) -> Item:
+        return {"PK": _s(pk), "SK": _s(sk), "type": _s(kind), "doc": _s(_dumps(dict(doc)))}
+
+    def _get_doc(self, pk: str, sk: str) -> dict[str, Any] | None:
+        got = self.client.get_item(
+            TableName=self.table, Key={"PK": _s(pk), "SK": _s(sk)}, ConsistentRead=True
+        )
+        try:
+            doc = json.loads(got["Item"]["doc"]["S"]) if "Item" in got else None
+        except (KeyError, ValueError):
+            log.error("unreadable campaign item %s %s", pk, sk)
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def _delete(self, pk: str, sk: str) -> bool:
+        got = self.client.delete_item(
+            TableName=self.table, Key={"PK": _s(pk), "SK": _s(sk)}, ReturnValues="ALL_OLD"
+        )
+        return "Attributes" in got
+
+    def roster(self, user_id: int, ruleset: str) -> list[dict[str, Any]]:
+        """A player's characters (``engine.ports.CampaignRepository``): 1 Query."""
+        return self._doc_items(f"USER#{user_id}", f"CHAR#{ruleset}#")
+
+    def put_characters(self, user_id: int, entries: Sequence[Mapping[str, Any]]) -> None:
+        items = [
+            self._doc_item(f"USER#{user_id}", f"CHAR#{e['ruleset']}#{e['key']}", "character", e)
+            for e in entries
+        ]
+        for start in range(0, len(items), 100):  # the roster limit keeps this one transaction
+            self.client.transact_write_items(
+                TransactItems=[
+                    {"Put": {"TableName": self.table, "Item": it}}
+                    for it in items[start : start + 100]
+                ]
+            )
+
+    def delete_character(self, user_id: int, ruleset: str, key: str) -> bool:
+        return self._delete(f"USER#{user_id}", f"CHAR#{ruleset}#{key}")
+
+    def library(self, chat_id: int, ruleset: str) -> dict[str, Any] | None:
+        return self._get_doc(f"CHAT#{chat_id}", f"LIB#{ruleset}")
+
+    def put_library(self, chat_id: int, ruleset: str, doc: Mapping[str, Any]) -> None:
+        item = self._doc_item(f"CHAT#{chat_id}", f"LIB#{ruleset}", "library", doc)
+        self.client.put_item(TableName=self.table, Item=item)
+
+    def delete_library(self, chat_id: int, ruleset: str) -> bool:
+        return self._delete(f"CHAT#{chat_id}", f"LIB#{ruleset}")
+
+    def results(self, chat_id: int) -> list[dict[str, Any]]:
+        return self._doc_items(f"CHAT#{chat_id}", "RESULT#")
+
+    def user_results(self, user_id: int) -> list[dict[str, Any]]:
+        return self._doc_items(f"USER#{user_id}", "RESULT#")
+
+    def _result_ops(
+        self, chat_id: int, match_id: str, new: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """The writes that make the match's result ``new`` (None: gone): the group's item and
+        one copy per member, members no longer in it removed."""
+        old = self._get_doc(f"CHAT#{chat_id}", f"RESULT#{match_id}")
+        users = set(result_users(new or {}))
+        ops: list[dict[str, Any]] = []
+        for uid in sorted(set(result_users(old or {})) - users):
+            key = {"PK": _s(f"USER#{uid}"), "SK": _s(f"RESULT#{chat_id}#{match_id}")}
+            ops.append({"Delete": {"TableName": self.table, "Key": key}})
+        if new is None:
+            if old is not None:
+                key = {"PK": _s(f"CHAT#{chat_id}"), "SK": _s(f"RESULT#{match_id}")}
+                ops.append({"Delete": {"TableName": self.table, "Key": key}})
+            return ops
+        item = self._doc_item(f"CHAT#{chat_id}", f"RESULT#{match_id}", "result", new)
+        ops.append({"Put": {"TableName": self.table, "Item": item}})
+        for uid in sorted(users):
+            sk = f"RESULT#{chat_id}#{match_id}"
+            it = self._doc_item(f"USER#{uid}", sk, "result", new)
+            ops.append({"Put": {"TableName": self.table, "Item": it}})
+        return ops
+
+    def put_result(self, doc: Mapping[str, Any]) -> None:
+        ops = self._result_ops(int(doc["chat_id"]), str(doc["match_id"]), doc)
+        self.client.transact_write_items(TransactItems=ops)
+
+    def delete_result(self, chat_id: int, match_id: str) -> bool:
+        ops = self._result_ops(chat_id, match_id, None)
+        if not ops:
+            return False
+        self.client.transact_write_items(TransactItems=ops)
+        return True
+
     # ------------------------------------------------------------------ attention
 
     def flag(self, match_id: str, detail: str) -> None:
@@ -789,14 +929,14 @@ def cancel_codes(exc: ClientError) -> list[str]:
 
 def _match_from_item(match_id: str, item: Mapping[str, Any]) -> Match:
     try:
-        doc = json.loads(item["doc"]["S"])
+        doc = json.loads(doc_text(item))
         if not isinstance(doc, dict):
             raise TypeError(f"expected a JSON object, got {type(doc).__name__}")
         # ``version`` and ``attention`` attributes are authoritative: flag() changes only them.
         doc["version"] = int(item["version"]["N"])
         if "attention" in item:
             doc["attention"] = item["attention"]["S"]
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, zlib.error) as exc:
         raise CorruptRecordError(match_id, f"unreadable match item: {exc!r}") from exc
     return codec.match_from_doc(doc)
 

@@ -4,8 +4,10 @@ with 95% intervals, mean turns, the commonest ending, and a bar chart.
 
 Who: the GM (the answer goes to the chat where the button was pressed, usually the group) and
 any participant (the answer goes to them in private). How long: a pilot run measures the speed
-here and now and sizes N to a few seconds of wall clock (at least ``MIN_MATCHES`` unless that
-would not fit ``HARD_SECONDS``, well inside the webhook Lambda's 25 s timeout). Answers are
+here and now (on Lambda, at the function's CPU share) and sizes N so the whole answer, pilot and
+chart included, takes about ``BUDGET_SECONDS`` (between ``MIN_MATCHES`` and ``MAX_MATCHES``; a
+slow matchup gets fewer matches and wider intervals, which the answer shows, rather than a late
+answer). ``make bench`` (bench_ratio) prints the figure at a 512 MB Lambda's share. Answers are
 cached by the hash of the configuration, which also seeds the run: the same matchup gets the
 same figures, in any process.
 """
@@ -17,6 +19,7 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from telegram import Message, User
@@ -26,6 +29,7 @@ from telegram.error import Forbidden
 from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens.canvas import participant_colours
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load
 from handlers.telegram.shared.send import _api, send
@@ -37,10 +41,10 @@ if TYPE_CHECKING:
 # The simulator (pydantic, the rulesets) is imported on the first press, not when the webhook
 # is wired: a cold start pays only for what its update needs (tests/serverless).
 
-MIN_MATCHES = 2000
+MIN_MATCHES = 200  # the floor: below it the intervals say too little
 MAX_MATCHES = 20_000
 BUDGET_SECONDS = 3.0  # aimed at: the whole answer, wall clock
-HARD_SECONDS = 10.0  # never more, even when MIN_MATCHES would not fit
+RUN_SHARE = 0.75  # of the budget, for the run itself (the pilot, the chart and sending: the rest)
 PILOT_MATCHES = 100
 TURN_CAP = 200  # a random battle that has not ended by then is a draw (turn_cap)
 CAPTION_MAX = 1024  # Telegram's photo caption limit
@@ -79,10 +83,8 @@ def config_hash(doc: dict[str, Any], version: str) -> str:
 
 def size(rate: float) -> int:
     """Matches to play at ``rate`` matches per second (see the module doc)."""
-    n = int(rate * BUDGET_SECONDS)
-    if n < MIN_MATCHES:
-        n = min(MIN_MATCHES, int(rate * HARD_SECONDS))
-    return max(PILOT_MATCHES, min(MAX_MATCHES, n))
+    n = int(rate * BUDGET_SECONDS * RUN_SHARE)
+    return max(MIN_MATCHES, min(MAX_MATCHES, n))
 
 
 def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
@@ -109,19 +111,25 @@ def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
     return out
 
 
-def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | None]:
-    """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``."""
+def answer(
+    doc: dict[str, Any], version: str, lang: str, colours: Mapping[str, str] | None = None
+) -> tuple[str, bytes | None]:
+    """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``; a side's bar in
+    ``colours`` of its first member (the participant's colour in every picture)."""
     from handlers.sim_render import odds_text
     from handlers.telegram.screens.odds_chart import chart_png
 
     result, rep = run(doc, version)
     tr = Tr(lang)
     bars = [(s["label"], s["share"], *s["interval"]) for s in rep["sides"]]
+    fills: list[str | None] = [(colours or {}).get(s["members"][0]) for s in rep["sides"]]
     for key in ("draw", "mutual"):
         if rep[key]["count"]:
             name = tr("sim.outcome." + key)
             bars.append((name, rep[key]["share"], *rep[key]["interval"]))
-    return odds_text(result, rep, lang), chart_png(tr("odds.chart.title", n=result.n), bars)
+            fills.append(None)
+    title = tr("odds.chart.title", n=result.n)
+    return odds_text(result, rep, lang), chart_png(title, bars, fills if colours else None)
 
 
 async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -139,7 +147,8 @@ async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
         raise Alert(tr("odds.not_ready"))
     try:  # CPU work off the event loop (long polling keeps answering meanwhile)
         lang = match.lang if gm else tr.lang  # the group reads the match's language
-        text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang)
+        colours = participant_colours(match)
+        text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang, colours)
     except SetupError:
         raise Alert(tr("odds.not_ready")) from None
     chat_id = msg.chat.id if gm else user.id

@@ -50,11 +50,11 @@ def test_deadline_set_in_the_lobby_with_buttons_shown_in_each_players_language(
     assert "Turn deadline: 1 h" in plain(duel.lobby_msg.text)
     h.press_text(duel.gm, duel.lobby_msg, "Start")
     assert "Deadline in 1 h" in plain(duel.status_msg().text)  # the group: the match's language
-    assert "До дедлайна: 1 час" in plain(h.last(duel.a).text)  # Alice's builder, in Russian
+    assert "До срока: 1 час" in plain(h.last(duel.a).text)  # Alice's builder, in Russian
     assert "Deadline in 1 h" in plain(h.last(duel.b).text)  # Bob's, in English
     h.now += 25 * 60
     duel.alice_seals(0, 0, 0)
-    assert "До дедлайна: 35 минут" in plain(h.last(duel.a).text)  # the receipt
+    assert "До срока: 35 минут" in plain(h.last(duel.a).text)  # the receipt
     h.say(duel.bob, duel.b, "/status")
     assert "Deadline in 35 min" in plain(h.last(duel.b).text)
 
@@ -184,7 +184,7 @@ def test_bad_clock_options_name_the_field_and_change_nothing(duel: Duel) -> None
     h.say(duel.gm, duel.g, "/clock turn=45d")
     assert "turn — must be at most 30 days" in h.texts(duel.g)[-1]  # the typed key, no jargon
     h.say(duel.alice, duel.g, "/clock turn=1h")
-    assert "только мастер" in h.texts(duel.g)[-1]  # Alice's language
+    assert "Only the GM" in h.texts(duel.g)[-1]  # the group reads the match's language
     assert duel.match().clock == before.clock
 
 

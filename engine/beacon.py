@@ -144,33 +144,83 @@ def import_py_ecc() -> None:
     sys.setrecursionlimit(limit)
 
 
+def _checked_g1(signature_hex: str) -> Any | None:
+    """The signature as a G1 point, or None unless it passes every check of a signature point
+    (``docs/fairness.md``, "The beacon"): 48 bytes in the canonical compressed encoding
+    (compression flag set, infinity flag clear, x below the field modulus, the sign flag the
+    one the point itself gives), a point on the curve, not the point at infinity, and in the
+    prime-order subgroup G1 (``[r]P`` is infinity).
+
+    Without the subgroup check, a real signature ``sigma`` plus a small-order point ``T`` of
+    E(Fp) still satisfies the pairing equation while its randomness (its SHA-256) differs: an
+    operator holding one real round could serve ``sigma``, ``sigma + T``, ``sigma + 2T`` ... and
+    keep the dice it likes.
+
+    py_ecc's ciphersuites do these checks only for signatures on G2 (the Ethereum suites), and
+    quicknet signs on G1, so the checks are composed from py_ecc's own primitives:
+    ``decompress_G1`` (flags, range, curve equation), ``subgroup_check`` (``[r]P == O``, the
+    check its ciphersuites run) and a re-compression that must give back the same bytes."""
+    import_py_ecc()
+    from py_ecc.bls.g2_primitives import subgroup_check
+    from py_ecc.bls.point_compression import compress_G1, decompress_G1
+    from py_ecc.bls.typing import G1Compressed
+    from py_ecc.optimized_bls12_381.optimized_curve import is_inf
+
+    try:
+        raw = bytes.fromhex(signature_hex)
+        if len(raw) != 48:
+            return None
+        z = int.from_bytes(raw, "big")
+        point = decompress_G1(G1Compressed(z))
+    except (ValueError, TypeError):
+        return None
+    if is_inf(point) or int(compress_G1(point)) != z or not subgroup_check(point):
+        return None
+    return point
+
+
+@functools.lru_cache(maxsize=16)
+def _checked_key(public_key_hex: str) -> Any | None:
+    """A network's key as a G2 point: canonical 96 bytes, on the twist, in the prime-order
+    subgroup, not infinity (py_ecc's ``KeyValidate`` checks, for a key on G2)."""
+    import_py_ecc()
+    from py_ecc.bls.g2_primitives import subgroup_check
+    from py_ecc.bls.point_compression import compress_G2, decompress_G2
+    from py_ecc.bls.typing import G2Compressed
+    from py_ecc.optimized_bls12_381.optimized_curve import is_inf
+
+    try:
+        key = bytes.fromhex(public_key_hex)
+        if len(key) != 96:
+            return None
+        z = (int.from_bytes(key[:48], "big"), int.from_bytes(key[48:], "big"))
+        point = decompress_G2(G2Compressed(z))
+    except (ValueError, TypeError):
+        return None
+    if is_inf(point) or tuple(int(c) for c in compress_G2(point)) != z:
+        return None
+    return point if subgroup_check(point) else None
+
+
 @functools.lru_cache(maxsize=4096)
 def verify_signature(network: Network, round_number: int, signature_hex: str) -> bool:
-    """Whether ``signature_hex`` is the network's BLS signature of ``round_number`` (offline).
+    """Whether ``signature_hex`` is the network's BLS signature of ``round_number`` (offline):
+    the signature and the key pass the point checks (:func:`_checked_g1`), then
+    ``e(sigma, g2) == e(H(m), pk)``.
 
     py_ecc (the Ethereum Foundation's pure-Python BLS12-381) does the curve work: it has the
-    RFC 9380 hash to G1 that quicknet's signatures-on-G1 scheme needs; about 0.15 s a check.
+    RFC 9380 hash to G1 that quicknet's signatures-on-G1 scheme needs; about 0.2 s a check.
     A pure function of its arguments, so each (network, round, signature) is checked once per
     process: verifying a dossier twice, or many dossiers of one match, pays once."""
-    import_py_ecc()
+    pk = _checked_key(network.public_key)
+    sigma = _checked_g1(signature_hex)
+    if pk is None or sigma is None:
+        return False
     from py_ecc.bls.hash_to_curve import hash_to_G1
-    from py_ecc.bls.point_compression import decompress_G1, decompress_G2
-    from py_ecc.bls.typing import G1Compressed, G2Compressed
     from py_ecc.fields import optimized_bls12_381_FQ12 as FQ12
     from py_ecc.optimized_bls12_381.optimized_curve import G2, neg
     from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, miller_loop
 
-    try:
-        key = bytes.fromhex(network.public_key)
-        sig = bytes.fromhex(signature_hex)
-        if len(key) != 96 or len(sig) != 48:
-            return False
-        pk = decompress_G2(
-            G2Compressed((int.from_bytes(key[:48], "big"), int.from_bytes(key[48:], "big")))
-        )
-        sigma = decompress_G1(G1Compressed(int.from_bytes(sig, "big")))
-    except (ValueError, TypeError):
-        return False
     hashed = hash_to_G1(message(round_number), DST, hashlib.sha256)  # type: ignore[arg-type]
     # e(sigma, g2) == e(H(m), pk)  <=>  e(-sigma, g2) * e(H(m), pk) == 1
     product = miller_loop(G2, neg(sigma), False) * miller_loop(pk, hashed, False)

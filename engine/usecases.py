@@ -345,6 +345,8 @@ def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, 
             beacon_round=target,
             beacon=beacon,
         )
+        if deps.beacon is None:  # the status says so every turn (docs/fairness.md)
+            started = replace(started, ui={**started.ui, "seed_only": True})
         lobby_id = loaded.match.ui.get("lobby")
         note = _owed(loaded.match, "started", started.turn, now, lobby=lobby_id)
         saved = deps.repo.save(

@@ -76,9 +76,12 @@ class Note:
 
     turn: int | None
     what: str
+    undone: bool = False
 
     def __str__(self) -> str:
-        return f"{'dossier' if self.turn is None else f'turn {self.turn}'}: {self.what}"
+        if self.turn is None:
+            return f"dossier: {self.what}"
+        return f"{'undone turn' if self.undone else 'turn'} {self.turn}: {self.what}"
 
 
 def _text(value: Any) -> str:
@@ -187,10 +190,19 @@ class _Verifier:
         for turn in undone:
             self._turn(turn, None, int(turn["turn"]))
         self._undone = False
+        self._note_undos()
+        self._check_binding()
         self._check_forced(turns, undone)
         self._check_pauses([*turns, *undone])
         self._check_locks(turns)
         self._check_match(turns)
+
+    def _check_binding(self) -> None:
+        """The bookkeeping fields bound against each other (``engine/verify_binding.py``)."""
+        from engine.verify_binding import check_binding
+
+        for turn, what, says, gives, undone in check_binding(self.d):
+            self.findings.append(Finding(turn, what, says, gives, undone))
 
     def _check_locks(self, turns: Sequence[Mapping[str, Any]]) -> None:
         """The lock messages (``engine.lock_checks``, ``docs/fairness.md``)."""
@@ -305,7 +317,7 @@ class _Verifier:
                     s.get("side", ""),
                     s.get("character") or {},
                     bool(s.get("npc")),
-                    s["name"],
+                    self._name_at_start(s, float(turn["resolved_at"])),
                 )
                 for s in self.match["seats"]
             ]
@@ -322,6 +334,19 @@ class _Verifier:
         after = rules.dump_state(state)
         if canonical_json(after) != canonical_json(turn["state_after"]):
             self.add(number, "state after the turn", turn["state_after"], after)
+
+    def _name_at_start(self, seat: Mapping[str, Any], started: float) -> str:
+        """The seat's name when the match started (the setup reads it): the dossier lists the
+        seats as they are now, so a replacement after the start is walked back to the name
+        it replaced (its entry's ``old``)."""
+        later = [
+            a
+            for a in self.interventions
+            if a.get("action") == "replace"
+            and a.get("pid") == seat["pid"]
+            and float(a["at"]) > started
+        ]
+        return str(later[0]["old"]) if later else str(seat["name"])
 
     def _window(self, turn: Mapping[str, Any], previous: Mapping[str, Any] | None) -> None:
         number = int(turn["turn"])
@@ -385,18 +410,21 @@ class _Verifier:
         raw = turn.get("beacon")
         target = turn.get("beacon_round")
         if raw is None:
-            if target is not None:
-                self.notes.append(Note(number, "server seed only: the beacon round was not had"))
-                if not self._undone and not any(
+            self._note_seed_only(number, target)
+            if (
+                target is not None
+                and not self._undone
+                and not any(
                     a.get("action") == "seed_only" and int(a.get("turn", -1)) == number
                     for a in self.interventions
-                ):
-                    self.add(
-                        number,
-                        "resolved without its beacon round but no GM entry says so",
-                        "no beacon",
-                        f"round {target}",
-                    )
+                )
+            ):
+                self.add(
+                    number,
+                    "resolved without its beacon round but no GM entry says so",
+                    "no beacon",
+                    f"round {target}",
+                )
             return None
         beacon = BeaconRound.from_json(raw)
         network = self._network(number, beacon.network)
@@ -422,6 +450,35 @@ class _Verifier:
         if randomness != beacon.randomness:
             self.add(number, "beacon randomness", beacon.randomness, randomness)
         return beacon
+
+    def _note_seed_only(self, number: int, target: Any) -> None:
+        """Every turn without a public beacon gets a note: its dice came from the server's
+        seed alone, which the operator could have ground until it liked them."""
+        why = (
+            f"the beacon round {target} was not had and the GM resolved without it"
+            if target is not None
+            else "no public beacon was used"
+        )
+        self.notes.append(
+            Note(
+                number,
+                f"server seed only ({why}): dice from the server's seed only — the operator "
+                "could choose them",
+                self._undone,
+            )
+        )
+
+    def _note_undos(self) -> None:
+        """Each undo gave the GM one more roll of that turn's dice: a note per undo."""
+        for a in self.interventions:
+            if a.get("action") == "undo":
+                self.notes.append(
+                    Note(
+                        a.get("undone_turn"),
+                        "undone by the GM and played again: the GM got one more roll of this "
+                        "turn's dice (both records are in the dossier)",
+                    )
+                )
 
     def _network(self, number: int, name: str) -> Network | None:
         public = PUBLIC_NETWORKS.get(name)
@@ -470,10 +527,13 @@ class _Verifier:
     ) -> dict[str, Sealed[Any]] | None:
         rules = self.rules
         reason = turn["reason"]
-        gone = {
+        resolved = float(turn["resolved_at"])
+        gone = {  # forfeits before this record resolved (an undone record may predate one)
             a["pid"]
             for a in self.interventions
-            if a.get("action") == "forfeit" and int(a["turn"]) <= number
+            if a.get("action") == "forfeit"
+            and int(a["turn"]) <= number
+            and float(a["at"]) <= resolved
         }
         must = sorted(rules.acting(before) - gone)
         pids = [o["pid"] for o in turn["orders"]]
@@ -552,15 +612,19 @@ class _Verifier:
             return  # a replacement written before user ids were logged: the holder is unknown
         gm = int(self.match["gm_user_id"])
         user = seat.get("user_id")
-        # Walk back from the final holders through the entries after the sealing time.
+        allowed: set[int] = set()
+        # Walk back from the final holders through the entries after the sealing time. An
+        # entry at the very sealing time may have come before or after it: both holders.
         for a in sorted(self.interventions, key=lambda a: float(a["at"]), reverse=True):
-            if float(a["at"]) <= at:
+            if float(a["at"]) < at:
                 break
+            if float(a["at"]) == at:
+                allowed |= {gm} if user is None else {gm, int(user)}
             if a.get("action") == "hand_gm":
                 gm = int(a["old"])
             if a.get("action") == "replace" and a.get("pid") == pid and "old_user" in a:
                 user = a["old_user"]
-        allowed = {gm} if user is None else {gm, int(user)}
+        allowed |= {gm} if user is None else {gm, int(user)}
         if order.get("by_user") not in allowed:
             self.add(number, f"who sealed {pid}'s order", order.get("by_user"), sorted(allowed))
 

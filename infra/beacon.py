@@ -18,6 +18,7 @@ from engine.beacon import (
     message,
     register_network,
     round_time,
+    verify_signature,
 )
 
 log = logging.getLogger("sekundant.beacon")
@@ -33,7 +34,9 @@ CHAIN_HASH = "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971"
 class DrandBeacon:
     """quicknet over HTTPS. ``fetch`` waits for a round due within ``max_wait`` seconds (a
     locked turn's round is at most one period away, 3 s), then asks each relay in turn with a
-    short timeout; None when the round is further away or no relay answers."""
+    short timeout; an answer counts only when its signature verifies against the pinned key
+    (:func:`engine.beacon.verify_signature`, subgroup checks included). None when the round is
+    further away or no relay gives a valid one."""
 
     def __init__(
         self,
@@ -44,8 +47,10 @@ class DrandBeacon:
         clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
         get: Callable[..., Any] | None = None,
+        check: Callable[[Network, int, str], bool] = verify_signature,
     ) -> None:
         self._get = get  # tests: an httpx.Client(transport=MockTransport(...)).get
+        self._check = check  # tests of timing with fake relays only; production verifies
         self._urls = urls
         self._timeout = timeout
         self._max_wait = max_wait
@@ -74,6 +79,11 @@ class DrandBeacon:
                 if int(doc["round"]) != round_number:
                     continue
                 signature = str(doc["signature"])
+                if not self._check(QUICKNET, round_number, signature):
+                    # A relay (or whoever sits between) cannot hand us dice: only a signature
+                    # that passes every check of docs/fairness.md is a round.
+                    log.warning("beacon relay %s: round %s does not verify", url, round_number)
+                    continue
                 return BeaconRound(
                     QUICKNET.name,
                     round_number,
@@ -147,11 +157,13 @@ class LocalBeacon:
 
 
 def beacon_from_env(env: Mapping[str, str]) -> DrandBeacon | None:
-    """``SEKUNDANT_BEACON``: ``drand`` (the public beacon) or unset/``none`` (server seed only,
-    e.g. a local bot without internet)."""
-    choice = env.get("SEKUNDANT_BEACON", "none").strip().lower()
+    """``SEKUNDANT_BEACON``: ``drand`` (the public beacon; the default wherever a real bot
+    token runs) or ``none`` (server seed only, only when asked for, e.g. a bot without
+    internet: every reveal, the status and the dossier then say the operator could choose the
+    dice). The offline sandbox and the tests use their own local beacon, not this."""
+    choice = env.get("SEKUNDANT_BEACON", "drand").strip().lower() or "drand"
     if choice == "drand":
         return DrandBeacon()
-    if choice in ("", "none"):
+    if choice == "none":
         return None
     raise ValueError(f"SEKUNDANT_BEACON: expected drand or none, got {choice!r}")

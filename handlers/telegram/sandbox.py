@@ -95,13 +95,24 @@ class Sandbox:
         """``lang``: the bot's default language; ``user_lang`` (``--lang``): the language of
         every sandbox user, the GM included (else the GM and Bob speak English, Алиса
         Russian)."""
-        if demo:  # counting seeds and salts: the same transcript every run
-            self.h = Harness(default_lang=lang)
+        if demo:  # counting seeds and salts, a clock that ticks 10 ms a reading: the same
+            # transcript every run, and times in order (verify's time checks mean something)
+            import itertools
+
+            ticks = itertools.count()
+            self.h = Harness(default_lang=lang, clock=lambda: 1_764_440_000.0 + next(ticks) / 100)
         else:  # an interactive sandbox keeps its secrets as live play does, beacon included
+            import time
+
             from engine.usecases import SystemEntropy
             from infra.beacon import LocalBeacon
 
-            self.h = Harness(default_lang=lang, entropy=SystemEntropy(), beacon=LocalBeacon())
+            self.h = Harness(
+                default_lang=lang,
+                entropy=SystemEntropy(),
+                beacon=LocalBeacon(),
+                clock=time.time,
+            )
         self.out = out if out is not None else sys.stdout  # read now: a test may swap it
         self._pictures = pictures  # None: a folder of this run's own, made at its first picture
         self.user_lang = user_lang

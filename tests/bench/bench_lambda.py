@@ -61,7 +61,8 @@ def clients(service):
     return Stub()
 
 env = {"TELEGRAM_BOT_USERNAME": "sekundant_bot", "SEKUNDANT_TOKEN_PARAMETER": "/t",
-       "SEKUNDANT_WEBHOOK_SECRET": "arn", "SEKUNDANT_TABLE": "t"}
+       "SEKUNDANT_WEBHOOK_SECRET": "arn", "SEKUNDANT_TABLE": "t",
+       "SEKUNDANT_BEACON": "none"}
 runtime.cold_start(env, request=FakeBotAPI(), clients=clients)
 """
 # What a new container does before it can process anything: the above plus ``wire()``

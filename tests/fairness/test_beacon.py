@@ -18,6 +18,7 @@ from engine.verify import check
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.conftest import FakeClock
+from tests.fairness.posting import post
 
 # A real quicknet round (bls-unchained-g1-rfc9380), published 2024-01-27.
 ROUND = 5928395
@@ -56,11 +57,13 @@ def test_the_round_is_the_first_published_after_the_lock() -> None:
 
 def _match(deps: uc.Deps) -> Match:
     m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 9})
+    post(deps, m.id)
     uc.join(deps, m.id, ANN, "Ann")
     uc.join(deps, m.id, BOB, "Bob")
     uc.set_character(deps, m.id, ANN, "p1", {})
     uc.set_character(deps, m.id, BOB, "p2", {})
     uc.start(deps, m.id, GM)
+    post(deps, m.id)
     return m
 
 
@@ -72,7 +75,9 @@ def test_dice_cannot_be_computed_before_the_round_exists() -> None:
     assert deps.repo.history(m.id)[0].beacon is None  # turn 0's round was not out either
     clock.advance(1)
     uc.seal_order(deps, m.id, ANN, "p1", {"call": 2})
+    post(deps, m.id)
     result = uc.seal_order(deps, m.id, BOB, "p2", {"call": 3})
+    post(deps, m.id)
     assert result.record is None  # every order in: the turn locked, it did not resolve
     locked = deps.repo.load(m.id).match
     assert locked.locked_at == clock() and locked.beacon_round is not None
@@ -117,9 +122,11 @@ def test_an_unreachable_beacon_lets_the_gm_resolve_with_the_server_seed_only() -
     deps = uc.Deps(MemoryRepository(), clock, uc.SystemEntropy(), beacon=beacon)
     m = _match(deps)
     uc.seal_order(deps, m.id, ANN, "p1", {"call": 2})
+    post(deps, m.id)
     assert uc.seal_order(deps, m.id, BOB, "p2", {"call": 3}).record is None
     with pytest.raises(Rejection) as early:
         uc.force_resolve(deps, m.id, GM, turn=1)
+        post(deps, m.id)
     assert early.value.code == "beacon_pending"
     clock.advance(deps.beacon_patience)
     record = uc.force_resolve(deps, m.id, GM, turn=1).record

@@ -67,5 +67,10 @@ def test_a_round_far_ahead_or_unreachable_relays_give_none() -> None:
 
 
 def test_the_beacon_is_chosen_by_the_environment() -> None:
+    """Honest default (issue 26): a bot with a real token uses the public beacon unless
+    ``none`` is asked for explicitly."""
     assert isinstance(beacon_from_env({"SEKUNDANT_BEACON": "drand"}), DrandBeacon)
-    assert beacon_from_env({}) is None and beacon_from_env({"SEKUNDANT_BEACON": "none"}) is None
+    assert isinstance(beacon_from_env({}), DrandBeacon)
+    assert isinstance(beacon_from_env({"SEKUNDANT_BEACON": ""}), DrandBeacon)
+    assert beacon_from_env({"SEKUNDANT_BEACON": "none"}) is None
+    assert beacon_from_env({"SEKUNDANT_BEACON": " None "}) is None

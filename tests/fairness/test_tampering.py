@@ -22,6 +22,7 @@ from handlers.cli import main as cli
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.conftest import FakeClock
+from tests.fairness.posting import post
 
 GM, ANN, BOB, CARL = 100, 1, 2, 3
 
@@ -45,6 +46,7 @@ def _play(deps: uc.Deps, *, finish: bool = True) -> Dossier:
         clock.advance(7)
 
     m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 9})
+    post(deps, m.id)
     mid = m.id
     uc.join(deps, mid, ANN, "Ann")
     uc.join(deps, mid, BOB, "Bob")
@@ -52,37 +54,51 @@ def _play(deps: uc.Deps, *, finish: bool = True) -> Dossier:
     uc.set_character(deps, mid, BOB, "p2", {})
     tick()
     uc.start(deps, mid, GM)
+    post(deps, mid)
     for turn in (1, 2, 3):
         tick()
         uc.seal_order(deps, mid, ANN, "p1", {"call": turn})
+        post(deps, mid)
         tick()
         if turn == 2:
             uc.force_resolve(deps, mid, GM, turn=2)
+            post(deps, mid)
         else:
             uc.seal_order(deps, mid, BOB, "p2", {"call": 6})
+            post(deps, mid)
     tick()
     uc.undo(deps, mid, GM, "misclick", turn=4)
+    post(deps, mid)
     tick()
     uc.seal_order(deps, mid, ANN, "p1", {"call": 4})
+    post(deps, mid)
     uc.seal_order(deps, mid, BOB, "p2", {"call": 5})
+    post(deps, mid)
     tick()
     uc.pause(deps, mid, GM)
     tick()
     uc.resume(deps, mid, GM)
+    post(deps, mid)
     uc.replace_player(deps, mid, GM, "p2", CARL, "Carl")
+    post(deps, mid)
     tick()
     uc.seal_order(deps, mid, ANN, "p1", {"call": 2})
+    post(deps, mid)
     uc.seal_order(deps, mid, CARL, "p2", {"call": 3})
+    post(deps, mid)
     tick()
     uc.edit_state(deps, mid, GM, "p1", "score", 9, "ruling")
     uc.edit_state(deps, mid, GM, "p2", "score", 0, "ruling")
     if finish:
         tick()
         uc.seal_order(deps, mid, ANN, "p1", {"call": 1})
+        post(deps, mid)
         uc.seal_order(deps, mid, CARL, "p2", {"call": 1})
+        post(deps, mid)
     else:
         tick()
         uc.seal_order(deps, mid, ANN, "p1", {"call": 1})
+        post(deps, mid)
     loaded = deps.repo.load(mid)
     return build_dossier(
         loaded.match,
@@ -319,7 +335,73 @@ def _gm_end_claimed(d: Dossier) -> None:
     )
 
 
+def _shared_commitment_message(d: Dossier) -> None:
+    _turn(d, 2)["commitment_message"] = _turn(d, 1)["commitment_message"]
+
+
+def _null_commitment_message(d: Dossier) -> None:
+    _turn(d, 4)["commitment_message"] = None
+
+
+def _player_intervenes(d: Dossier) -> None:
+    _entry(d, "pause")["by"] = ANN
+
+
+def _seed_only_for_a_beacon_turn(d: Dossier) -> None:
+    turn = _turn(d, 1)
+    d["interventions"].append(
+        {
+            "at": turn["resolved_at"],
+            "by": GM,
+            "action": "seed_only",
+            "turn": 1,
+            "reason": "",
+            "beacon_round": turn["beacon_round"],
+        }
+    )
+
+
+def _seed_only_names_another_round(d: Dossier) -> None:
+    turn = _turn(d, 2)
+    turn["beacon"] = None
+    d["interventions"].append(
+        {
+            "at": turn["resolved_at"],
+            "by": GM,
+            "action": "seed_only",
+            "turn": 2,
+            "reason": "",
+            "beacon_round": turn["beacon_round"] + 5,
+        }
+    )
+
+
+def _beacon_round_nulled(d: Dossier) -> None:
+    _turn(d, 1)["beacon_round"] = None
+
+
+def _default_sealed_early(d: Dossier) -> None:
+    _sealed(d, 2, "p2")["sealed_at"] = _turn(d, 2)["resolved_at"] - 1
+
+
+def _created_late(d: Dossier) -> None:
+    d["match"]["created_at"] = _turn(d, 0)["opened_at"] + 1
+
+
+def _hand_gm_forged(d: Dossier) -> None:
+    d["match"]["gm_user_id"] = ANN
+
+
 CASES: list[tuple[str, Callable[[Dossier], None], str]] = [
+    ("commitment message shared", _shared_commitment_message, "turn 2: commitment message shared"),
+    ("commitment message null", _null_commitment_message, "turn 4: commitment message of a turn"),
+    ("GM entry by a player", _player_intervenes, "turn 4: who made the GM's pause entry"),
+    ("seed_only for a beacon turn", _seed_only_for_a_beacon_turn, "turn 1: GM's seed_only entry"),
+    ("seed_only names another round", _seed_only_names_another_round, "turn 2: round named by"),
+    ("beacon_round nulled", _beacon_round_nulled, "turn 1: beacon round of a turn with a beacon"),
+    ("default sealed early", _default_sealed_early, "turn 2: time of p2's default order"),
+    ("created after turn 0 opened", _created_late, "dossier: match created after its turn 0"),
+    ("GM replaced in the header", _hand_gm_forged, "turn 2: who made the GM's force_resolve"),
     ("winner swapped", _swap_winner, "dossier: outcome (from the replayed final state)"),
     ("finished -> running", _unfinish, "dossier: phase: dossier says running"),
     ("decisive turn deleted", _drop_last_turn, "dossier: phase: dossier says finished"),
@@ -336,7 +418,7 @@ CASES: list[tuple[str, Callable[[Dossier], None], str]] = [
     ("turn ruleset version", _turn_ruleset_version, "turn 3: ruleset version of the turn"),
     ("by_user", _by_user, "turn 1: who sealed p1's order"),
     ("sealed after the lock", _sealed_after_lock, "turn 4: p1's order sealed outside"),
-    ("sealed before the turn", _sealed_before_open, "turn 3: p2's order sealed outside"),
+    ("sealed before the turn", _sealed_before_open, "turn 3: p2's order sealed before the turn's"),
     ("format version", _format_version, "dossier: format version"),
     ("turn renumbered", _renumber, "turn 7: turn numbering"),
     ("seed", _seed, "turn 2: seed does not match its commitment"),

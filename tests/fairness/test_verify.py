@@ -15,6 +15,7 @@ from engine import usecases as uc
 from engine.dossier import build_dossier
 from engine.verify import verify
 from handlers.cli import main as cli
+from tests.fairness.posting import post
 
 GM, ANN, BOB = 100, 1, 2
 
@@ -28,13 +29,17 @@ def played(deps: uc.Deps, turns: int = 3) -> dict[str, Any]:
     uc.set_character(deps, match.id, ANN, "p1", {})
     uc.set_character(deps, match.id, BOB, "p2", {})
     uc.start(deps, match.id, GM)
+    post(deps, match.id)
     for t in range(turns):
         uc.seal_order(deps, match.id, ANN, "p1", {"call": 1 + t % 6})
+        post(deps, match.id)
         if t == 1:
             uc.force_resolve(deps, match.id, GM, turn=t + 1)  # p2 gets the default order
         else:
             uc.seal_order(deps, match.id, BOB, "p2", {"call": 6 - t % 6})
+            post(deps, match.id)
     uc.seal_order(deps, match.id, ANN, "p1", {"call": 2})  # sealed, not yet revealed
+    post(deps, match.id)
     loaded = deps.repo.load(match.id)
     return build_dossier(
         loaded.match,

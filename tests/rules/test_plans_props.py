@@ -18,6 +18,7 @@ from engine.ruleset import Entrant, Sealed
 from engine.rulesets.plans import PlansState, format_typed, parse_typed
 from engine.rulesets.plans.sheet import PRESETS
 from engine.verify import verify
+from tests.fairness.posting import post
 from tests.rules.test_plans_helpers import R
 
 CONFIGS = st.fixed_dictionaries(
@@ -156,11 +157,13 @@ GM, ANN, BOB = 100, 1, 2
 
 def test_a_whole_plans_match_through_the_use_cases(deps: uc.Deps) -> None:
     match = uc.create_match(deps, chat_id=-700, gm_user_id=GM, ruleset_id="plans")
+    post(deps, match.id)
     uc.join(deps, match.id, ANN, "Ann")
     uc.join(deps, match.id, BOB, "Bob")
     uc.set_character(deps, match.id, ANN, "p1", PRESETS["fencer"])
     uc.set_character(deps, match.id, BOB, "p2", PRESETS["pyromancer"])
     started, setup_events = uc.start(deps, match.id, GM)
+    post(deps, match.id)
     assert started.phase is Phase.RUNNING
     assert any(e.kind == "initiative" for e in setup_events)
     rng = random.Random(3)
@@ -176,6 +179,7 @@ def test_a_whole_plans_match_through_the_use_cases(deps: uc.Deps) -> None:
                 text="steel and fire, described", auto=False
             )
             result = uc.seal_order(deps, match.id, user, pid, R.dump_order(order))
+            post(deps, match.id)
         assert result is not None and result.record is not None
         kinds = [e.kind for e in result.record.events]
         assert kinds[0] == "reveal" and "contest" in kinds and kinds.count("status") == 2

@@ -81,6 +81,7 @@ env = {
     "SEKUNDANT_WEBHOOK_SECRET": "webhook-secret",
     "SEKUNDANT_STORE": "dynamodb",
     "SEKUNDANT_TABLE": "t",
+    "SEKUNDANT_BEACON": "none",
 }
 api = Recorder()
 runtime.install(

@@ -52,6 +52,8 @@ def lambda_env(secret_arn: str) -> dict[str, str]:
         "TELEGRAM_BOT_USERNAME": BOT_USERNAME,
         "SEKUNDANT_TOKEN_PARAMETER": TOKEN_PARAMETER,
         "SEKUNDANT_WEBHOOK_SECRET": secret_arn,
+        # No network here: server seed only, asked for explicitly (the default is drand).
+        "SEKUNDANT_BEACON": "none",
     }
 
 

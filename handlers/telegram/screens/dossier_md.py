@@ -43,13 +43,37 @@ def render(dossier: Mapping[str, Any], tr: Tr) -> str:
     names = {s["pid"]: s["name"] for s in m.get("seats", [])}
     out = _header(m, dossier, tr)
     undone = [{**u, "undone": True} for u in dossier.get("undone", [])]
+    holders = _holders(dossier.get("interventions", []))
     for turn in [*dossier.get("turns", []), *undone]:
-        out += _turn(turn, names, tr)
+        out += _turn(turn, _names_then(turn, names, holders), tr)
     out += _interventions(dossier.get("interventions", []), tr)
     current = dossier.get("current")
     if current:
         out += _current(current, names, tr)
     return "\n".join(out) + "\n"
+
+
+def _holders(interventions: list[Mapping[str, Any]]) -> dict[tuple[str, Any], str]:
+    """Each (seat, user) a replacement names, with that user's name at the seat."""
+    out: dict[tuple[str, Any], str] = {}
+    for a in interventions:
+        if a.get("action") == "replace":
+            out[(str(a.get("pid")), a.get("old_user"))] = str(a.get("old"))
+            out[(str(a.get("pid")), a.get("new_user"))] = str(a.get("new"))
+    return out
+
+
+def _names_then(
+    turn: Mapping[str, Any], names: Mapping[str, str], holders: Mapping[tuple[str, Any], str]
+) -> dict[str, str]:
+    """The seats' names as they were in ``turn``: a replaced player's orders (and rolls)
+    stay his, never credited to who holds the seat now (issue 26)."""
+    then = dict(names)
+    for o in turn.get("orders", []):
+        name = holders.get((str(o["pid"]), o.get("by_user")))
+        if name is not None:
+            then[o["pid"]] = name
+    return then
 
 
 def _header(m: Mapping[str, Any], dossier: Mapping[str, Any], tr: Tr) -> list[str]:
@@ -107,6 +131,8 @@ def _turn(turn: Mapping[str, Any], names: Mapping[str, str], tr: Tr) -> list[str
         )
     elif turn.get("beacon_round") is not None:
         out.append(_t(tr, "md.seed_only", round=turn["beacon_round"]))
+    if not beacon:
+        out.append(_t(tr, "md.server_seed_only"))
     out.append(_t(tr, "md.resolved", when=_when(turn.get("resolved_at"))))
     if turn.get("orders"):
         out += ["", _t(tr, "md.orders")]

@@ -101,7 +101,10 @@ def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
             lines.append(tr("proof.default", name=name, order=order))
         else:
             lines.append(tr("proof.order", name=name, order=order, salt=o.salt, fp=o.fingerprint))
-    return "<blockquote expandable>" + "\n".join(lines) + "</blockquote>"
+    block = "<blockquote expandable>" + "\n".join(lines) + "</blockquote>"
+    if record.beacon is None:  # visible, not folded away: these dice are the server's alone
+        return tr("fair.server_seed_only") + "\n" + block
+    return block
 
 
 def dossier_files(dossier: Mapping[str, Any], tr: Tr) -> tuple[bytes, bytes]:

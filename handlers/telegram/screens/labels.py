@@ -8,12 +8,14 @@ from engine.match import Match
 from handlers.telegram.i18n import Tr
 from handlers.telegram.ui import get_ui
 
-FP_LEN = 16
+FP_LEN = 32
 
 
 def short_fp(fingerprint: str) -> str:
-    """The short public form of a fingerprint or commitment: the first 16 hex digits (64
-    bits; 8 were in reach of a second preimage in minutes, issue 18)."""
+    """The public form of a fingerprint or commitment in the group: the first 32 hex digits
+    (128 bits). The server picks the salts, so an operator colluding with a player could
+    search for two orders with the same shown prefix (a birthday search: 2^(bits/2) hashes);
+    64 bits were within reach (issue 26), 128 are not (docs/fairness.md)."""
     return fingerprint[:FP_LEN]
 
 

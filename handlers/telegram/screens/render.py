@@ -91,6 +91,8 @@ def status_text(
         lines.append(fairness.commitment_text(tr, match.commitment))
     if match.locked_at is not None and match.beacon_round is not None:
         lines.append(tr("fair.locked", round=match.beacon_round))
+    if match.ui.get("seed_only"):  # the bot runs without a public beacon (docs/fairness.md)
+        lines.append(tr("fair.server_seed_only"))
     return "\n".join(lines)
 
 

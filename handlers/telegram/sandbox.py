@@ -11,6 +11,7 @@ reveals') are saved in a folder (:func:`pictures_dir`) and their path printed.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -19,13 +20,14 @@ from typing import Any, TextIO
 
 from engine.match import Phase
 from handlers.telegram.fake_api import FakeMessage
-from handlers.telegram.harness import GROUP_ID, Harness, plain
+from handlers.telegram.harness import GROUP_ID, TOKEN, Harness, plain
 
 HELP = """Sandbox commands (anything else is sent as a message):
   :as <gm|alice|bob>     act as this user        :in <group|private>  switch chat
   :press N  (or just N)  press button N of the latest message with buttons in this chat
   :show                  this chat's transcript  :chats  every chat's last message
   :save DIR              write every file and picture the bot sent (dossier JSON, Markdown) to DIR
+  :page                  a link to the order page as this user, for a desktop browser
   :help                  this text               :quit   leave (so does end of input)
 Try: /duel (as gm, in the group), then press the buttons."""
 
@@ -59,6 +61,12 @@ class Sandbox:
             "bob": self.h.user(222222222, "Bob", last_name="<b>Smith</b>", lang="en"),
         }
         self.group = self.h.group(GROUP_ID, "Дуэльный клуб")
+        self.page: Any = None  # the order page on localhost (not in the demo)
+        self.lock: Any = contextlib.nullcontext()
+        if not demo:
+            from handlers.webapp.local import for_harness
+
+            self.page, self.lock = for_harness(self.h, TOKEN, lang)
         self.who = "gm"
         self.where = "group"
         self._seen: dict[tuple[int, int], tuple[str, Any]] = {}
@@ -128,7 +136,11 @@ class Sandbox:
     # --- input ---
 
     def handle(self, line: str) -> bool:
-        """One input line; False means quit."""
+        """One input line; False means quit (the order page waits meanwhile)."""
+        with self.lock:
+            return self._handle(line)
+
+    def _handle(self, line: str) -> bool:
         line = line.strip()
         if not line:
             return True
@@ -155,6 +167,8 @@ class Sandbox:
                         print(f">>> {plain(m.text)}", file=self.out)
             elif cmd == "save" and arg:
                 self.save(arg)
+            elif cmd == "page":
+                self.page_link(None)
             elif cmd == "chats":
                 for chat in self.h.api.chats.values():
                     bots = [m for m in chat.messages if m.from_bot]
@@ -202,10 +216,24 @@ class Sandbox:
         if not 1 <= number <= len(m.buttons):
             print(f"buttons are numbered 1..{len(m.buttons)}", file=self.out)
             return
+        if "web_app" in m.buttons[number - 1]:
+            self.page_link(m.buttons[number - 1]["web_app"]["url"])
+            return
         if "url" in m.buttons[number - 1]:
             self.where = "private"  # a deep link opens the private chat, as in a client
         self.h.press(self.user, m, number - 1)
         self.flush()
+
+    def page_link(self, url: str | None) -> None:
+        """Print the order page's link signed for the current user (a desktop browser)."""
+        if self.page is None:
+            print("the order page is not served in the demo", file=self.out)
+            return
+        from handlers.webapp.local import signed_link
+
+        link = signed_link(url or self.page.url, self.user, TOKEN, self.h.deps.clock())
+        print(f"--- the order page as {self.who}, open in a browser: {link}", file=self.out)
+        print("--- (after sealing there, press Enter here to see the chats)", file=self.out)
 
     def run(self, lines: Iterable[str], *, interactive: bool) -> int:
         print(HELP, file=self.out)
@@ -218,6 +246,8 @@ class Sandbox:
                 print(self.prompt(), end="", file=self.out, flush=True)
         if interactive:
             print(file=self.out)
+        if self.page is not None:
+            self.page.close()
         self.h.close()
         return 0
 

@@ -40,6 +40,9 @@ class Services:
     # a failed update only if this did not move while handling it: past a turn boundary, a
     # redelivery would apply the update again (a typed order into the next turn).
     resolved: int = 0
+    # The order page's URL (``handlers.webapp``; ``https://…/app/``): a private turn message
+    # gets a button opening it. None: no button (the sandbox sets a localhost one).
+    webapp_url: str | None = None
     _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
     _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
 

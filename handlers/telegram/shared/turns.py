@@ -25,6 +25,7 @@ from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared import commitments, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
+from handlers.telegram.shared.page_button import with_page
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
@@ -139,7 +140,7 @@ async def open_turn(context: Ctx, match: Match) -> None:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
-        screen = with_deadline(ptr, match, screen, now)
+        screen = with_page(svc, ptr, match, seat.pid, with_deadline(ptr, match, screen, now))
         builders.append(await dm(context, match, seat.user_id, screen))
     builders += await open_turn_gm(context, match)  # NPC builders in the GM's chat
     # One write remembers them: their keyboards go when the turn resolves, and the first one

@@ -18,6 +18,7 @@ from handlers.telegram.i18n import Tr
 from handlers.telegram.screens.render import match_title
 from handlers.telegram.ui import get_ui
 from handlers.telegram.ui.pistol.reveal import PistolReveal
+from handlers.webapp.dragons_page import dragons_odds, dragons_page
 from handlers.webapp.plans_page import plans_odds, plans_page
 from handlers.webapp.text import frac, plain
 
@@ -121,7 +122,11 @@ def pistol_page(match: Match, state: Any, pid: str, tr: Tr) -> dict[str, Any]:
 
 
 PageBuilder = Callable[[Match, Any, str, Tr], dict[str, Any]]
-PAGES: dict[str, PageBuilder] = {"pistol": pistol_page, "plans": plans_page}
+PAGES: dict[str, PageBuilder] = {
+    "pistol": pistol_page,
+    "plans": plans_page,
+    "dragons": dragons_page,
+}
 
 
 def strings(lang: str) -> dict[str, str]:
@@ -145,4 +150,4 @@ def draft_odds(match: Match, pid: str, order: Mapping[str, Any], tr: Tr) -> dict
 
 
 OddsBuilder = Callable[[Match, Any, str, Mapping[str, Any], Tr], dict[str, Any]]
-ODDS: dict[str, OddsBuilder] = {"plans": plans_odds}
+ODDS: dict[str, OddsBuilder] = {"plans": plans_odds, "dragons": dragons_odds}

@@ -12,7 +12,7 @@ from handlers.telegram.shared.context import Services
 from handlers.telegram.ui import Button, Screen
 
 # The rulesets with an order page (handlers/webapp/views.py PAGES; a test keeps them equal).
-PAGE_RULESETS = frozenset({"pistol", "plans"})
+PAGE_RULESETS = frozenset({"pistol", "plans", "dragons"})
 
 
 def page_url(base: str, match: Match, pid: str) -> str:

@@ -205,6 +205,9 @@ def test_the_order_page_and_its_api_are_routes_of_the_same_http_api() -> None:
         assert integration["payloadFormatVersion"] == "2.0"
     outputs = translated()["Outputs"]
     assert outputs["WebAppUrl"]["Value"]["Fn::Sub"].endswith("/app/")
+    sweeper = translated()["Resources"]["SweeperFunction"]["Properties"]["Environment"]
+    page = sweeper["Variables"]["SEKUNDANT_WEBAPP_URL"]["Fn::Sub"]
+    assert page == outputs["WebAppUrl"]["Value"]["Fn::Sub"]  # its turns get the button too
     webhook = outputs["WebhookUrl"]["Value"]["Fn::Sub"].removesuffix("/webhook")
     assert outputs["WebAppUrl"]["Value"]["Fn::Sub"] == webhook + "/app/"
 

@@ -164,3 +164,10 @@ def open_page(driver: Any, url: str, init_data: str, user: dict[str, Any]) -> No
     )
     driver._telegram_stub = added["identifier"]
     driver.get(url)
+
+
+def tap(driver: Any, element: Any) -> None:
+    """Click ``element`` scrolled to the middle of the screen (the stub's main button covers
+    the bottom, as Telegram's covers nothing: it is outside the page)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()

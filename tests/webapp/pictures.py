@@ -68,7 +68,37 @@ def plans(driver: Any, directory: Path) -> Path:
     return out
 
 
-SCENES = (pistol, plans)
+def dragons(driver: Any, directory: Path) -> Path:
+    from tests.webapp.test_dragons_page import DragonsPage
+
+    page = DragonsPage(Harness())
+    page.battle.start()
+
+    def act(d: Any) -> None:
+        _settle(d, lambda d: d.find_elements("css selector", "#actions button"))
+        browser.tap(d, d.find_element("css selector", 'circle.opt[data-move="climb:1"]'))
+        _settle(d, lambda d: "climb 1" in d.find_element("css selector", "#move-text").text)
+        enabled = d.find_elements("css selector", '#actions button[data-action*="attack"]:enabled')
+        if enabled:
+            browser.tap(d, enabled[0])
+            _settle(d, lambda d: d.find_elements("css selector", '[aria-pressed="true"]'))
+        d.execute_script("window.scrollTo(0, 0)")
+
+    out = directory / "webapp-dragons.png"
+    served = serve(page.webapp, lock=page.backend.lock)
+    try:
+        bob = page.battle.bob
+        who = {k: bob[k] for k in ("id", "first_name", "language_code")}
+        browser.open_page(driver, served.url + "?m=m00001&p=p2", page.init(bob), who)
+        act(driver)
+        driver.save_screenshot(str(out))
+    finally:
+        served.close()
+    page.h.close()
+    return out
+
+
+SCENES = (pistol, plans, dragons)
 
 
 def main(argv: list[str]) -> int:

@@ -61,8 +61,8 @@ def test_pistol_aim_on_the_silhouette_and_seal(chromium: Any, page: Page) -> Non
     try:
         open_as(chromium, served, page, page.duel.alice, "?m=m00001&p=p1")
         wait(chromium, lambda d: len(d.find_elements("css selector", ".grid .cell")) == 121)
-        css(chromium, '[data-move="1"]').click()
-        css(chromium, '.cell[data-x="-1"][data-y="0"]').click()
+        browser.tap(chromium, css(chromium, '[data-move="1"]'))
+        browser.tap(chromium, css(chromium, '.cell[data-x="-1"][data-y="0"]'))
         # Alice's rifle (zone 2) at -1:0 covers arm, torso, torso and one empty cell (P9).
         assert "75.0%" in css(chromium, "#odds").text
         css(chromium, "#tg-main-button").click()
@@ -116,3 +116,38 @@ def test_plans_the_form_with_its_odds_and_seal(chromium: Any, plans_page: PlansP
     sealed = pp.h.deps.repo.load("m00001").orders["p2"]
     assert sealed.order["text"] == "I draw a burning sigil in the air and throw it"
     assert "Sealed" in pp.h.texts(pp.duel.b)[-1]
+
+
+@pytest.fixture
+def dragons_page() -> Iterator[Any]:
+    from handlers.telegram.harness import Harness
+    from tests.webapp.test_dragons_page import DragonsPage
+
+    h = Harness()
+    yield DragonsPage(h)
+    h.close()
+
+
+def test_dragons_move_in_the_sky_choose_an_action_and_seal(
+    chromium: Any, dragons_page: Any
+) -> None:
+    dp = dragons_page
+    dp.battle.start()
+    served = serve(dp.webapp, lock=dp.backend.lock)
+    try:
+        bob = dp.battle.bob
+        browser.open_page(chromium, served.url + "?m=m00001&p=p2", dp.init(bob), _identity(bob))
+        wait(chromium, lambda d: d.find_elements("css selector", "#actions button"))
+        browser.tap(chromium, css(chromium, 'circle.opt[data-move="level:1"]'))  # D11
+        wait(chromium, lambda d: "level +1" in css(d, "#move-text").text)
+        tail = wait(chromium, lambda d: css(d, '#actions button[data-action*="tail"]:enabled'))
+        browser.tap(chromium, tail)
+        wait(chromium, lambda d: css(d, '#actions button[aria-pressed="true"]'))
+        css(chromium, "#tg-main-button").click()
+        assert "Fingerprint" in sealed_note(chromium)
+    finally:
+        served.close()
+    sealed = dp.h.deps.repo.load("m00001").orders["p2"]
+    assert (sealed.order["move"], sealed.order["n"]) == ("level", 1)
+    assert sealed.order["actions"][0]["type"] == "tail"
+    assert "Sealed" in dp.h.texts(222)[-1]

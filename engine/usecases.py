@@ -159,6 +159,32 @@ def unpark(match: Match) -> Match:
     return match
 
 
+class _OnceBeacon:
+    """A beacon that fetches each round at most once for one use case call: its retries on a
+    lost race never wait for the round again (the wait is one period at most, docs/fairness.md).
+    Safe: a round is fixed by a lock, which no retry moves."""
+
+    def __init__(self, inner: Beacon) -> None:
+        self.inner = inner
+        self.rounds: dict[int, BeaconRound | None] = {}
+
+    @property
+    def network(self) -> Any:
+        return self.inner.network
+
+    def fetch(self, round_number: int) -> BeaconRound | None:
+        if round_number not in self.rounds:
+            self.rounds[round_number] = self.inner.fetch(round_number)
+        return self.rounds[round_number]
+
+
+def _once(deps: Deps) -> Deps:
+    """``deps`` whose beacon fetches each round once (:class:`_OnceBeacon`)."""
+    if deps.beacon is None or isinstance(deps.beacon, _OnceBeacon):
+        return deps
+    return replace(deps, beacon=_OnceBeacon(deps.beacon))
+
+
 def _retry(step: Callable[[], T]) -> T:
     for _ in range(RETRIES):
         try:
@@ -363,18 +389,25 @@ def seal_order(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
         )
         replaced = pid in loaded.orders
-        owe: tuple[Owed, ...] = ()
-        if receipt is not None:
-            data = {**receipt, "pid": pid, "user": user_id, "replaced": replaced}
-            m = loaded.match
-            key = f"receipt:{m.turn}:{pid}"
-            owe = (_owed(m, "receipt", m.turn, now, 0, chat_id=user_id, key=key, **data),)
+        replaced_at.append(replaced)
         saved, record = _save_maybe_resolving(
-            deps, loaded, sealed_match, seal=order, now=now, owe_if_resolved=owe
+            deps, loaded, sealed_match, seal=order, now=now, owe_if_resolved=owed(loaded.match, now)
         )
         return SealResult(saved, order, replaced, record)
 
-    return _retry(step)
+    replaced_at: list[bool] = []
+
+    def owed(m: Match, now: float) -> tuple[Owed, ...]:
+        if receipt is None:
+            return ()
+        data = {**receipt, "pid": pid, "user": user_id, "replaced": replaced_at[-1]}
+        key = f"receipt:{m.turn}:{pid}"
+        return (_owed(m, "receipt", m.turn, now, 0, chat_id=user_id, key=key, **data),)
+
+    deps = _once(deps)
+    res = _retry(step)
+    saved, record = _finish(deps, (res.match, res.record), owe_if_resolved=owed)
+    return replace(res, match=saved, record=record)
 
 
 def withdraw_order(
@@ -449,7 +482,7 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
     """The GM resolves the turn now; missing orders become default orders. ``turn`` binds the
     request to the turn the GM saw, so a stale button cannot resolve a later turn."""
 
-    def step() -> Resolution:
+    def step() -> Resolution | Locked:
         loaded = deps.repo.load(match_id)
         lifecycle.require_gm(loaded.match, user_id)
         if loaded.match.phase is not Phase.RUNNING or loaded.match.turn != turn:
@@ -466,19 +499,30 @@ def force_resolve(deps: Deps, match_id: str, user_id: int, turn: int) -> Resolut
         audited = lifecycle.intervene(
             unpark(loaded.match), user_id, "force_resolve", deps.clock(), missing=list(missing)
         )
-        return _resolve_loaded(deps, Loaded(audited, loaded.orders), "forced")
+        saved, record = _lock_and_resolve(
+            deps, Loaded(audited, loaded.orders), audited, reason="forced"
+        )
+        return Resolution(saved, record) if record is not None else Locked(saved)
 
-    return _retry(step)
-
-
-def _resolve_loaded(deps: Deps, loaded: Loaded, reason: str) -> Resolution:
-    """Lock the turn and resolve it with its beacon round. When the round cannot be had yet,
-    the lock is saved and :class:`Rejection` ``beacon_pending`` raised (the sweeper, or the
-    GM's next press, resolves it; past ``beacon_patience`` the GM resolves it without)."""
-    saved, record = _lock_and_resolve(deps, loaded, loaded.match, reason=reason)
+    deps = _once(deps)
+    done = _retry(step)
+    if isinstance(done, Resolution):
+        return done
+    # Locked now; resolved once its round is out. When the round cannot be had yet,
+    # Rejection beacon_pending (the sweeper, or the GM's next press, resolves it; past
+    # ``beacon_patience`` the GM resolves it without).
+    saved, record = _finish(deps, (done.match, None))
     if record is None:
-        raise Rejection("beacon_pending", turn=loaded.match.turn)
+        raise Rejection("beacon_pending", turn=turn)
     return Resolution(saved, record)
+
+
+@dataclass(frozen=True, slots=True)
+class Locked:
+    """A turn a use case just locked: its beacon round is waited for after the retry loop
+    (:func:`_finish`)."""
+
+    match: Match
 
 
 def _beacon_for(deps: Deps, now: float) -> tuple[int | None, BeaconRound | None]:
@@ -514,8 +558,19 @@ def _lock_and_resolve(
     if deps.beacon is not None:
         target = changed.beacon_round
         if changed.locked_at is None:
+            # The lock alone first: the round is published after it, so waiting for it here
+            # would wait inside the caller's retry loop, once per lost race. The caller
+            # resolves after its loop (:func:`_finish`), with the orders the lock froze.
             target = round_after(deps.beacon.network, at)
             changed = lifecycle.lock(changed, at, reason, target)
+            saved = deps.repo.save(
+                changed,
+                expected_version=loaded.match.version,
+                seal=seal,
+                withdraw=withdraw,
+                owe=owe,
+            )
+            return saved, None
         assert target is not None and changed.locked_at is not None
         beacon = deps.beacon.fetch(target)
         late = at >= changed.locked_at + deps.beacon_patience
@@ -543,6 +598,47 @@ def _lock_and_resolve(
         owe=[*owe, *owe_if_resolved, _resolved(loaded.match, record, at, index, edited)],
     )
     return saved, record
+
+
+def _finish(
+    deps: Deps,
+    first: SealResultLike,
+    *,
+    owe_if_resolved: Callable[[Match, float], tuple[Owed, ...]] | None = None,
+    give_up_by: int | None = None,
+) -> SealResultLike:
+    """After a use case's retry loop: a turn it left locked (the lock saved, its beacon round
+    not yet published) is resolved now. The one wait for the round is here, outside any
+    retry loop and at most one period (the round is the first after the lock); then a retry
+    loop of its own resolves the turn, whose orders the lock froze. A turn resolved (or
+    undone) by someone else meanwhile is left as it is (record None)."""
+    saved, record = first
+    if record is not None or deps.beacon is None or saved.locked_at is None:
+        return first
+    if saved.phase is not Phase.RUNNING or saved.beacon_round is None:
+        return first
+    deps = _once(deps)
+    deps.beacon.fetch(saved.beacon_round)  # type: ignore[union-attr] # the one wait
+
+    def step() -> SealResultLike:
+        loaded = deps.repo.load(saved.id)
+        m = loaded.match
+        if m.turn != saved.turn or m.locked_at != saved.locked_at or m.phase is not Phase.RUNNING:
+            return m, None
+        now = deps.clock()
+        extra = () if owe_if_resolved is None else owe_if_resolved(m, now)
+        return _lock_and_resolve(
+            deps,
+            loaded,
+            m,
+            reason=m.lock_reason or "all_sealed",
+            now=now,
+            give_up_by=give_up_by,
+            owe_if_resolved=extra,
+            index=15,
+        )
+
+    return _retry(step)
 
 
 def end_match(deps: Deps, match_id: str, user_id: int, outcome: Outcome) -> Match:
@@ -640,7 +736,7 @@ def resume(deps: Deps, match_id: str, user_id: int) -> SealResultLike:
         resumed = gm.resume(loaded.match, user_id, deps.clock())
         return _save_maybe_resolving(deps, loaded, resumed)
 
-    return _retry(step)
+    return _finish(deps, _retry(step))
 
 
 SealResultLike = tuple[Match, TurnRecord | None]
@@ -741,7 +837,7 @@ def forfeit(deps: Deps, match_id: str, user_id: int, pid: str, reason: str = "")
         gone = pid if pid in loaded.orders else None
         return _save_maybe_resolving(deps, Loaded(loaded.match, orders), changed, withdraw=gone)
 
-    return _retry(step)
+    return _finish(deps, _retry(step))
 
 
 def edit_state(
@@ -770,7 +866,7 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
     (missing orders become defaults), or send the turn's one reminder. A firing with nothing due
     (the turn already resolved, the deadline moved) does nothing and returns None."""
 
-    def step() -> SweepResult | None:
+    def step() -> SweepResult | Locked | None:
         loaded = deps.repo.load(match_id)
         m = loaded.match
         now = deps.clock()
@@ -795,7 +891,7 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             return Resumed(saved, record)
         if m.deadline is not None and m.deadline <= now:
             saved, record = _lock_and_resolve(deps, loaded, m, reason="deadline")
-            return None if record is None else Resolution(saved, record)
+            return Locked(saved) if record is None else Resolution(saved, record)
         due = clock.reminder_at(m)
         if due is not None and due <= now:
             missing = lifecycle.missing(m)
@@ -804,7 +900,14 @@ def tick(deps: Deps, match_id: str) -> SweepResult | None:
             return Reminder(saved, lifecycle.missing(saved))
         return None
 
-    return _retry(step)
+    deps = _once(deps)
+    done = _retry(step)
+    if isinstance(done, Locked):  # at the deadline: resolved once its round is out
+        saved, record = _finish(deps, (done.match, None))
+        return None if record is None else Resolution(saved, record)
+    if isinstance(done, Resumed) and done.record is None:  # every order was in: the same
+        return Resumed(*_finish(deps, (done.match, None)))
+    return done
 
 
 def sweep(

@@ -6,11 +6,14 @@ later updates meanwhile, so retries must be rare and useful):
 - 401: the ``X-Telegram-Bot-Api-Secret-Token`` header is missing or wrong (constant-time
   compare); nothing is stored or sent.
 - 200: handled; a duplicate delivery (the ``update_id`` is done); input we cannot use (not
-  JSON, no ``update_id``); Telegram refusing a call (``Forbidden``, ``BadRequest`` such as
-  "message is not modified") - logged, because retrying would be refused the same way.
+  JSON, no ``update_id``, or an update that cannot be a real one - a message without its
+  chat: :func:`junk` - refused once, logged, metric ``UpdateRefused``); Telegram refusing a
+  call (``Forbidden``, ``BadRequest`` such as "message is not modified") - logged, because
+  retrying would be refused the same way.
 - 500: any other failure - transient ones (network, Telegram 5xx/429, DynamoDB throttling,
-  ``TryAgainError``) and unexpected ones (a bug, a broken build) alike - after releasing the
-  claim so Telegram's redelivery is processed again - unless the update had already resolved
+  ``TryAgainError``: a lost write race is never answered "try again" with a 200, see
+  ``Services.redelivery``) and unexpected ones (a bug, a broken build) alike - after releasing
+  the claim so Telegram's redelivery is processed again - unless the update had already resolved
   a turn (``Services.resolved``): then 200, since a redelivery would apply it once more past
   the turn boundary (a typed order into the next turn). Also when the claim cannot be made.
   After :data:`MAX_UPDATE_ATTEMPTS` attempts (:data:`MAX_TRANSIENT_ATTEMPTS` while they
@@ -132,8 +135,16 @@ def handle(
         _park(rt, data, update_id, claim.attempt - 1, claim.error)
         _confirm(rt, update_id, claim.token)
         return _status(200)
+    why = junk(data)
+    if why:
+        # Not a real update (Telegram never sends one like it): refused once, never retried.
+        log.warning("update %s cannot be a real one (%s): ignored", update_id, why)
+        metric("UpdateRefused", 1)
+        _confirm(rt, update_id, claim.token)
+        return _status(200)
     errors = rt.services.errors
     errors.clear()
+    rt.services.redelivery = True  # a lost race answers 500: see Services.redelivery
     resolved = rt.services.resolved
     if rt.services.webapp_url is None:
         rt.services.webapp_url = page_url(event)
@@ -141,7 +152,11 @@ def handle(
         rt.run(rt.app.process_update(Update.de_json(data, rt.app.bot)))
     except Exception as exc:  # handler errors go to on_error; anything else lands here
         errors.append(exc)
-    retry = [e for e in errors if not isinstance(e, BadRequest | Forbidden)]
+    from handlers.telegram.shared.guards import NoSender  # wired by now (handlers.runtime)
+
+    # Refused, not retried: Telegram would refuse the same call again; an update without
+    # the sender its handler needs cannot gain one.
+    retry = [e for e in errors if not isinstance(e, BadRequest | Forbidden | NoSender)]
     for err in errors:
         kind = "refused" if err not in retry else "transient" if is_transient(err) else "unexpected"
         log.error("update %s failed (%s): %s", update_id, kind, _describe(err))
@@ -222,6 +237,35 @@ def _chat_of(data: dict[str, Any]) -> tuple[int | None, str | None]:
         if isinstance(chat_id, int):
             return chat_id, lang if isinstance(lang, str) else None
     return None, None
+
+
+# The parts of an update that carry a message (Bot API ``Update``), and those with a sender.
+_MESSAGES = ("message", "edited_message", "channel_post", "edited_channel_post")
+_SENT = ("callback_query", "inline_query", "my_chat_member", "chat_member")
+
+
+def junk(data: dict[str, Any]) -> str:
+    """Why ``data`` cannot be an update Telegram sent (a message without its chat, id or
+    date; a button press or membership change without its sender), else "". Such a delivery
+    is answered 200 once and logged: retrying cannot make it processable."""
+    for key in _MESSAGES:
+        if key in data:
+            msg = data[key]
+            if not isinstance(msg, dict) or not _has_int(msg, "message_id", "date"):
+                return f"{key} without its id or date"
+            if not isinstance(msg.get("chat"), dict) or not _has_int(msg["chat"], "id"):
+                return f"{key} without its chat"
+    for key in _SENT:
+        if key in data:
+            part = data[key]
+            sender = part.get("from") if isinstance(part, dict) else None
+            if not isinstance(sender, dict) or not _has_int(sender, "id"):
+                return f"{key} without its sender"
+    return ""
+
+
+def _has_int(doc: dict[str, Any], *keys: str) -> bool:
+    return all(isinstance(doc.get(k), int) and not isinstance(doc.get(k), bool) for k in keys)
 
 
 def is_transient(exc: BaseException) -> bool:

@@ -34,8 +34,8 @@ def play(ruleset: str, lang: str = "en") -> Harness:
         h.say(alice, 111, "/character weapon=revolver perks=lucky")
         h.say(bob, 222, "/character weapon=rifle perks=steady_hand")
         h.press(gm, lobby, _index(lobby.buttons, "start"))
-        h.say(alice, 111, "/order move 1 aim -1:1")
-        h.say(bob, 222, "/order move -1 aim 0:1")
+        h.say(alice, 111, "/order move 1 aim 2:3")
+        h.say(bob, 222, "/order move -2 aim 3:-1")
     elif ruleset == "dragons":
         h.say(alice, 111, "/character young")
         h.say(bob, 222, "/character war speed=6")
@@ -44,10 +44,19 @@ def play(ruleset: str, lang: str = "en") -> Harness:
         h.say(gm, g, "/npc raider A Wingman")
         h.say(gm, g, "/npc raider B Смауг")
         h.press(gm, lobby, _index(lobby.buttons, "start"))
-        h.say(alice, 111, "/order level 0; attack claws p2")
-        h.say(bob, 222, "/order dive 1")
-        h.say(gm, 333, "/npcorder n1 climb 1")
-        h.say(gm, 333, "/npcorder n2 level 0; tail p1")
+        # Turn 1: a wound that sends Смауг home, Bob gets on Wingman's tail. Turn 2 (the
+        # picture): Алиса climbs to Speed 0 and falls, Bob breathes on Wingman (a hit) and
+        # bites (a miss) from its tail.
+        turns = [
+            ("level 0; attack claws n2", "level 0; tail n1", "level 0; attack claws p2", "climb 2"),
+            ("climb 2", "level 0; attack breath n1; attack bite n1", "level 0", None),
+        ]
+        for a, b, n1, n2 in turns:
+            h.say(alice, 111, f"/order {a}")
+            h.say(bob, 222, f"/order {b}")
+            h.say(gm, 333, f"/npcorder n1 {n1}")
+            if n2 is not None:
+                h.say(gm, 333, f"/npcorder n2 {n2}")
     else:
         h.say(alice, 111, "/character preset=fencer")
         h.say(bob, 222, "/character preset=pyromancer name=Ember")

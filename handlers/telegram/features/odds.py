@@ -17,6 +17,7 @@ import hashlib
 import json
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from telegram import Message, User
@@ -26,6 +27,7 @@ from telegram.error import Forbidden
 from engine.match import Match, Phase
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens.canvas import participant_colours
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load
 from handlers.telegram.shared.send import _api, send
@@ -109,19 +111,25 @@ def run(doc: dict[str, Any], version: str) -> tuple[Result, dict[str, Any]]:
     return out
 
 
-def answer(doc: dict[str, Any], version: str, lang: str) -> tuple[str, bytes | None]:
-    """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``."""
+def answer(
+    doc: dict[str, Any], version: str, lang: str, colours: Mapping[str, str] | None = None
+) -> tuple[str, bytes | None]:
+    """The text (HTML) and the chart (PNG, None without Pillow) in ``lang``; a side's bar in
+    ``colours`` of its first member (the participant's colour in every picture)."""
     from handlers.sim_render import odds_text
     from handlers.telegram.screens.odds_chart import chart_png
 
     result, rep = run(doc, version)
     tr = Tr(lang)
     bars = [(s["label"], s["share"], *s["interval"]) for s in rep["sides"]]
+    fills: list[str | None] = [(colours or {}).get(s["members"][0]) for s in rep["sides"]]
     for key in ("draw", "mutual"):
         if rep[key]["count"]:
             name = tr("sim.outcome." + key)
             bars.append((name, rep[key]["share"], *rep[key]["interval"]))
-    return odds_text(result, rep, lang), chart_png(tr("odds.chart.title", n=result.n), bars)
+            fills.append(None)
+    title = tr("odds.chart.title", n=result.n)
+    return odds_text(result, rep, lang), chart_png(title, bars, fills if colours else None)
 
 
 async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -139,7 +147,8 @@ async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
         raise Alert(tr("odds.not_ready"))
     try:  # CPU work off the event loop (long polling keeps answering meanwhile)
         lang = match.lang if gm else tr.lang  # the group reads the match's language
-        text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang)
+        colours = participant_colours(match)
+        text, png = await asyncio.to_thread(answer, doc, match.rules.version, lang, colours)
     except SetupError:
         raise Alert(tr("odds.not_ready")) from None
     chat_id = msg.chat.id if gm else user.id

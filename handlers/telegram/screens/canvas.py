@@ -16,8 +16,22 @@ FONT = Path(__file__).parent.parent / "fonts" / "DejaVuSans.ttf"
 WIDTH, HEIGHT = 960, 540
 BG, INK, GRID, MUTED = "#fbf8f1", "#222222", "#d9d3c7", "#8a8478"
 HIT, MISS = "#c62828", "#37474f"
-DUELIST = ("#1565c0", "#2e7d32")
-SIDE_COLOURS = ("#1565c0", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f")
+# One colour per participant for the whole match (:func:`participant_colours`): none is the
+# red of hits and wounds (HIT) nor the grey of what is muted.
+PALETTE = (
+    "#1565c0",  # blue
+    "#2e7d32",  # green
+    "#6a1b9a",  # purple
+    "#ef6c00",  # orange
+    "#00838f",  # teal
+    "#ad1457",  # pink
+    "#5d4037",  # brown
+    "#827717",  # olive
+    "#283593",  # indigo
+    "#0277bd",  # light blue
+    "#4e342e",  # dark brown
+    "#558b2f",  # light green
+)
 PART_COLOURS = {"head": "#8d6e63", "torso": "#a1887f", "arm": "#bcaaa4", "leg": "#bcaaa4"}
 
 
@@ -30,6 +44,13 @@ def font(size: int) -> ImageFont.FreeTypeFont:
 
 def seat_names(match: Match) -> dict[str, str]:
     return {s.pid: s.name for s in match.seats}
+
+
+def participant_colours(match: Match) -> dict[str, str]:
+    """Each seat's colour, by its position among the match's seats: seats are only added or
+    removed in the lobby, so a participant keeps one colour in every picture of the match
+    (the reveals' and the odds chart's), whatever the order of a turn."""
+    return {s.pid: PALETTE[i % len(PALETTE)] for i, s in enumerate(match.seats)}
 
 
 def draw_text(

@@ -20,6 +20,7 @@ FONT: Path | None = Path(__file__).parent.parent / "fonts" / "DejaVuSans.ttf"
 WIDTH = 640
 ROW = 54
 PAD = 16
+_GREY = "#7d8a96"
 _COLORS = ("#c0392b", "#2471a3", "#7d8a96", "#b7950b", "#1e8449", "#884ea0")
 
 log = logging.getLogger(__name__)
@@ -33,9 +34,15 @@ def _latin(text: str) -> bool:
     return True
 
 
-def chart_png(title: str, bars: Sequence[tuple[str, float, float, float]]) -> bytes | None:
-    """A PNG of horizontal bars: (label, share, low, high) each, shares in 0..1. None when
-    Pillow is missing or drawing fails (the caller keeps the text answer)."""
+def chart_png(
+    title: str,
+    bars: Sequence[tuple[str, float, float, float]],
+    colours: Sequence[str | None] | None = None,
+) -> bytes | None:
+    """A PNG of horizontal bars: (label, share, low, high) each, shares in 0..1; bar i in
+    ``colours[i]`` (a participant's colour of the reveal pictures; None: grey, for draws),
+    else in a colour of its own. None when Pillow is missing or drawing fails (the caller
+    keeps the text answer)."""
     if FONT is None and not all(_latin(t) for t in (title, *(b[0] for b in bars))):
         return None  # Pillow's default font has no Cyrillic: no picture of empty boxes
     try:
@@ -61,6 +68,8 @@ def chart_png(title: str, bars: Sequence[tuple[str, float, float, float]]) -> by
             y0, y1 = top + size + 6, top + ROW - 10
             draw.rectangle((left, y0, right, y1), outline="#d0d3d4")
             color = _COLORS[i % len(_COLORS)]
+            if colours is not None:
+                color = (colours[i] if i < len(colours) else None) or _GREY
             draw.rectangle((left, y0, left + round(share * span), y1), fill=color)
             mid = (y0 + y1) // 2  # the 95% interval as a whisker
             xl, xh = left + round(lo * span), left + round(hi * span)

@@ -43,6 +43,11 @@ class Services:
     # The order page's URL (``handlers.webapp``; ``https://…/app/``): a private turn message
     # gets a button opening it. None: no button (the sandbox sets a localhost one).
     webapp_url: str | None = None
+    # Set by the webhook (``handlers.lambda_webhook``): Telegram re-sends an update answered
+    # 500, so a lost write race (``TryAgainError``) is left to that redelivery, never answered
+    # "please try again" with a 200 that drops the order. Long polling has no redelivery: the
+    # user is asked to try again.
+    redelivery: bool = False
     _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
     _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
 

@@ -34,13 +34,23 @@ Handler = Callable[[Update, Ctx], Coroutine[Any, Any, None]]
 EXPECTED = (Rejection, TryAgainError, ConflictError, NotFoundError)
 
 
+def left_to_redelivery(svc: Services, exc: BaseException) -> bool:
+    """A lost write race under the webhook: raised on, so the update answers 500 and
+    Telegram's redelivery does it again (``Services.redelivery``), instead of a 200 with "please
+    try again" that leaves the order unsealed (the 4-player race of docs/deploy.md)."""
+    return svc.redelivery and isinstance(exc, TryAgainError | ConflictError)
+
+
 def command(fn: Handler) -> Handler:
-    """A command handler: expected failures become a translated reply, nothing changed."""
+    """A command handler: expected failures become a translated reply, nothing changed; under
+    the webhook a lost race is left to Telegram's redelivery (:func:`left_to_redelivery`)."""
 
     async def wrapper(update: Update, context: Ctx) -> None:
         try:
             await fn(update, context)
         except EXPECTED as exc:
+            if left_to_redelivery(context.svc, exc):
+                raise
             tr = context.tr(update.effective_user)
             if update.effective_chat is not None:
                 await send(context, update.effective_chat.id, Screen(_rejection_text(tr, exc)))

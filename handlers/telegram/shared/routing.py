@@ -22,7 +22,13 @@ from engine.match import Match
 from engine.usecases import SealResult
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram.shared.context import Ctx
-from handlers.telegram.shared.guards import EXPECTED, Alert, Button_, _rejection_text
+from handlers.telegram.shared.guards import (
+    EXPECTED,
+    Alert,
+    Button_,
+    _rejection_text,
+    left_to_redelivery,
+)
 from handlers.telegram.shared.send import _api
 
 log = logging.getLogger("sekundant.bot")
@@ -108,6 +114,8 @@ async def on_button(update: Update, context: Ctx) -> None:
     except Alert as exc:
         toast, alert = exc.text, True
     except EXPECTED as exc:
+        if left_to_redelivery(svc, exc):
+            raise  # unanswered: the redelivery answers the press (lambda_webhook)
         toast, alert = _rejection_text(tr, exc), True
     except (ValueError, IndexError):
         toast, alert = tr("err.forged"), True

@@ -52,8 +52,9 @@ class Owed:
     renders from the latest stored state when it sends), ``turn`` and ``data`` (e.g. the
     status message to close) say for what. ``key`` is unique within the match: an item saved
     with the key of a pending one replaces it. ``seq`` orders a match's items. ``sent`` is the
-    delivery journal: each Bot API message already sent for it (step -> ``[chat id, message
-    id]``), so a delivery that resumes after a failure sends nothing twice. ``attempts``,
+    delivery journal: each Bot API message already sent for it (what it is -> ``[chat id,
+    message id, Telegram's date]``; ``handlers.telegram.shared.outbox``), so a delivery that
+    resumes after a failure sends nothing twice. ``attempts``,
     ``next_at`` (backoff, Telegram's ``retry_after``) and ``error`` describe failed
     deliveries; ``token``/``lease`` the deliverer holding it; ``done`` when delivered (or given
     up, with ``error``)."""

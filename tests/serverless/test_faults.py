@@ -18,6 +18,7 @@ import pytest
 from engine.match import Phase
 from handlers import lambda_sweeper
 from handlers.runtime import Runtime
+from handlers.telegram import stale
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID
 from tests.serverless.conftest import WebhookHarness
@@ -100,6 +101,11 @@ def _refused(text: str) -> bool:
     return "nothing was sealed" in text or "ничего не запечатано" in text
 
 
+def bob_id(w: World) -> int:
+    """The second player's (Bob's, p2) private chat: the fixtures' second user."""
+    return 222222222
+
+
 def play(w: World, fault: Callable[[World, int], None]) -> str:
     """A pistol duel: turn 1 without faults (it measures how many messages a turn sends to
     each chat), then :data:`TURNS` turns with ``fault(world, turn)`` armed before each turn's
@@ -137,6 +143,19 @@ def check(w: World, match_id: str) -> None:
         assert len(reveals) == 1, f"turn {record.turn}: {len(reveals)} reveals"
     match = repo.load(match_id).match
     assert match.phase is Phase.RUNNING and match.turn == TURNS + 2
+    # What each message is was kept (issue 28): the status pointer never became another
+    # message, and nothing never-to-be-edited (a commitment, a reveal) was ever edited.
+    records = [*history, match]
+    commitments = {r.commitment_message for r in records if r.commitment_message is not None}
+    assert int(match.ui["status"]) not in commitments
+    edited = {
+        int(c.params["message_id"])
+        for c in w.h.api.calls_of("editMessageText")
+        if int(c.params["chat_id"]) == GROUP_ID
+    }
+    assert not edited & commitments, "a commitment message was edited"
+    builders = {chat for chat, _ in stale.live(match, match.turn)}
+    assert builders == {int(s.user_id or 0) for s in match.seats}  # each got its builder
 
 
 FAULTS: dict[str, Callable[[World, int], None]] = {
@@ -158,6 +177,12 @@ FAULTS: dict[str, Callable[[World, int], None]] = {
         "500", 3, chat_id=GROUP_ID, after=1
     ),
     "telegram 429 at the second builder": lambda w, t: w.telegram.arm("429", 1, after=2),
+    # Issue 28: P1 (Bob)'s next private message answered 429 (retry_after 30), or 502 three
+    # times; P1 seals last and the sweeper delivers later: P1 still gets the next builder.
+    "telegram 429 to the last sealer": lambda w, t: w.telegram.arm("429", 2, chat_id=bob_id(w)),
+    "telegram 502 three times to the last sealer": lambda w, t: w.telegram.arm(
+        "500", 3, chat_id=bob_id(w)
+    ),
     "killed after the reveal": lambda w, t: w.telegram.arm("die", 1, chat_id=GROUP_ID, after=1),
     # Telegram, in private: the receipt of the last order and the next builders.
     "telegram 502 to the players": lambda w, t: w.telegram.arm("500", 3),

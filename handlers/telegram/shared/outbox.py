@@ -11,22 +11,25 @@ Each kind of item maps to a send function (:func:`add_senders`, per application:
 adds the Telegram layer's, ``handlers.telegram.shared.owed``) that renders from the latest stored
 state when it runs.
 Every Bot API call it makes goes through the item's :class:`Journal` (``shared.send._api`` asks
-:func:`current`): a sent message's id is recorded on the item before the next call, and a
-delivery that resumes after a failure replays the recorded sends instead of repeating them
-(edits are simply made again: the same edit twice changes nothing). So a send function must make
-the same sends in the same order when it runs again: it may skip what the latest state says is
-no longer owed (a later turn opened), as long as it skips it from then on (state only moves
-forward). A Bot API call made around ``shared.send._api`` is not journaled. A delivery holds a
+:func:`current`): a sent message's id is recorded on the item before the next call, under what
+the message IS - its :func:`labelled` identity (e.g. ``status:2``, ``builder:2``), its chat and
+its occurrence among the sends of that identity to that chat - never under its position in the
+delivery. A delivery that resumes after a failure replays the recorded sends instead of
+repeating them (edits are simply made again: the same edit twice changes nothing), and a send
+skipped on the resumed run (the commitment the group already has) shifts nothing: the status
+stays the status and the next builder is still sent (issue 28). A Bot API call made around
+``shared.send._api`` is not journaled. A delivery holds a
 lease on the item (:data:`engine.ports.OWED_LEASE_SECONDS`), so a webhook and the sweeper never
 send it both; a match's items go out in order, and a failed one holds back the later ones of its
 chat (a player's failed receipt does not hold back the group's reveal)."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import logging
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -64,29 +67,53 @@ class Superseded(Exception):  # noqa: N818 - control flow, not an error
 
 
 class Journal:
-    """The sends already made for one owed item, recorded as they happen."""
+    """The sends already made for one owed item, recorded as they happen, each under its
+    identity (:func:`labelled`, the chat, the occurrence): ``sent[identity] = [chat, id, date]``."""
 
     def __init__(self, repo: MatchRepository, item: Owed) -> None:
         self.repo = repo
         self.item = item
-        self.step = 0
+        self.seen: dict[str, int] = {}
 
-    async def run(self, call: Callable[[], Awaitable[Any]]) -> Any:
+    def identity(self, chat_id: int | None) -> str:
+        """The stable name of the next send: its label, its chat and how many sends of that
+        label to that chat this run made before it."""
+        base = f"{_LABEL.get()}@{'' if chat_id is None else chat_id}"
+        n = self.seen.get(base, 0)
+        self.seen[base] = n + 1
+        return f"{base}#{n}"
+
+    async def run(self, call: Callable[[], Awaitable[Any]], chat_id: int | None = None) -> Any:
         """One Bot API call of the delivery, or its recorded result when an earlier attempt
         made it already."""
-        self.step += 1
-        key = str(self.step)
+        key = self.identity(chat_id)
         kept = self.item.sent.get(key)
         if kept is not None:
-            chat_id, message_id = kept
-            return Message(message_id, datetime.fromtimestamp(0, UTC), Chat(chat_id, "private"))
+            chat, message_id, *rest = kept
+            date = datetime.fromtimestamp(int(rest[0]) if rest else 0, UTC)
+            return Message(int(message_id), date, Chat(int(chat), "private"))
         result = await call()
         if isinstance(result, Message):
-            sent = {**self.item.sent, key: [result.chat_id, result.message_id]}
+            stamp = int(result.date.timestamp())
+            sent = {**self.item.sent, key: [result.chat_id, result.message_id, stamp]}
             self.item = replace(self.item, sent=sent)
             if not self.repo.update_owed(self.item):
                 raise Superseded
         return result
+
+
+_LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("sekundant_label", default="send")
+
+
+@contextlib.contextmanager
+def labelled(label: str) -> Iterator[None]:
+    """The sends made inside are journaled as ``label`` (what they are: ``reveal:3``,
+    ``status:4``, ``builder:4`` ...), so a resumed delivery finds each by identity."""
+    token = _LABEL.set(label)
+    try:
+        yield
+    finally:
+        _LABEL.reset(token)
 
 
 _JOURNAL: contextvars.ContextVar[Journal | None] = contextvars.ContextVar(

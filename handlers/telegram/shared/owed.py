@@ -16,7 +16,7 @@ from engine.match import Phase
 from engine.ports import Owed
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared import clock_notices as clock
-from handlers.telegram.shared import turns
+from handlers.telegram.shared import outbox, turns
 from handlers.telegram.shared.send import send
 
 
@@ -30,7 +30,8 @@ async def send_resolved(context: Any, item: Owed) -> None:
     if record is None:
         return  # undone before it was announced: the GM's undo told the chat
     if record.reason == "deadline":
-        await clock.announce_deadline(context, latest, record)
+        with outbox.labelled(f"deadline:{record.turn}"):
+            await clock.announce_deadline(context, latest, record)
     status, edited = item.data.get("status"), item.data.get("edited")
     last = record.turn == history[-1].turn
     await turns.announce_resolved(

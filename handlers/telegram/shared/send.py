@@ -78,16 +78,21 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
     )
 
 
-async def _api(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
+async def _api(
+    svc: Services,
+    call: Callable[[], Awaitable[Any]],
+    retries: int = 0,
+    chat_id: int | None = None,
+) -> Any:
     """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
     webhook answers 500 and Telegram retries later). ``retries``: how many times a network
     error or a Telegram 5xx is tried again after a short pause. Inside an outbox delivery the
     call goes through its journal (:mod:`handlers.telegram.shared.outbox`): a message sent by
-    an earlier attempt is not sent again."""
+    an earlier attempt is not sent again (``chat_id``: where it goes, part of its identity)."""
     journal = outbox.current()
     if journal is None:
         return await _api_call(svc, call, retries)
-    return await journal.run(lambda: _api_call(svc, call, retries))
+    return await journal.run(lambda: _api_call(svc, call, retries), chat_id)
 
 
 async def _api_call(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
@@ -130,7 +135,7 @@ async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> 
                 api_kwargs=_RAW_NO_PREVIEW,  # as JSON: no LinkPreviewOptions object per send
             )
 
-        msg = await _api(svc, call, retries)
+        msg = await _api(svc, call, retries, chat_id)
     assert msg is not None
     return msg
 

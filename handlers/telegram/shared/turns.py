@@ -116,7 +116,8 @@ async def announce_started(
     if lobby_id is not None:
         await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
     else:
-        await send(context, match.chat_id, Screen("\n".join(lines)))
+        with outbox.labelled("start"):
+            await send(context, match.chat_id, Screen("\n".join(lines)))
     if opened:
         await open_turn(context, match)
 
@@ -128,9 +129,12 @@ async def open_turn(context: Ctx, match: Match) -> None:
     gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
-    match = await post_commitment(context, match, strict=True)  # its own message, never edited
+    turn = match.turn
+    with outbox.labelled(f"commitment:{turn}"):  # its own message, never edited
+        match = await post_commitment(context, match, strict=True)
     now = svc.deps.clock()
-    status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
+    with outbox.labelled(f"status:{turn}"):
+        status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
     match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
@@ -141,8 +145,10 @@ async def open_turn(context: Ctx, match: Match) -> None:
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
         screen = with_page(svc, ptr, match, seat.pid, with_deadline(ptr, match, screen, now))
-        builders.append(await dm(context, match, seat.user_id, screen))
-    builders += await open_turn_gm(context, match)  # NPC builders in the GM's chat
+        with outbox.labelled(f"builder:{turn}"):
+            builders.append(await dm(context, match, seat.user_id, screen))
+    with outbox.labelled(f"npc_builder:{turn}"):
+        builders += await open_turn_gm(context, match)  # NPC builders in the GM's chat
     # One write remembers them: their keyboards go when the turn resolves, and the first one
     # in each chat orders typed orders after the turn opened (refuse_if_before_turn).
     await stale.remember(context, match, builders)
@@ -269,19 +275,23 @@ async def announce_resolved(
     if not last:
         return
     if after.phase is Phase.FINISHED:
-        await send(context, after.chat_id, summary_screen(gtr, after))
+        with outbox.labelled(f"summary:{record.turn}"):
+            await send(context, after.chat_id, summary_screen(gtr, after))
         return
     await open_turn(context, after)
-    await absentee_alert(context, after)  # K missed turns in a row: tell the GM
+    with outbox.labelled(f"absentees:{after.turn}"):
+        await absentee_alert(context, after)  # K missed turns in a row: tell the GM
 
 
 async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
     """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
     story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
     on a network hiccup (nothing else sends it)."""
-    await send_reveal_picture(context, match, record)
+    with outbox.labelled(f"picture:{record.turn}"):
+        await send_reveal_picture(context, match, record)
     text = reveal_text(Tr(match.lang), match, record)
-    await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
+    with outbox.labelled(f"reveal:{record.turn}"):
+        await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
 
 
 async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
@@ -297,7 +307,11 @@ async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) ->
             return False
         caption = tr("reveal.caption", turn=record.turn)
         photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
-        await _api(context.svc, lambda: context.bot.send_photo(match.chat_id, photo, caption))
+        await _api(
+            context.svc,
+            lambda: context.bot.send_photo(match.chat_id, photo, caption),
+            chat_id=match.chat_id,
+        )
     except Exception:
         log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
         return False

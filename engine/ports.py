@@ -208,3 +208,58 @@ class PrefsRepository(Protocol):
     def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
         """Replace the user's preferences."""
         ...
+
+
+@runtime_checkable
+class CampaignRepository(Protocol):
+    """Optional storage of what outlives a match (``engine.campaign``; docs/storage.md
+    "Campaigns"): players' rosters, groups' libraries and match results. Documents are plain
+    JSON objects made and read by ``engine.campaign``; the adapters only key and keep them."""
+
+    def roster(self, user_id: int, ruleset: str) -> list[dict[str, Any]]:
+        """The user's saved characters of ``ruleset``, by ``key`` (their names' fold)."""
+        ...
+
+    def put_characters(self, user_id: int, entries: Sequence[Mapping[str, Any]]) -> None:
+        """Save (or replace, by ``ruleset`` and ``key``) entries, all in one write."""
+        ...
+
+    def delete_character(self, user_id: int, ruleset: str, key: str) -> bool:
+        """Remove one entry; False when there was none."""
+        ...
+
+    def library(self, chat_id: int, ruleset: str) -> dict[str, Any] | None:
+        """The group's library document of ``ruleset`` (None: none uploaded)."""
+        ...
+
+    def put_library(self, chat_id: int, ruleset: str, doc: Mapping[str, Any]) -> None:
+        """Replace the group's library of ``ruleset`` with ``doc`` (one write)."""
+        ...
+
+    def delete_library(self, chat_id: int, ruleset: str) -> bool:
+        """Remove the group's library of ``ruleset``; False when there was none."""
+        ...
+
+    def results(self, chat_id: int) -> list[dict[str, Any]]:
+        """Every stored match result of the group (any order)."""
+        ...
+
+    def user_results(self, user_id: int) -> list[dict[str, Any]]:
+        """Every stored result the user played in (any group, any order)."""
+        ...
+
+    def put_result(self, doc: Mapping[str, Any]) -> None:
+        """Store a match's result (``doc["chat_id"]``, ``doc["match_id"]``; its members
+        ``doc["teams"][*][*]["user_id"]`` find it with :meth:`user_results`), replacing the
+        match's earlier result, in one write."""
+        ...
+
+    def delete_result(self, chat_id: int, match_id: str) -> bool:
+        """Remove a match's result (an undone final turn); False when there was none."""
+        ...
+
+
+def result_users(doc: Mapping[str, Any]) -> list[int]:
+    """The user ids of a result's members (NPCs have none)."""
+    users = {m["user_id"] for t in doc.get("teams", ()) for m in t if m.get("user_id") is not None}
+    return sorted(int(u) for u in users)

@@ -15,6 +15,10 @@ processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl
                                                                        ``token``, ``lease``)
 owed message        ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` while pending
 chat lock           ``CHAT#<chat id>``     ``LOCK``                    - (``match_id``)
+roster character    ``USER#<user id>``     ``CHAR#<ruleset>#<key>``    -
+group library       ``CHAT#<chat id>``     ``LIB#<ruleset>``           -
+match result        ``CHAT#<chat id>``     ``RESULT#<match id>``       -
+result (member)     ``USER#<user id>``     ``RESULT#<chat>#<match>``   -
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
@@ -41,7 +45,14 @@ from botocore.exceptions import ClientError
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
+from engine.ports import (
+    UPDATE_TTL_SECONDS,
+    Loaded,
+    Owed,
+    UpdateClaim,
+    index_users,
+    result_users,
+)
 
 log = logging.getLogger("sekundant.storage")
 
@@ -741,6 +752,115 @@ class DynamoRepository:
                 "doc": _s(_dumps(dict(prefs))),
             },
         )
+
+    # ------------------------------------------------------------------ campaigns
+
+    def _doc_items(self, pk: str, prefix: str) -> list[dict[str, Any]]:
+        """The JSON documents of a partition's items whose SK starts with ``prefix``."""
+        out = []
+        for item in self._query(
+            KeyConditionExpression="PK = :pk AND begins_with(SK, :p)",
+            ExpressionAttributeValues={":pk": _s(pk), ":p": _s(prefix)},
+        ):
+            try:
+                doc = json.loads(item["doc"]["S"])
+            except (KeyError, ValueError):
+                log.error("unreadable campaign item %s %s skipped", pk, item.get("SK"))
+                continue
+            if isinstance(doc, dict):
+                out.append(doc)
+        return out
+
+    def _doc_item(self, pk: str, sk: str, kind: str, doc: Mapping[str, Any]) -> Item:
+        return {"PK": _s(pk), "SK": _s(sk), "type": _s(kind), "doc": _s(_dumps(dict(doc)))}
+
+    def _get_doc(self, pk: str, sk: str) -> dict[str, Any] | None:
+        got = self.client.get_item(
+            TableName=self.table, Key={"PK": _s(pk), "SK": _s(sk)}, ConsistentRead=True
+        )
+        try:
+            doc = json.loads(got["Item"]["doc"]["S"]) if "Item" in got else None
+        except (KeyError, ValueError):
+            log.error("unreadable campaign item %s %s", pk, sk)
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def _delete(self, pk: str, sk: str) -> bool:
+        got = self.client.delete_item(
+            TableName=self.table, Key={"PK": _s(pk), "SK": _s(sk)}, ReturnValues="ALL_OLD"
+        )
+        return "Attributes" in got
+
+    def roster(self, user_id: int, ruleset: str) -> list[dict[str, Any]]:
+        """A player's characters (``engine.ports.CampaignRepository``): 1 Query."""
+        return self._doc_items(f"USER#{user_id}", f"CHAR#{ruleset}#")
+
+    def put_characters(self, user_id: int, entries: Sequence[Mapping[str, Any]]) -> None:
+        items = [
+            self._doc_item(f"USER#{user_id}", f"CHAR#{e['ruleset']}#{e['key']}", "character", e)
+            for e in entries
+        ]
+        for start in range(0, len(items), 100):  # the roster limit keeps this one transaction
+            self.client.transact_write_items(
+                TransactItems=[
+                    {"Put": {"TableName": self.table, "Item": it}}
+                    for it in items[start : start + 100]
+                ]
+            )
+
+    def delete_character(self, user_id: int, ruleset: str, key: str) -> bool:
+        return self._delete(f"USER#{user_id}", f"CHAR#{ruleset}#{key}")
+
+    def library(self, chat_id: int, ruleset: str) -> dict[str, Any] | None:
+        return self._get_doc(f"CHAT#{chat_id}", f"LIB#{ruleset}")
+
+    def put_library(self, chat_id: int, ruleset: str, doc: Mapping[str, Any]) -> None:
+        item = self._doc_item(f"CHAT#{chat_id}", f"LIB#{ruleset}", "library", doc)
+        self.client.put_item(TableName=self.table, Item=item)
+
+    def delete_library(self, chat_id: int, ruleset: str) -> bool:
+        return self._delete(f"CHAT#{chat_id}", f"LIB#{ruleset}")
+
+    def results(self, chat_id: int) -> list[dict[str, Any]]:
+        return self._doc_items(f"CHAT#{chat_id}", "RESULT#")
+
+    def user_results(self, user_id: int) -> list[dict[str, Any]]:
+        return self._doc_items(f"USER#{user_id}", "RESULT#")
+
+    def _result_ops(
+        self, chat_id: int, match_id: str, new: Mapping[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """The writes that make the match's result ``new`` (None: gone): the group's item and
+        one copy per member, members no longer in it removed."""
+        old = self._get_doc(f"CHAT#{chat_id}", f"RESULT#{match_id}")
+        users = set(result_users(new or {}))
+        ops: list[dict[str, Any]] = []
+        for uid in sorted(set(result_users(old or {})) - users):
+            key = {"PK": _s(f"USER#{uid}"), "SK": _s(f"RESULT#{chat_id}#{match_id}")}
+            ops.append({"Delete": {"TableName": self.table, "Key": key}})
+        if new is None:
+            if old is not None:
+                key = {"PK": _s(f"CHAT#{chat_id}"), "SK": _s(f"RESULT#{match_id}")}
+                ops.append({"Delete": {"TableName": self.table, "Key": key}})
+            return ops
+        item = self._doc_item(f"CHAT#{chat_id}", f"RESULT#{match_id}", "result", new)
+        ops.append({"Put": {"TableName": self.table, "Item": item}})
+        for uid in sorted(users):
+            sk = f"RESULT#{chat_id}#{match_id}"
+            it = self._doc_item(f"USER#{uid}", sk, "result", new)
+            ops.append({"Put": {"TableName": self.table, "Item": it}})
+        return ops
+
+    def put_result(self, doc: Mapping[str, Any]) -> None:
+        ops = self._result_ops(int(doc["chat_id"]), str(doc["match_id"]), doc)
+        self.client.transact_write_items(TransactItems=ops)
+
+    def delete_result(self, chat_id: int, match_id: str) -> bool:
+        ops = self._result_ops(chat_id, match_id, None)
+        if not ops:
+            return False
+        self.client.transact_write_items(TransactItems=ops)
+        return True
 
     # ------------------------------------------------------------------ attention
 

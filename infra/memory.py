@@ -23,7 +23,14 @@ from typing import Any, NamedTuple
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
+from engine.ports import (
+    UPDATE_TTL_SECONDS,
+    Loaded,
+    Owed,
+    UpdateClaim,
+    index_users,
+    result_users,
+)
 
 log = logging.getLogger("sekundant.storage")
 
@@ -116,6 +123,11 @@ class MemoryRepository:
         self.failures: dict[str, int] = {}  # failed sweeps in a row (note_failure)
         self.parked: set[str] = set()  # out of due() until the next save
         self.chat_locks: dict[int, str] = {}  # chat id -> the match holding its creation lock
+        # Campaigns (engine.ports.CampaignRepository): (user, ruleset, key) -> entry,
+        # (chat, ruleset) -> library, (chat, match id) -> result.
+        self.rosters: dict[tuple[int, str, str], dict[str, Any]] = {}
+        self.libraries: dict[tuple[int, str], dict[str, Any]] = {}
+        self.results_by_match: dict[tuple[int, str], dict[str, Any]] = {}
         # The JSON text of a stored order beside the very dict it was made from (a dict
         # replaced behind our back, as tests do, is simply not found), and the _Meta of a
         # match beside the very text it was read from.
@@ -382,3 +394,53 @@ class MemoryRepository:
     def save_prefs(self, user_id: int, prefs: Mapping[str, Any]) -> None:
         with self._lock:
             self.prefs[user_id] = dict(prefs)
+
+    # ------------------------------------------------------------------ campaigns
+
+    def roster(self, user_id: int, ruleset: str) -> list[dict[str, Any]]:
+        with self._lock:
+            found = [
+                _frozen(doc)
+                for (uid, rid, _), doc in self.rosters.items()
+                if uid == user_id and rid == ruleset
+            ]
+        return sorted(found, key=lambda e: str(e["key"]))
+
+    def put_characters(self, user_id: int, entries: Sequence[Mapping[str, Any]]) -> None:
+        with self._lock:
+            for e in entries:
+                self.rosters[user_id, str(e["ruleset"]), str(e["key"])] = _frozen(dict(e))
+
+    def delete_character(self, user_id: int, ruleset: str, key: str) -> bool:
+        with self._lock:
+            return self.rosters.pop((user_id, ruleset, key), None) is not None
+
+    def library(self, chat_id: int, ruleset: str) -> dict[str, Any] | None:
+        with self._lock:
+            doc = self.libraries.get((chat_id, ruleset))
+            return None if doc is None else _frozen(doc)
+
+    def put_library(self, chat_id: int, ruleset: str, doc: Mapping[str, Any]) -> None:
+        with self._lock:
+            self.libraries[chat_id, ruleset] = _frozen(dict(doc))
+
+    def delete_library(self, chat_id: int, ruleset: str) -> bool:
+        with self._lock:
+            return self.libraries.pop((chat_id, ruleset), None) is not None
+
+    def results(self, chat_id: int) -> list[dict[str, Any]]:
+        with self._lock:
+            return [_frozen(d) for (cid, _), d in self.results_by_match.items() if cid == chat_id]
+
+    def user_results(self, user_id: int) -> list[dict[str, Any]]:
+        with self._lock:
+            docs = list(self.results_by_match.values())
+        return [_frozen(d) for d in docs if user_id in result_users(d)]
+
+    def put_result(self, doc: Mapping[str, Any]) -> None:
+        with self._lock:
+            self.results_by_match[int(doc["chat_id"]), str(doc["match_id"])] = _frozen(dict(doc))
+
+    def delete_result(self, chat_id: int, match_id: str) -> bool:
+        with self._lock:
+            return self.results_by_match.pop((chat_id, match_id), None) is not None

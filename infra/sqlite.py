@@ -26,7 +26,14 @@ from typing import Any
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import UPDATE_TTL_SECONDS, Loaded, Owed, UpdateClaim, index_users
+from engine.ports import (
+    UPDATE_TTL_SECONDS,
+    Loaded,
+    Owed,
+    UpdateClaim,
+    index_users,
+    result_users,
+)
 
 log = logging.getLogger("sekundant.storage")
 
@@ -106,6 +113,31 @@ CREATE TABLE IF NOT EXISTS sweep_failures (
     match_id TEXT PRIMARY KEY,
     n        INTEGER NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS roster (         -- campaigns: a player's saved characters
+    user_id INTEGER NOT NULL,
+    ruleset TEXT NOT NULL,
+    key     TEXT NOT NULL,                -- the name's fold (engine.campaign.documents)
+    doc     TEXT NOT NULL,
+    PRIMARY KEY (user_id, ruleset, key)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS libraries (      -- campaigns: a group's presets per ruleset
+    chat_id INTEGER NOT NULL,
+    ruleset TEXT NOT NULL,
+    doc     TEXT NOT NULL,
+    PRIMARY KEY (chat_id, ruleset)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS results (        -- campaigns: the ladder's match results
+    chat_id  INTEGER NOT NULL,
+    match_id TEXT NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (chat_id, match_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS result_users (
+    user_id  INTEGER NOT NULL,
+    chat_id  INTEGER NOT NULL,
+    match_id TEXT NOT NULL,
+    PRIMARY KEY (user_id, chat_id, match_id)
+) WITHOUT ROWID;
 """
 
 
@@ -121,6 +153,10 @@ _TABLES = frozenset(
         "sweep_failures",
         "chat_locks",
         "record_configs",
+        "roster",
+        "libraries",
+        "results",
+        "result_users",
     }
 )
 
@@ -594,6 +630,94 @@ class SqliteRepository:
                 "INSERT OR REPLACE INTO prefs (user_id, doc) VALUES (?, ?)",
                 (user_id, _dumps(dict(prefs))),
             )
+
+    # ------------------------------------------------------------------ campaigns
+
+    def _docs(self, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+        with self._read() as db:
+            rows = db.execute(sql, params).fetchall()
+        out = []
+        for (text,) in rows:
+            try:
+                doc = json.loads(text)
+            except ValueError:
+                log.error("unreadable campaign document skipped (%s)", sql.split()[3])
+                continue
+            if isinstance(doc, dict):
+                out.append(doc)
+        return out
+
+    def roster(self, user_id: int, ruleset: str) -> list[dict[str, Any]]:
+        """A player's characters (``engine.ports.CampaignRepository``)."""
+        sql = "SELECT doc FROM roster WHERE user_id = ? AND ruleset = ? ORDER BY key"
+        return self._docs(sql, (user_id, ruleset))
+
+    def put_characters(self, user_id: int, entries: Sequence[Mapping[str, Any]]) -> None:
+        with self._write() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO roster (user_id, ruleset, key, doc) VALUES (?, ?, ?, ?)",
+                [(user_id, str(e["ruleset"]), str(e["key"]), _dumps(dict(e))) for e in entries],
+            )
+
+    def delete_character(self, user_id: int, ruleset: str, key: str) -> bool:
+        with self._write() as db:
+            cur = db.execute(
+                "DELETE FROM roster WHERE user_id = ? AND ruleset = ? AND key = ?",
+                (user_id, ruleset, key),
+            )
+            return cur.rowcount == 1
+
+    def library(self, chat_id: int, ruleset: str) -> dict[str, Any] | None:
+        sql = "SELECT doc FROM libraries WHERE chat_id = ? AND ruleset = ?"
+        found = self._docs(sql, (chat_id, ruleset))
+        return found[0] if found else None
+
+    def put_library(self, chat_id: int, ruleset: str, doc: Mapping[str, Any]) -> None:
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO libraries (chat_id, ruleset, doc) VALUES (?, ?, ?)",
+                (chat_id, ruleset, _dumps(dict(doc))),
+            )
+
+    def delete_library(self, chat_id: int, ruleset: str) -> bool:
+        with self._write() as db:
+            cur = db.execute(
+                "DELETE FROM libraries WHERE chat_id = ? AND ruleset = ?", (chat_id, ruleset)
+            )
+            return cur.rowcount == 1
+
+    def results(self, chat_id: int) -> list[dict[str, Any]]:
+        return self._docs("SELECT doc FROM results WHERE chat_id = ?", (chat_id,))
+
+    def user_results(self, user_id: int) -> list[dict[str, Any]]:
+        sql = (
+            "SELECT r.doc FROM result_users u JOIN results r"
+            " ON r.chat_id = u.chat_id AND r.match_id = u.match_id WHERE u.user_id = ?"
+        )
+        return self._docs(sql, (user_id,))
+
+    def put_result(self, doc: Mapping[str, Any]) -> None:
+        chat_id, match_id = int(doc["chat_id"]), str(doc["match_id"])
+        with self._write() as db:
+            self._drop_result(db, chat_id, match_id)
+            db.execute(
+                "INSERT INTO results (chat_id, match_id, doc) VALUES (?, ?, ?)",
+                (chat_id, match_id, _dumps(dict(doc))),
+            )
+            db.executemany(
+                "INSERT INTO result_users (user_id, chat_id, match_id) VALUES (?, ?, ?)",
+                [(uid, chat_id, match_id) for uid in result_users(doc)],
+            )
+
+    def delete_result(self, chat_id: int, match_id: str) -> bool:
+        with self._write() as db:
+            return self._drop_result(db, chat_id, match_id)
+
+    @staticmethod
+    def _drop_result(db: sqlite3.Connection, chat_id: int, match_id: str) -> bool:
+        where = "WHERE chat_id = ? AND match_id = ?"
+        db.execute(f"DELETE FROM result_users {where}", (chat_id, match_id))
+        return db.execute(f"DELETE FROM results {where}", (chat_id, match_id)).rowcount == 1
 
     # ------------------------------------------------------------------ attention
 

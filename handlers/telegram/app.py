@@ -31,10 +31,13 @@ from telegram.request import BaseRequest
 from engine.usecases import Deps
 from handlers.telegram import stale, ui
 from handlers.telegram.features import (
+    chronicle,
     clock,
     gm_commands,
     gm_panel,
     gm_turn,
+    ladder,
+    library,
     lobby,
     npc,
     npc_orders,
@@ -42,12 +45,13 @@ from handlers.telegram.features import (
     orders,
     player,
     records,
+    roster,
     rules_help,
     text_reply,
 )
 from handlers.telegram.i18n import LANGS, Tr, normalize
 from handlers.telegram.screens import odds_text
-from handlers.telegram.shared import outbox, owed, text_steps
+from handlers.telegram.shared import campaign, outbox, owed, text_steps
 from handlers.telegram.shared.context import CONTEXT_TYPES, SERVICES, Ctx, Services, callback_secret
 from handlers.telegram.shared.guards import Button_
 from handlers.telegram.shared.routing import add_flow, on_button, router
@@ -67,10 +71,12 @@ def bot_commands(lang: str) -> dict[str, list[BotCommand]]:
     """The command menus for private chats and groups in ``lang`` (used by ``run`` on startup
     and by ``setup-webhook``): ``{"private": [...], "group": [...]}``."""
     tr = Tr(lang)
-    private = ["start", "order", "plan", "npcorder", "character", "side", "status", "history"]
+    private = ["start", "order", "plan", "npcorder", "character", "characters", "side", "status"]
+    private += ["history", "me"]
     private += ["dossier", "leave", "forfeit", "lang", "help", "rules"]
     group = ["duel", "status", "history", "dossier", "clock", "npc", "side", "replace", "edit"]
-    group += ["gm", "lang", "takegm", "help", "rules"]
+    group += ["gm", "lang", "takegm", "help", "rules", "library", "ladder"]
+    group += ["chronicle"]
     return {
         "private": [BotCommand(c, tr(f"cmd.{c}")) for c in private],
         "group": [BotCommand(c, tr(f"cmd.{c}")) for c in group],
@@ -180,6 +186,19 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "clk": clock.btn_clock,
         odds_text.KIND: odds.btn_odds,  # the lobby's 🎲 Odds: the matchup simulated
         text_steps.KIND: text_reply.btn_text_hint,  # "✍️": reply with the order's text
+        campaign.PICK: roster.btn_pick,  # a roster character or group preset in a lobby
+        "rsv": roster.btn_roster,
+        "rsd": roster.btn_roster,
+        "rsl": roster.btn_roster,
+        "rse": roster.btn_roster,
+        "lba": library.btn_add_npc,  # a library NPC template added to the lobby, then its side
+        "lbs": library.btn_add_npc,
+        "lbd": library.btn_manage,
+        "lbr": library.btn_manage,
+        "lbx": library.btn_manage,
+        "lbz": library.btn_manage,
+        "lbl": library.btn_manage,
+        "cru": ladder.btn_rated,  # the lobby's rated/unrated switch (GM)
     }
 )
 # The outbox's send functions, one per kind of owed message (shared/owed.py).
@@ -230,6 +249,14 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("forfeit", player.cmd_forfeit, filters=anywhere))
     app.add_handler(CommandHandler("history", records.cmd_history, filters=anywhere))
     app.add_handler(CommandHandler("dossier", records.cmd_dossier, filters=anywhere))
+    # Campaigns (docs/campaign.md): the roster, the group's library, the ladder, the chronicle
+    app.add_handler(CommandHandler("characters", roster.cmd_characters, filters=private))
+    app.add_handler(MessageHandler(private & filters.Document.ALL, roster.on_document))
+    app.add_handler(CommandHandler("library", library.cmd_library, filters=group))
+    app.add_handler(MessageHandler(group & filters.Document.ALL, library.on_document))
+    app.add_handler(CommandHandler("ladder", ladder.cmd_ladder, filters=group))
+    app.add_handler(CommandHandler("me", ladder.cmd_me, filters=private))
+    app.add_handler(CommandHandler("chronicle", chronicle.cmd_chronicle, filters=group))
     routes.add_buttons(BUTTONS)  # every button press goes to on_button, then by its kind
     outbox.add_senders(app, SENDERS)
     app.add_handler(CallbackQueryHandler(on_button))

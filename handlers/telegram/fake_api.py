@@ -8,6 +8,8 @@ records every call, and behaves like Telegram where it matters to the bot:
 - an edit that changes nothing answers 400 ``message is not modified``;
 - callback data over 64 bytes, texts over 4096 characters and captions over 1024 answer 400;
 - ``sendPhoto`` and ``sendDocument`` keep the uploaded bytes (``photos``, ``documents``);
+- ``getFile`` and the file download serve ``files`` (a user's upload, :meth:`add_file`, and
+  every document the bot sent), so a bot can read a file a user sends;
 - scripted failures (``fail_next``) simulate 429 ``RetryAfter`` and other errors.
 
 Used by the tests (as the recording request), the offline sandbox and the benchmark, so all
@@ -94,6 +96,7 @@ class FakeBotAPI(BaseRequest):
         self.fail_next: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         self._next_id = 1000
         self._callback_owner: dict[str, int] = {}
+        self.files: dict[str, bytes] = {}  # file id -> content (getFile and its download)
         self.menu_button: Any = None  # the last setChatMenuButton
 
     # --- the world ---
@@ -103,6 +106,12 @@ class FakeBotAPI(BaseRequest):
         self.chat(int(user["id"]), "private", user.get("first_name", ""))
         if started:
             self.started.add(int(user["id"]))
+
+    def add_file(self, content: bytes) -> str:
+        """Keep a file as Telegram's servers would; its file id."""
+        file_id = f"file{self.new_message_id()}"
+        self.files[file_id] = content
+        return file_id
 
     def chat(self, chat_id: int, kind: str = "supergroup", title: str = "") -> FakeChat:
         if chat_id not in self.chats:
@@ -170,6 +179,9 @@ class FakeBotAPI(BaseRequest):
         connect_timeout: Any = None,
         pool_timeout: Any = None,
     ) -> tuple[int, bytes]:
+        if "/file/bot" in url:  # a file download (getFile's file_path)
+            content = self.files.get(url.rsplit("/", 1)[-1])
+            return (200, content) if content is not None else (404, b"Not Found")
         api = url.rsplit("/", 1)[-1]
         params = dict(request_data.parameters) if request_data else {}
         if request_data is not None and request_data.contains_files:
@@ -192,6 +204,15 @@ class FakeBotAPI(BaseRequest):
     def _handle(self, api: str, p: dict[str, Any]) -> Any:
         if api == "getMe":
             return BOT_INFO
+        if api == "getChat":
+            return self.chat_json(int(p["chat_id"]))
+        if api == "getFile":
+            file_id = str(p["file_id"])
+            if file_id not in self.files:
+                raise _ApiError(400, "Bad Request: invalid file_id")
+            size = len(self.files[file_id])
+            return {"file_id": file_id, "file_unique_id": file_id, "file_size": size,
+                    "file_path": f"documents/{file_id}"}  # fmt: skip
         if api == "sendMessage":
             return self._send(p)
         if api == "sendDocument":
@@ -212,7 +233,16 @@ class FakeBotAPI(BaseRequest):
             user = self.users.get(
                 int(p["user_id"]), {"id": int(p["user_id"]), "is_bot": False, "first_name": "?"}
             )
-            return {"status": status, "user": user}
+            member: dict[str, Any] = {"status": status, "user": user}
+            if status in ("creator", "administrator"):  # the fields Telegram always sends
+                member["is_anonymous"] = False
+            if status == "administrator":
+                rights = ("can_be_edited can_manage_chat can_delete_messages can_manage_video_chats"
+                          " can_restrict_members can_promote_members can_change_info"
+                          " can_invite_users can_post_stories can_edit_stories"
+                          " can_delete_stories")  # fmt: skip
+                member |= dict.fromkeys(rights.split(), False)
+            return member
         if api == "setChatMenuButton":
             button = p.get("menu_button")
             self.menu_button = json.loads(button) if isinstance(button, str) else button
@@ -284,6 +314,7 @@ class FakeBotAPI(BaseRequest):
         m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
         self.chat(chat_id).messages.append(m)
         out = self.message_json(m)
+        self.files[f"doc{m.message_id}"] = content
         out["document"] = {
             "file_id": f"doc{m.message_id}",
             "file_unique_id": f"u{m.message_id}",

@@ -123,6 +123,27 @@ class Harness:
             body["entities"] = [{"offset": 0, "length": length, "type": "bot_command"}]
         self.feed({"update_id": next(self._update_ids), "message": body})
 
+    def upload(
+        self, user: dict[str, Any], chat_id: int, name: str, content: bytes, caption: str = ""
+    ) -> None:
+        """``user`` sends a file (a document message, with ``caption``) in ``chat_id``."""
+        uid = int(user["id"])
+        if chat_id == uid:
+            self.api.started.add(uid)
+        file_id = self.api.add_file(content)
+        msg = FakeMessage(self.api.new_message_id(), chat_id, caption, from_bot=False, user_id=uid)
+        self.api.chat(chat_id).messages.append(msg)
+        body = self.api.message_json(msg)
+        del body["text"]
+        body["document"] = {"file_id": file_id, "file_unique_id": file_id, "file_name": name,
+                            "file_size": len(content)}  # fmt: skip
+        if caption:
+            body["caption"] = caption
+            if caption.startswith("/"):
+                length = len(caption.split(maxsplit=1)[0])
+                body["caption_entities"] = [{"offset": 0, "length": length, "type": "bot_command"}]
+        self.feed({"update_id": next(self._update_ids), "message": body})
+
     def press(self, user: dict[str, Any], message: FakeMessage, index: int) -> None:
         """``user`` presses button ``index`` (0-based, row by row) of ``message``. A URL deep
         link to the bot becomes ``/start <payload>`` in the private chat, as a client does."""

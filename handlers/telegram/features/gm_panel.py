@@ -22,6 +22,7 @@ from engine.ruleset import Outcome
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, render
+from handlers.telegram.shared import campaign
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -207,6 +208,7 @@ async def btn_summary_undo(
 async def _after_undo(context: Ctx, after: Match, undone: TurnRecord) -> None:
     """Announce an undo, reopen the turn (new commitment, builders) and tell the players."""
     svc = context.svc
+    campaign.sync_result(svc, after)  # an undone final turn takes its result off the ladder
     await _announce(context, after, "gm.undone", turn=undone.turn)
     await open_turn(context, after)  # a new status with the new commitment, then builders
     after = svc.deps.repo.load(after.id).match

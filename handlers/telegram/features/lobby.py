@@ -17,7 +17,7 @@ from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
-from handlers.telegram.shared import outbox
+from handlers.telegram.shared import campaign, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import gm_run, open_turn_gm
 from handlers.telegram.shared.guards import (
@@ -101,7 +101,8 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
     if pid is None:
         raise Rejection("not_a_participant")
     if match.phase is Phase.LOBBY:
-        await send(context, user_id, character_screen(tr, match, pid))
+        mine = campaign.character_rows(context.svc, tr, match, pid, user_id)
+        await send(context, user_id, character_screen(tr, match, pid, mine))
     elif match.phase is Phase.RUNNING and pid in lifecycle.acting(match):
         msg = await send(context, user_id, render.builder_screen(tr, match, pid, ()))
         await stale.remember(context, match, [msg])
@@ -109,7 +110,11 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
         await send(context, user_id, Screen(render.match_list(tr, [match])))
 
 
-def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
+def character_screen(
+    tr: Tr, match: Match, pid: str, mine: list[list[Button]] | None = None
+) -> Screen:
+    """The character picker: the built-in presets, then ``mine`` (the player's roster and the
+    group's library: ``shared.campaign.character_rows``)."""
     ui = get_ui(match.ruleset)
     rules = match.rules
     presets = rules.presets(rules.config(match.config))
@@ -117,6 +122,7 @@ def character_screen(tr: Tr, match: Match, pid: str) -> Screen:
         [Button(ui.preset_label(tr, pid_, ch), Callback("chr", match.id, 0, (pid, pid_)))]
         for pid_, ch in presets.items()
     ]
+    rows += mine or []
     text = tr(
         "character.pick",
         title=Raw(render.match_title(tr, match)),
@@ -163,14 +169,18 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
-        await send(context, user.id, character_screen(tr, match, pid))
+        mine = campaign.character_rows(svc, tr, match, pid, user.id)
+        await send(context, user.id, character_screen(tr, match, pid, mine))
         return
     lobby = match
     with plain.with_example(lambda: hints.character_example(lobby)):
         sheet = get_ui(match.ruleset).parse_character(words)
         match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
     label = get_ui(match.ruleset).character_label(tr, sheet)
-    await send(context, user.id, Screen(tr("character.set", character=Raw(label))))
+    text = tr("character.set", character=Raw(label))
+    if kept := campaign.keep_built(svc, tr, user.id, match, sheet):
+        text += "\n" + tr("campaign.kept", name=kept)
+    await send(context, user.id, Screen(text))
     await refresh_lobby(context, match)
 
 

@@ -34,9 +34,10 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
     if extra.text:
         lines.append(extra.text)
     lines.append(tr("lobby.hint"))
-    from handlers.telegram.screens import clock_text, fairness, odds_text
+    from handlers.telegram.screens import campaign_text, clock_text, fairness, odds_text
 
     lines += clock_text.lobby_lines(tr, match)
+    lines += campaign_text.lobby_lines(tr, match)
     if match.commitment:  # turn 0 (the setup rolls) is committed from the lobby on
         lines.append(fairness.commitment_text(tr, match.commitment))
     rows: list[list[Button]] = [[Button(tr("btn.join"), url=join_url)]]
@@ -45,6 +46,7 @@ def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:
         rows.append([Button(opt.label, Callback("opt", match.id, 0, (opt.name,)))])
     rows += clock_text.lobby_rows(tr, match)
     rows += odds_text.lobby_rows(tr, match)
+    rows += campaign_text.lobby_rows(tr, match)
     other = "en" if match.lang == "ru" else "ru"
     rows.append(
         [

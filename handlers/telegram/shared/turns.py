@@ -22,7 +22,7 @@ from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.screens.reveal_text import reveal_text
-from handlers.telegram.shared import commitments, outbox
+from handlers.telegram.shared import campaign, commitments, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.page_button import with_page
@@ -275,6 +275,7 @@ async def announce_resolved(
     if not last:
         return
     if after.phase is Phase.FINISHED:
+        campaign.sync_result(context.svc, after)  # the ladder's result (features/ladder.py)
         with outbox.labelled(f"summary:{record.turn}"):
             await send(context, after.chat_id, summary_screen(gtr, after))
         return
@@ -343,6 +344,7 @@ async def _after_change(
     if record is not None:
         await on_resolved(context, before, after, record)
     elif after.phase is Phase.FINISHED:
+        campaign.sync_result(context.svc, after)
         await _close_status(context, before, after)
         await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
     else:

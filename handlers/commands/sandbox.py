@@ -10,7 +10,10 @@ import sys
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--demo", action="store_true", help="play a whole pistol duel and exit")
     parser.add_argument(
-        "--lang", choices=("ru", "en"), default=None, help="default language (else SEKUNDANT_LANG)"
+        "--lang",
+        choices=("ru", "en"),
+        default=None,
+        help="the bot's and every sandbox user's language, the GM's too (else SEKUNDANT_LANG)",
     )
 
 
@@ -28,5 +31,5 @@ def interactive(lang: str | None = None) -> int:
     from handlers.telegram.sandbox import Sandbox
 
     settings = settings_or_usage()
-    sb = Sandbox(lang=lang or settings.lang, demo=False)
+    sb = Sandbox(lang=lang or settings.lang, demo=False, user_lang=lang)
     return sb.run(sys.stdin, interactive=sys.stdin.isatty())

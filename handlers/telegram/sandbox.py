@@ -1,10 +1,13 @@
 """The offline sandbox: the real Application against the fake Bot API, in a terminal.
 
-One person plays the GM and the players. Lines starting with ``:`` drive the sandbox (switch
-user and chat, press buttons by number, show a chat); any other line is a message typed by the
-current user in the current chat. After every action the sandbox prints what changed in every
-chat: new messages and edits, with their buttons numbered. Pictures the bot sends (the
-reveals') are saved in a folder (:func:`pictures_dir`) and their path printed.
+One person plays the GM and the players (``:users N`` adds players, up to a 12-dragon battle).
+Lines starting with ``:`` drive the sandbox (switch user and chat, press buttons by number on
+the newest message or on any message by its number, unfold a folded block, show a chat); any
+other line is a message typed by the current user in the current chat. After every action the
+sandbox prints what changed in every chat: new messages and edits, with their buttons numbered
+and their expandable blocks folded, as a phone shows them. Pictures the bot sends (the
+reveals') are saved in a folder of this run (:func:`pictures_dir`), never over an earlier
+run's, and their path printed. ``--lang`` makes every sandbox user (the GM too) speak it.
 
 ``--demo`` plays a whole pistol duel without input and prints each chat's transcript.
 """
@@ -12,8 +15,10 @@ reveals') are saved in a folder (:func:`pictures_dir`) and their path printed.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,8 +28,11 @@ from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import GROUP_ID, TOKEN, Harness, plain
 
 HELP = """Sandbox commands (anything else is sent as a message):
-  :as <gm|alice|bob>     act as this user        :in <group|private>  switch chat
+  :as <gm|alice|bob|…>   act as this user        :in <group|private>  switch chat
+  :users N               N players besides the GM (adds dave, erin, … up to 11)
   :press N  (or just N)  press button N of the latest message with buttons in this chat
+  :press #M N            press button N of message #M of this chat
+  :unfold M              message #M of this chat with its folded blocks (▸) open
   :show                  this chat's transcript  :chats  every chat's last message
   :save DIR              write every file and picture the bot sent (dossier JSON, Markdown) to DIR
   :page                  a link to the order page as this user, for a desktop browser
@@ -33,19 +41,62 @@ Try: /duel (as gm, in the group), then press the buttons."""
 
 
 def pictures_dir() -> Path:
-    """Where the sandbox saves the pictures the bot sends (a folder in the temp directory)."""
-    return Path(tempfile.gettempdir()) / "sekundant-sandbox"
+    """A new folder for a sandbox run's pictures, under ``sekundant-sandbox`` in the temp
+    directory and named after the run's start (then a few random letters): a run never
+    overwrites an earlier run's pictures."""
+    base = Path(tempfile.gettempdir()) / "sekundant-sandbox"
+    base.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=base))
+
+
+# Players ``:users`` adds after alice and bob: (key, first name); ids 400000001, 400000002 …
+MORE_PLAYERS = (
+    ("dave", "Dave"),
+    ("erin", "Эрин"),
+    ("frank", "Frank"),
+    ("grace", "Грейс"),
+    ("heidi", "Heidi"),
+    ("ivan", "Иван"),
+    ("judy", "Judy"),
+    ("mallory", "Mallory"),
+    ("niaj", "Нияз"),
+)
+FOLD = re.compile(r"<blockquote expandable>(.*?)</blockquote>", re.S)
+
+
+def folded(text: str, number: int) -> str:
+    """``text`` with each expandable block folded as a phone shows it: a ▸ line saying how to
+    open it (``:unfold`` and the message's number)."""
+
+    def fold(m: re.Match[str]) -> str:
+        lines = m.group(1).strip("\n").count("\n") + 1
+        return f"▸ [{lines} more line(s) folded: :unfold {number}]"
+
+    return FOLD.sub(fold, text)
+
+
+def unfolded(text: str) -> str:
+    """``text`` with its blocks open, each line of a block marked with a bar."""
+
+    def bar(m: re.Match[str]) -> str:
+        return "\n".join(f"│ {line}" for line in m.group(1).strip("\n").split("\n"))
+
+    return re.sub(r"<blockquote(?: expandable)?>(.*?)</blockquote>", bar, text, flags=re.S)
 
 
 class Sandbox:
     def __init__(
         self,
-        out: TextIO = sys.stdout,
+        out: TextIO | None = None,
         *,
         lang: str = "ru",
         pictures: Path | None = None,
         demo: bool = True,
+        user_lang: str | None = None,
     ) -> None:
+        """``lang``: the bot's default language; ``user_lang`` (``--lang``): the language of
+        every sandbox user, the GM included (else the GM and Bob speak English, Алиса
+        Russian)."""
         if demo:  # counting seeds and salts: the same transcript every run
             self.h = Harness(default_lang=lang)
         else:  # an interactive sandbox keeps its secrets as live play does, beacon included
@@ -53,12 +104,14 @@ class Sandbox:
             from infra.beacon import LocalBeacon
 
             self.h = Harness(default_lang=lang, entropy=SystemEntropy(), beacon=LocalBeacon())
-        self.out = out
-        self.pictures = pictures or pictures_dir()
+        self.out = out if out is not None else sys.stdout  # read now: a test may swap it
+        self._pictures = pictures  # None: a folder of this run's own, made at its first picture
+        self.user_lang = user_lang
+        en, ru = user_lang or "en", user_lang or "ru"
         self.users = {
-            "gm": self.h.user(333333333, "Carol", lang="en", username="carol_gm"),
-            "alice": self.h.user(111111111, "Алиса", lang="ru", username="alice_duelist"),
-            "bob": self.h.user(222222222, "Bob", last_name="<b>Smith</b>", lang="en"),
+            "gm": self.h.user(333333333, "Carol", lang=en, username="carol_gm"),
+            "alice": self.h.user(111111111, "Алиса", lang=ru, username="alice_duelist"),
+            "bob": self.h.user(222222222, "Bob", last_name="<b>Smith</b>", lang=en),
         }
         self.group = self.h.group(GROUP_ID, "Дуэльный клуб")
         self.page: Any = None  # the order page on localhost (not in the demo)
@@ -99,13 +152,20 @@ class Sandbox:
         print(head, file=self.out)
         if m.photo is not None:
             print(f"[picture: {self.save_picture(m)}]", file=self.out)
-        print(plain(m.text), file=self.out)
+        print(plain(unfolded(folded(m.text, m.message_id))), file=self.out)
         if m.document is not None:  # a file or picture (e.g. the odds chart): name and size
             size = len(m.document.content)
             print(f"   [{m.document.file_name or 'file'}: {size} bytes]", file=self.out)
         for i, b in enumerate(m.buttons, 1):
             kind = " (link)" if "url" in b else ""
             print(f"   [{i}] {b['text']}{kind}", file=self.out)
+
+    @property
+    def pictures(self) -> Path:
+        """The folder of this run's pictures (made when the first picture is saved)."""
+        if self._pictures is None:
+            self._pictures = pictures_dir()
+        return self._pictures
 
     def save_picture(self, m: FakeMessage) -> Path:
         """Save a photo the bot sent (``<chat>-<message>.png``) and return its path."""
@@ -159,6 +219,13 @@ class Sandbox:
                 self.where = arg
             elif cmd == "press" and arg.isdigit():
                 self.press(int(arg))
+            elif cmd == "press" and re.fullmatch(r"#?\d+ +\d+", arg):
+                number, button = arg.lstrip("#").split()
+                self.press(int(button), message=int(number))
+            elif cmd == "unfold" and arg.lstrip("#").isdigit():
+                self.unfold(int(arg.lstrip("#")))
+            elif cmd == "users" and arg.isdigit():
+                self.add_players(int(arg))
             elif cmd == "show":
                 for m in self.h.api.chat(self.chat_id).messages:
                     if m.from_bot:
@@ -207,8 +274,15 @@ class Sandbox:
         print(f"--- saved {len(written)} file(s) to {target}", file=self.out)
         return written
 
-    def press(self, number: int) -> None:
+    def press(self, number: int, message: int | None = None) -> None:
+        """Press button ``number`` of the newest message with buttons in this chat, or of
+        message #``message`` of this chat (as a client can press an older message's)."""
         msgs = [m for m in self.h.api.chat(self.chat_id).messages if m.from_bot and m.buttons]
+        if message is not None:
+            msgs = [m for m in msgs if m.message_id == message]
+            if not msgs:
+                print(f"message #{message} of this chat has no buttons", file=self.out)
+                return
         if not msgs:
             print("no buttons in this chat", file=self.out)
             return
@@ -234,6 +308,26 @@ class Sandbox:
         link = signed_link(url or self.page.url, self.user, TOKEN, self.h.deps.clock())
         print(f"--- the order page as {self.who}, open in a browser: {link}", file=self.out)
         print("--- (after sealing there, press Enter here to see the chats)", file=self.out)
+
+    def unfold(self, number: int) -> None:
+        """Print message #``number`` of this chat with its folded blocks open."""
+        found = [m for m in self.h.api.chat(self.chat_id).messages if m.message_id == number]
+        if not found:
+            print(f"no message #{number} in this chat", file=self.out)
+            return
+        print(f"--- {self.chat_name(self.chat_id)} #{number} (unfolded)", file=self.out)
+        print(plain(unfolded(found[0].text)), file=self.out)
+
+    def add_players(self, n: int) -> None:
+        """Make ``n`` players besides the GM (alice and bob are the first two; never fewer)."""
+        wanted = min(n, 2 + len(MORE_PLAYERS))
+        for i, (key, name) in enumerate(MORE_PLAYERS[: max(0, wanted - 2)], 1):
+            if key not in self.users:
+                lang = self.user_lang or ("ru" if not name.isascii() else "en")
+                self.users[key] = self.h.user(400000000 + i, name, lang=lang)
+        players = [k for k in self.users if k != "gm"]
+        note = "" if wanted == n else f" (at most {wanted})"
+        print(f"--- players{note}: {', '.join(players)}; :as NAME to act as one", file=self.out)
 
     def run(self, lines: Iterable[str], *, interactive: bool) -> int:
         print(HELP, file=self.out)

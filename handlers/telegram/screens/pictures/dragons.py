@@ -201,7 +201,8 @@ def _curve(
             )
         )
     edge = DOT + 4
-    points = [p for p in points if _far(p, a, edge) and _far(p, b, edge + 2)]
+    short = 14 if head == "cross" else 2  # a miss stops short: a hit's head on the same dot shows
+    points = [p for p in points if _far(p, a, edge) and _far(p, b, edge + short)]
     if len(points) < 2:
         return
     for i in range(len(points) - 1):

@@ -100,6 +100,7 @@ class SealResult:
     order: SealedOrder
     replaced: bool
     record: TurnRecord | None  # set when this seal completed the turn
+    unchanged: bool = False  # the same order was sealed already: nothing was written
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +390,12 @@ def seal_order(
             loaded.match, user_id, pid, raw_order, now, deps.entropy.salt()
         )
         replaced = pid in loaded.orders
+        kept = loaded.orders.get(pid) if pid in loaded.match.sealed else None
+        same = kept is not None and kept.turn == order.turn and kept.order == order.order
+        if kept is not None and same and kept.by_user == user_id:
+            # A repeated seal of the same order (a double tap on 🔒) is a no-op: the sealed
+            # order keeps its salt and public fingerprint (issue 24).
+            return SealResult(loaded.match, kept, False, None, unchanged=True)
         replaced_at.append(replaced)
         saved, record = _save_maybe_resolving(
             deps, loaded, sealed_match, seal=order, now=now, owe_if_resolved=owed(loaded.match, now)
@@ -406,6 +413,8 @@ def seal_order(
 
     deps = _once(deps)
     res = _retry(step)
+    if res.unchanged:
+        return res
     saved, record = _finish(deps, (res.match, res.record), owe_if_resolved=owed)
     return replace(res, match=saved, record=record)
 

@@ -36,6 +36,7 @@ import math
 import threading
 import time
 import uuid
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -57,6 +58,7 @@ from engine.ports import (
 log = logging.getLogger("sekundant.storage")
 
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
+ZLIB_LEVEL = 6  # documents compress to about a third; level 9 gains little for more CPU
 DEADLINE_INDEX = "GSI1"
 CHAT_INDEX = "GSI2"
 MATCH_SK = "CUR#MATCH"
@@ -80,6 +82,21 @@ def _n(value: float) -> dict[str, str]:
 
 def _dumps(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def doc_attrs(text: str) -> Item:
+    """A large JSON document as stored: zlib-compressed in the binary attribute ``docz``.
+    Write units are billed per started KB of the item, and a match document compresses to
+    about a third (docs/storage.md, "Item sizes"); the CPU it costs is well under 1 ms."""
+    return {"docz": {"B": zlib.compress(text.encode(), ZLIB_LEVEL)}}
+
+
+def doc_text(item: Mapping[str, Any]) -> str:
+    """The JSON document of ``item``: a plain ``doc`` string (small items, and items written
+    before compression) or the compressed ``docz``."""
+    if "doc" in item:
+        return str(item["doc"]["S"])
+    return zlib.decompress(bytes(item["docz"]["B"])).decode()
 
 
 def _sortable(value: float) -> str:
@@ -120,7 +137,7 @@ class DynamoRepository:
         item: Item = {
             **self._match_key(match.id),
             "type": _s("match"),
-            "doc": _s(_dumps(doc)),
+            **doc_attrs(_dumps(doc)),
             "version": _n(version),
             "chat_id": _n(match.chat_id),
             "created_at": _n(match.created_at),
@@ -147,20 +164,21 @@ class DynamoRepository:
         every turn in the history Query)."""
         stored, configs = codec.record_to_stored(record)
         text = _dumps(stored)
-        data = text.encode()
+        data = zlib.compress(text.encode(), ZLIB_LEVEL)
         pk = _s(f"MATCH#{record.match_id}")
         extra: list[Item] = [
-            {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), "doc": _s(_dumps(c))}
+            {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), **doc_attrs(_dumps(c))}
             for ref, c in configs.items()
             if (record.match_id, ref) not in self._configs
         ]
         return extra + self._record_parts(record, text, data, pk)
 
     def _record_parts(self, record: TurnRecord, text: str, data: bytes, pk: Any) -> list[Item]:
+        """``data`` (``text`` compressed) in one item, or split into parts marked ``z``."""
         base = {"type": _s("turn"), "turn": _n(record.turn)}
         if len(data) <= RECORD_CHUNK_BYTES:
             sk = _s(f"{TURN_SK}{record.turn:06d}#000")
-            return [{"PK": pk, "SK": sk, **base, "parts": _n(1), "doc": _s(text)}]
+            return [{"PK": pk, "SK": sk, **base, "parts": _n(1), "docz": {"B": data}}]
         parts = math.ceil(len(data) / RECORD_CHUNK_BYTES)
         return [
             {
@@ -168,6 +186,7 @@ class DynamoRepository:
                 "SK": _s(f"{TURN_SK}{record.turn:06d}#{i:03d}"),
                 **base,
                 "parts": _n(parts),
+                "z": {"BOOL": True},
                 "blob": {"B": data[i * RECORD_CHUNK_BYTES : (i + 1) * RECORD_CHUNK_BYTES]},
             }
             for i in range(parts)
@@ -599,20 +618,21 @@ class DynamoRepository:
             for item in self._turn_items(match_id):
                 sk = item["SK"]["S"]
                 if sk.startswith(CONF_SK):
-                    configs[sk.removeprefix(CONF_SK)] = json.loads(item["doc"]["S"])
+                    configs[sk.removeprefix(CONF_SK)] = json.loads(doc_text(item))
                     continue
-                if "doc" in item:
-                    texts.append(item["doc"]["S"])
+                if "doc" in item or "docz" in item:
+                    texts.append(doc_text(item))
                     continue
                 chunks.append(bytes(item["blob"]["B"]))
                 if len(chunks) == int(item["parts"]["N"]):
-                    texts.append(b"".join(chunks).decode())
+                    data = b"".join(chunks)
+                    texts.append((zlib.decompress(data) if "z" in item else data).decode())
                     chunks = []
             if chunks:
                 raise CorruptRecordError(match_id, "turn record with missing parts")
             records = [_record_from_text(match_id, text, configs) for text in texts]
             self._configs.update((match_id, ref) for ref in configs)
-        except (KeyError, ValueError, UnicodeDecodeError) as exc:
+        except (KeyError, ValueError, UnicodeDecodeError, zlib.error) as exc:
             err = CorruptRecordError(match_id, f"unreadable turn record: {exc!r}")
             self._corrupt(err)
             raise err from exc
@@ -909,14 +929,14 @@ def cancel_codes(exc: ClientError) -> list[str]:
 
 def _match_from_item(match_id: str, item: Mapping[str, Any]) -> Match:
     try:
-        doc = json.loads(item["doc"]["S"])
+        doc = json.loads(doc_text(item))
         if not isinstance(doc, dict):
             raise TypeError(f"expected a JSON object, got {type(doc).__name__}")
         # ``version`` and ``attention`` attributes are authoritative: flag() changes only them.
         doc["version"] = int(item["version"]["N"])
         if "attention" in item:
             doc["attention"] = item["attention"]["S"]
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, zlib.error) as exc:
         raise CorruptRecordError(match_id, f"unreadable match item: {exc!r}") from exc
     return codec.match_from_doc(doc)
 

@@ -36,6 +36,7 @@ from handlers.telegram.features import (
     gm_commands,
     gm_panel,
     gm_turn,
+    group_orders,
     ladder,
     library,
     lobby,
@@ -170,6 +171,7 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "gko": gm_panel.btn_remove,
         "gkc": gm_panel.btn_remove,
         "gwn": gm_panel.btn_result,
+        "gwp": gm_panel.btn_result,  # a result picked: asks to confirm
         "gwc": gm_panel.btn_result,
         "pff": player.btn_forfeit,
         "pfx": player.btn_forfeit,
@@ -186,6 +188,8 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "clk": clock.btn_clock,
         odds_text.KIND: odds.btn_odds,  # the lobby's 🎲 Odds: the matchup simulated
         text_steps.KIND: text_reply.btn_text_hint,  # "✍️": reply with the order's text
+        text_reply.SEAL: text_reply.btn_text_seal,  # 🔒 under the text shown back
+        text_reply.REWRITE: text_reply.btn_text_rewrite,  # ✏️ under the text shown back
         campaign.PICK: roster.btn_pick,  # a roster character or group preset in a lobby
         "rsv": roster.btn_roster,
         "rsd": roster.btn_roster,
@@ -225,6 +229,9 @@ def add_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(CommandHandler("lang", player.cmd_lang, filters=anywhere))
     app.add_handler(CommandHandler("status", player.cmd_status, filters=anywhere))
     app.add_handler(CommandHandler("order", orders.cmd_order, filters=private))
+    app.add_handler(  # typed in the group: answered, deleted if allowed, never sealed
+        CommandHandler(group_orders.COMMANDS, group_orders.cmd_order_in_group, filters=group)
+    )
     app.add_handler(CommandHandler("character", lobby.cmd_character, filters=private))
     app.add_handler(CommandHandler("takegm", player.cmd_takegm, filters=group))
     # Orders with free text, sealed by a reply (plans, powers); its "✍️" button is below.

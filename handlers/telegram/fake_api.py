@@ -251,9 +251,23 @@ class FakeBotAPI(BaseRequest):
             return True
         if api == "deleteMessage":
             chat = self.chat(int(p["chat_id"]))
+            self._check_delete(chat, int(p["message_id"]))
             chat.messages = [m for m in chat.messages if m.message_id != int(p["message_id"])]
             return True
         raise _ApiError(400, f"Bad Request: method {api} is not faked")
+
+    def _check_delete(self, chat: FakeChat, message_id: int) -> None:
+        """In a group, another user's message goes only for an admin bot (Telegram's rule;
+        ``admins[chat][BOT_ID] = "administrator"`` grants it)."""
+        m = next((m for m in chat.messages if m.message_id == message_id), None)
+        bot_status = self.admins.get(chat.id, {}).get(BOT_ID)
+        if (
+            m is not None
+            and chat.type != "private"
+            and not m.from_bot
+            and bot_status != "administrator"
+        ):
+            raise _ApiError(400, "Bad Request: message can't be deleted")
 
     def _check_markup(self, markup: Any, chat_id: int) -> dict[str, Any] | None:
         if not markup:

@@ -21,7 +21,8 @@ from handlers.telegram.ui import Screen, get_ui
 
 
 def next_step(tr: Tr, matches: list[Match], user_id: int) -> str:
-    """One line: the most useful thing ``user_id`` can do now in their ``matches``."""
+    """One line: the most useful thing ``user_id`` can do now in their ``matches``. It claims
+    a sealed order only when there is one (issue 24: a lobby has no order yet)."""
     for m in matches:
         seat = m.seat_of_user(user_id)
         if seat is None:
@@ -34,9 +35,22 @@ def next_step(tr: Tr, matches: list[Match], user_id: int) -> str:
         if m.phase is Phase.LOBBY and seat.character is None:
             return tr("input.next.lobby", id=m.id, example=hints.character_example(m))
     for m in matches:
-        if m.seat_of_user(user_id) is not None:
-            return tr("input.next.wait", id=m.id)
+        seat = m.seat_of_user(user_id)
+        if seat is None:
+            continue
+        return tr(_waiting_key(m, seat.pid), id=m.id, turn=m.turn)
     return tr("input.next.none")
+
+
+def _waiting_key(m: Match, pid: str) -> str:
+    """Why nothing is asked of ``pid`` in ``m`` now, in words that claim only what is true."""
+    if m.phase is Phase.LOBBY:
+        return "traps.next.lobby_ready"
+    if pid in m.sealed:
+        return "input.next.wait"
+    if pid in lifecycle.gm_controlled(m):
+        return "traps.next.gm_seat"
+    return "traps.next.not_acting"
 
 
 async def hint(context: Ctx, tr: Tr, user_id: int) -> None:

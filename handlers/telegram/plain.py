@@ -36,6 +36,17 @@ _TYPED_NAME = {
     "missed_turns_alert": "alert",
     "max_pause_seconds": "pause",
 }
+# Parameters that list the bot's own words (never the user's input): shown whole.
+_OWN_WORDS = frozenset({"allowed", "choices", "names", "skills", "perks"})
+QUOTE_MAX = 40  # characters of the user's own input a reply quotes at most (issue 24)
+
+
+def clip(text: str, limit: int = QUOTE_MAX) -> str:
+    """The user's input as a reply may quote it: at most ``limit`` characters, "…" when cut
+    (a 5,000-character bad order is not echoed back)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 _DURATIONS = frozenset(
     {"turn_seconds", "reminder_before_seconds", "max_extension_seconds", "max_pause_seconds"}
 )
@@ -56,7 +67,7 @@ def field_name(tr: Tr, field: str) -> str:
     key = f"input.field.{field}"
     if tr.has(key):
         return Raw(tr(key))
-    return Raw(html.escape(field.replace("_", " ").replace(".", " ")))
+    return Raw(html.escape(clip(field.replace("_", " ").replace(".", " "))))
 
 
 # What the core says it expected (English, a code's detail), in the reader's language: the
@@ -153,8 +164,10 @@ def params(tr: Tr, code: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         elif k == "what":
             key = f"input.what.{v}"
             out[k] = Raw(tr(key)) if tr.has(key) else str(v)
+        elif isinstance(v, int | float):
+            out[k] = v
         else:
-            out[k] = v if isinstance(v, int | float) else str(v)
+            out[k] = str(v) if k in _OWN_WORDS else clip(str(v))
     return out
 
 

@@ -14,7 +14,6 @@ run's, and their path printed. ``--lang`` makes every sandbox user (the GM too) 
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sys
 import tempfile
@@ -114,12 +113,9 @@ class Sandbox:
             "bob": self.h.user(222222222, "Bob", last_name="<b>Smith</b>", lang=en),
         }
         self.group = self.h.group(GROUP_ID, "Дуэльный клуб")
-        self.page: Any = None  # the order page on localhost (not in the demo)
-        self.lock: Any = contextlib.nullcontext()
-        if not demo:
-            from handlers.webapp.local import for_harness
+        from handlers.webapp.local import for_sandbox  # the order page on localhost
 
-            self.page, self.lock = for_harness(self.h, TOKEN, lang)
+        self.page, self.lock = for_sandbox(self.h, TOKEN, lang, serve=not demo)
         self.who = "gm"
         self.where = "group"
         self._seen: dict[tuple[int, int], tuple[str, Any]] = {}
@@ -300,14 +296,9 @@ class Sandbox:
 
     def page_link(self, url: str | None) -> None:
         """Print the order page's link signed for the current user (a desktop browser)."""
-        if self.page is None:
-            print("the order page is not served in the demo", file=self.out)
-            return
-        from handlers.webapp.local import signed_link
+        from handlers.webapp.local import print_link
 
-        link = signed_link(url or self.page.url, self.user, TOKEN, self.h.deps.clock())
-        print(f"--- the order page as {self.who}, open in a browser: {link}", file=self.out)
-        print("--- (after sealing there, press Enter here to see the chats)", file=self.out)
+        print_link(self, url, TOKEN)
 
     def unfold(self, number: int) -> None:
         """Print message #``number`` of this chat with its folded blocks open."""

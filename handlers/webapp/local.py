@@ -5,9 +5,11 @@ localhost; ``SEKUNDANT_WEBAPP_URL`` names its public HTTPS address for the chat'
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
+from contextlib import AbstractContextManager
 from typing import Any
 from urllib.parse import urlencode
 
@@ -29,6 +31,25 @@ def for_harness(h: Any, token: str, lang: str) -> tuple[Served, threading.RLock]
     served = serve(WebApp(backend, default_lang=lang), lock=backend.lock)
     h.services.webapp_url = served.url
     return served, backend.lock
+
+
+def for_sandbox(
+    h: Any, token: str, lang: str, *, serve: bool
+) -> tuple[Served | None, AbstractContextManager[Any]]:
+    """The sandbox's page and lock (:func:`for_harness`); none in the demo."""
+    if not serve:
+        return None, contextlib.nullcontext()
+    return for_harness(h, token, lang)
+
+
+def print_link(sb: Any, url: str | None, token: str) -> None:
+    """Print, in the sandbox ``sb``, the page's link signed for its current user."""
+    if sb.page is None:
+        print("the order page is not served in the demo", file=sb.out)
+        return
+    link = signed_link(url or sb.page.url, sb.user, token, sb.h.deps.clock())
+    print(f"--- the order page as {sb.who}, open in a browser: {link}", file=sb.out)
+    print("--- (after sealing there, press Enter here to see the chats)", file=sb.out)
 
 
 def signed_link(url: str, user: dict[str, Any], token: str, now: float) -> str:

@@ -13,25 +13,15 @@ from handlers.telegram.harness import GROUP_ID, Harness
 DUELS = 10
 
 
-def main() -> None:
-    h = Harness()
+def play_duels(h: Harness, seal_calls: list[int] | None = None,
+               cleanup_calls: list[int] | None = None) -> None:  # fmt: skip
+    """:data:`DUELS` pistol duels (Alice by buttons, Bob typed), each in its own group;
+    ``seal_calls``/``cleanup_calls`` get the Bot API calls of a non-final seal and the
+    ``editMessageReplyMarkup`` calls of a resolving one."""
     gm = h.user(333333333, "Carol", lang="en")
     alice = h.user(111111111, "Алиса", lang="ru")
     bob = h.user(222222222, "Bob", last_name="<b>Smith</b>", lang="en")
     a, b = int(alice["id"]), int(bob["id"])
-    timings: list[float] = []
-    cpu: list[float] = []  # this thread's CPU time: steadier than wall time on a shared machine
-    seal_calls: list[int] = []
-    cleanup_calls: list[int] = []  # editMessageReplyMarkup when a turn resolves
-    original = h.feed
-
-    def timed(update: dict) -> None:  # type: ignore[type-arg]
-        started, cpu_started = time.perf_counter(), time.thread_time()
-        original(update)
-        timings.append(time.perf_counter() - started)
-        cpu.append(time.thread_time() - cpu_started)
-
-    h.feed = timed  # type: ignore[method-assign]
     for i in range(DUELS):
         g = GROUP_ID - i
         h.group(g)
@@ -51,11 +41,31 @@ def main() -> None:
             h.press(alice, h.last(a, with_buttons=True), 0)  # aim -3:3 (far)
             before = len(h.api.calls)
             h.press(alice, h.last(a, with_buttons=True), 0)  # seal (not the last order)
-            seal_calls.append(len(h.api.calls) - before)
+            if seal_calls is not None:
+                seal_calls.append(len(h.api.calls) - before)
             before = len(h.api.calls)
             h.say(bob, b, "/order move 0 aim 5:5")  # resolves the turn
             resolved = h.api.calls[before:]
-            cleanup_calls.append(sum(c.method == "editMessageReplyMarkup" for c in resolved))
+            if cleanup_calls is not None:
+                cleanup_calls.append(sum(c.method == "editMessageReplyMarkup" for c in resolved))
+
+
+def main() -> None:
+    h = Harness()
+    timings: list[float] = []
+    cpu: list[float] = []  # this thread's CPU time: steadier than wall time on a shared machine
+    seal_calls: list[int] = []
+    cleanup_calls: list[int] = []  # editMessageReplyMarkup when a turn resolves
+    original = h.feed
+
+    def timed(update: dict) -> None:  # type: ignore[type-arg]
+        started, cpu_started = time.perf_counter(), time.thread_time()
+        original(update)
+        timings.append(time.perf_counter() - started)
+        cpu.append(time.thread_time() - cpu_started)
+
+    h.feed = timed  # type: ignore[method-assign]
+    play_duels(h, seal_calls, cleanup_calls)
     h.close()
     median_ms = statistics.median(timings) * 1000
     p95_ms = sorted(timings)[int(len(timings) * 0.95)] * 1000

@@ -140,6 +140,7 @@ def test_a_gm_who_plays_with_gm_sees_plans_does_not_stall_the_turn(pd: PlansDuel
     pd.bob_types(1)
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "I juggle three swords while reciting poetry")
+    pd.seal_shown(pd.alice)
     assert pd.match().turn == 2
     assert any("juggle three swords" in t for t in h.texts(pd.g))  # the reveal
     assert not any("brimstone" in t for t in h.texts(pd.a))  # Alice never got Bob's plan

@@ -81,6 +81,7 @@ class Campaign:
         h.press_text(self.gm, status, "GM")
         h.press_text(self.gm, status, "End with a result")
         h.press_text(self.gm, status, f"Side {side} wins")
+        h.press_text(self.gm, status, "Confirm")  # ending asks first (issue 24)
 
     def ladder(self) -> str:
         self.h.say(self.gm, self.g, "/ladder")
@@ -203,6 +204,7 @@ def test_a_plans_chronicle_tells_the_role_play_lines_in_both_markups() -> None:
         pd.start()
         confirm = pd.build_first_choices()
         pd.reply(pd.alice, confirm, "Я делаю выпад и финт, ход 1")
+        pd.seal_shown(pd.alice)  # the text is shown back first (issue 24)
         pd.bob_types(1)
         h.say(pd.gm, pd.g, "/chronicle")
         docs = {d.file_name: d.content for d in h.api.documents(pd.g)}

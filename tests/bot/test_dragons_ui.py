@@ -118,6 +118,12 @@ def test_gm_removes_an_npc_by_panel_button_or_typed(battle: Battle) -> None:
     panel = h.last(333, with_buttons=True)
     assert battle.labels(panel).count("✖ remove") == 2  # one per NPC, none for players
     h.press(battle.gm, panel, battle.labels(panel).index("✖ remove"))  # the first NPC: n1
+    assert len(battle.match().seats) == 4  # asked first (issue 24: every removal confirms)
+    assert "Take Wingman out of the match?" in plain(panel.text)
+    h.press_text(battle.gm, panel, "Back")
+    assert len(battle.match().seats) == 4
+    h.press(battle.gm, panel, battle.labels(panel).index("✖ remove"))
+    h.press_text(battle.gm, panel, "Confirm")
     assert [s.pid for s in battle.match().seats] == ["p1", "p2", "n2"]
     assert "Wingman" not in plain(h.last(333, with_buttons=True).text)
     assert "Wingman" not in plain(lobby.text)  # the group's lobby was refreshed
@@ -239,7 +245,8 @@ def test_builder_three_actions_fit_in_callback_data_and_show_the_penalty(battle:
     battle.start()
     a = battle.alice
     h.press_text(a, battle.builder(111, "p1"), "level ▸")
-    for kind, pick in (("Attack", "breath"), ("Attack", "claws"), ("tail", "Bob")):
+    # Three actions that can all succeed from level flight (the builder offers no other).
+    for kind, pick in (("Attack", "claws"), ("tail", "Raider 1"), ("tail", "Bob")):
         h.press_text(a, battle.builder(111, "p1"), "Add an action")
         h.press_text(a, battle.builder(111, "p1"), kind)
         h.press_text(a, battle.builder(111, "p1"), pick)
@@ -257,8 +264,8 @@ def test_builder_three_actions_fit_in_callback_data_and_show_the_penalty(battle:
     assert all(len(b["callback_data"].encode()) <= 64 for b in confirm.buttons)
     h.press_text(a, confirm, "Seal")
     order = usecases.my_orders(h.deps, "m00001", 111)[0].order
-    assert [x["type"] for x in order["actions"]] == ["attack", "attack", "tail"]
-    assert order["actions"][0] == {"type": "attack", "weapon": "breath", "target": "n2"}
+    assert [x["type"] for x in order["actions"]] == ["attack", "tail", "tail"]
+    assert order["actions"][0] == {"type": "attack", "weapon": "claws", "target": "n2"}
 
 
 def test_attack_targets_show_possibility_and_range_band(battle: Battle) -> None:
@@ -316,15 +323,15 @@ def test_npc_builders_go_to_the_gm_only(battle: Battle) -> None:
 def test_secrecy_no_order_content_outside_the_sealer_before_reveal(battle: Battle) -> None:
     h = battle.h
     battle.start()
-    _seal_alice_by_buttons(battle, "dive 1", ("Attack", "claws@Raider 1"))
+    _seal_alice_by_buttons(battle, "climb 1", ("Attack", "breath@Raider 1"))
     h.say(battle.gm, 333, "/npcorder n2 climb 2; attack breath p1")
-    secrets = ["dive 1;", "with claws", "climb 2;", "attack Alice", "attack p1 with"]
+    secrets = ["climb 1;", "n2 with breath", "climb 2;", "attack Alice", "attack p1 with"]
     for uid in (battle.g, 222):
         for t in h.texts(uid):
             assert not any(s in plain(t) for s in secrets), t
     for t in h.texts(333):  # the GM does not see players' orders either
-        assert "dive 1;" not in plain(t) and "with claws" not in plain(t), t
-    assert "dive 1; attack n2 with claws" in plain(h.texts(111)[-1])
+        assert "climb 1;" not in plain(t) and "n2 with breath" not in plain(t), t
+    assert "climb 1; attack n2 with breath" in plain(h.texts(111)[-1])
 
 
 def _consume(h: Harness, pid: str) -> None:
@@ -421,6 +428,8 @@ def test_D34a_a_power_built_by_buttons_gets_its_effect_from_a_reply(battle: Batt
     assert "as your next message" in h.api.alerts[-1][1]
     assert "p2" not in battle.match().sealed
     _reply(h, 222, confirm, "  a gale that pushes Alice down  ")
+    assert "p2" not in battle.match().sealed  # shown back first (issue 24)
+    h.press_text(battle.bob, h.last(222, with_buttons=True), "🔒")
     assert "p2" in battle.match().sealed
     order = usecases.my_orders(h.deps, "m00001", 222)[0].order
     assert order["actions"] == [{"type": "power", "text": "a gale that pushes Alice down"}]
@@ -438,7 +447,7 @@ def test_D34a_power_text_reply_is_refused_for_another_seat_and_a_stale_turn(
     battle.lobby()
     h.say(battle.bob, 222, "/character war speed=6 arcane=d8")
     h.press_text(battle.gm, battle.lobby_msg, "Start")
-    confirm = _power_confirmation(battle, ("Attack", "breath"), ("Attack", "bite"))
+    confirm = _power_confirmation(battle, ("Attack", "bite"), ("tail", "Alice"))
     assert "Actions: 3" in plain(confirm.text)
     assert all(len(b["callback_data"].encode()) <= 64 for b in confirm.buttons)
     # Alice forwards herself Bob's confirmation and replies to it: not her seat.

@@ -36,6 +36,9 @@ def test_C22_the_next_plain_message_is_the_plans_text(pd: PlansDuel) -> None:
     confirm = pd.build_first_choices()
     assert "следующим сообщением" in plain(confirm.text)
     h.say(pd.alice, pd.a, TEXT)  # no reply: a plain message
+    assert "p1" not in pd.match().sealed  # shown back first (issue 24)
+    assert TEXT in plain(h.last(pd.a).text)
+    pd.seal_shown(pd.alice)
     assert "p1" in pd.match().sealed
     order = usecases.my_orders(h.deps, pd.match().id, pd.a)[0].order
     assert order["text"] == TEXT
@@ -54,6 +57,8 @@ def test_the_pending_step_is_in_the_store_so_another_process_takes_the_text(
     try:
         alice = other.user(pd.a, "Алиса", lang="ru")
         other.say(alice, pd.a, TEXT)
+        shown = other.last(pd.a, with_buttons=True)
+        other.press(alice, shown, other.find_button(shown, "🔒"))
         assert "p1" in pd.match().sealed
     finally:
         other.close()
@@ -69,6 +74,7 @@ def test_a_reply_still_seals_and_back_ends_the_step(pd: PlansDuel) -> None:
     assert "/plan" in plain(h.last(pd.a).text)  # the hint shows a plan to type
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, TEXT)  # replying to the confirmation still works
+    pd.seal_shown(pd.alice)
     assert "p1" in pd.match().sealed
 
 
@@ -77,6 +83,7 @@ def test_a_pending_step_of_a_turn_that_is_over_gives_the_hint(pd: PlansDuel) -> 
     pd.start()
     pd.build_first_choices()
     pd.reply(pd.alice, pd.builder(), TEXT)  # sealed by a reply
+    pd.seal_shown(pd.alice)
     pd.build_first_choices()  # p1 rebuilds (a change of plan)…
     pd.bob_types(1)  # …but Bob's plan resolves the turn first
     assert pd.match().turn == 2
@@ -97,6 +104,7 @@ def test_the_text_button_makes_the_step_pending(pd: PlansDuel) -> None:
     h.press_text(pd.alice, confirm, "✍️")
     assert "следующим сообщением" in h.api.alerts[-1][1]
     h.say(pd.alice, pd.a, TEXT)
+    pd.seal_shown(pd.alice)
     assert "p1" in pd.match().sealed
 
 
@@ -171,6 +179,7 @@ def test_the_sandbox_finishes_a_guided_plans_duel_typing_the_text() -> None:
                     break
                 d.line("1")
             d.line(f"{who} strikes first, then steps back into guard")
+            d.press("🔒")  # the text is shown back first
     match = d.h.deps.repo.load("m00001").match
     assert match.phase is Phase.FINISHED
     reveal = "\n".join(plain(t) for t in d.h.texts(d.sb.group))
@@ -204,6 +213,7 @@ def test_the_sandbox_finishes_a_dragons_battle_with_a_power() -> None:
         d.press("Готово")
         assert "✍️" in d.buttons().buttons[0]["text"]
         d.line("Порыв ветра сбивает противника вниз")
+        d.press("🔒")
         powers += 1
         d.act("bob", "private")
         d.line("/order level 0")

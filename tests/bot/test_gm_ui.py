@@ -185,6 +185,9 @@ def test_end_the_match_with_a_chosen_winner(duel: Duel) -> None:
     h.press_text(duel.gm, duel.status_msg(), "GM")
     h.press_text(duel.gm, duel.status_msg(), "End with a result")
     h.press_text(duel.gm, duel.status_msg(), "Bob")
+    assert _m(duel).phase is Phase.RUNNING  # ending asks first (issue 24)
+    assert "End the match now with the result" in plain(duel.status_msg().text)
+    h.press_text(duel.gm, duel.status_msg(), "Confirm")
     m = _m(duel)
     assert m.phase is Phase.FINISHED and m.outcome is not None
     assert m.outcome["winners"] == ["p2"] and m.outcome["by_gm"]

@@ -101,8 +101,9 @@ def test_odds_are_cached_by_configuration(duel: Duel) -> None:
 
 def test_odds_size_follows_the_measured_speed() -> None:
     assert odds.size(100_000) == odds.MAX_MATCHES
-    assert odds.size(500) == odds.MIN_MATCHES  # 3 s would give fewer: at least the minimum
-    assert odds.size(100) == int(100 * odds.HARD_SECONDS)  # never past the hard limit
+    # 1,000 matches/s: the run gets its share of the 3 s budget, no more.
+    assert odds.size(1000) == int(1000 * odds.BUDGET_SECONDS * odds.RUN_SHARE) < 3000
+    assert odds.size(10) == odds.MIN_MATCHES  # a very slow matchup: the floor
 
 
 def test_chart_is_a_png_or_nothing_never_empty_boxes(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,6 +18,7 @@ from engine.rulesets.plans.orders import parse_plan
 from handlers.telegram.callbacks import MAX_BYTES
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import Harness, plain
+from handlers.telegram.ui.plans.builder import rounded_percent
 from tests.bot.conftest import Duel
 
 _UPDATES = itertools.count(990_000_000)
@@ -79,6 +80,12 @@ class PlansDuel(Duel):
         body = self.h.api.message_json(msg)
         body["reply_to_message"] = self.h.api.message_json(to)
         self.h.feed({"update_id": next(_UPDATES), "message": body})
+
+    def seal_shown(self, user: dict[str, Any]) -> None:
+        """``user`` presses 🔒 under the text the bot showed back (no text is sealed
+        silently: issue 24)."""
+        shown = self.h.last(int(user["id"]), with_buttons=True)
+        self.h.press(user, shown, self.h.find_button(shown, "🔒"))
 
     def bob_types(self, turn: int) -> None:
         self.h.say(
@@ -162,7 +169,7 @@ def test_builder_steps_back_and_cancel(pd: PlansDuel) -> None:
     assert all(len(d.encode()) <= MAX_BYTES for d in _all_callback_data(h))
 
 
-def test_confirmation_shows_the_pool_and_exact_chances_of_the_engine(pd: PlansDuel) -> None:
+def test_confirmation_shows_the_pool_and_rounded_chances_of_the_engine(pd: PlansDuel) -> None:
     pd.start()
     confirm = pd.build_first_choices()
     text = plain(confirm.text)
@@ -179,11 +186,12 @@ def test_confirmation_shows_the_pool_and_exact_chances_of_the_engine(pd: PlansDu
     )
     pv = RULESET.preview(state, "p1", plan)
     assert f"Пул действия: {pv.pool} куб." in text
-    shown = dict(re.findall(r"≥(\d+): ([\d.]+)%", text))
+    shown = dict(re.findall(r"≥(\d+): (<1|>99|\d+)%", text))
     assert shown, text
-    for k, pct in shown.items():
-        assert pct == f"{pv.percent()[int(k) - 1]:.1f}", (k, pct)
-    assert shown["1"] == f"{pv.percent()[0]:.1f}" and str(pv.at_least[0]) in text
+    for k, pct in shown.items():  # issue 24: whole percentages, no exact fractions
+        assert pct == rounded_percent(pv.at_least[int(k) - 1]).removesuffix("%"), (k, pct)
+    assert "/" not in text.split("≥1:")[1].split("\n")[0]
+    assert "=" not in text.split("≥1:")[1].split("\n")[0]
     assert f"пул урона {pv.damage_pool}" in text
     assert "/plan physical fencing +mental feint strong" in text  # the typed equivalent
 
@@ -200,6 +208,7 @@ def test_whole_duel_with_buttons_replies_and_typed_plans(pd: PlansDuel) -> None:
         assert m[0].turn == turn
         confirm = pd.build_first_choices()
         pd.reply(pd.alice, confirm, f"Я делаю выпад и финт, ход {turn}")
+        pd.seal_shown(pd.alice)
         assert "Запечатано" in plain(h.last(pd.a).text) or "🔒" in h.last(pd.a).text
         pd.bob_types(turn)
     finished = h.deps.repo.load("m00001").match
@@ -221,6 +230,7 @@ def test_secrecy_plan_text_only_for_its_owner_until_the_reveal(pd: PlansDuel) ->
     pd.start()
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "secret-word-xyz: a low lunge")
+    pd.seal_shown(pd.alice)
     assert pd.match().sealed == ("p1",)
     assert "secret-word-xyz" in h.last(pd.a).text  # Alice's receipt
     for chat in (pd.g, pd.b, int(pd.gm["id"])):
@@ -253,6 +263,7 @@ def test_stale_reply_to_an_old_confirmation_changes_nothing(pd: PlansDuel) -> No
     pd.start()
     old = pd.build_first_choices()
     pd.reply(pd.alice, old, "a first careful lunge")
+    pd.seal_shown(pd.alice)
     pd.bob_types(1)
     assert pd.match().turn == 2
     pd.reply(pd.alice, old, "an old confirmation, replied to again")
@@ -266,6 +277,7 @@ def test_C22_gm_veto_keeps_secrecy_and_the_turn_waits_for_approval(pd: PlansDuel
     pd.start(gm_sees=True)
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "I juggle three swords while reciting poetry")
+    pd.seal_shown(pd.alice)
     to_gm = h.last(gm, with_buttons=True)
     assert "juggle three swords" in to_gm.text and "Veto" in to_gm.buttons[0]["text"]
     h.press_text(pd.gm, to_gm, "Veto")
@@ -278,6 +290,7 @@ def test_C22_gm_veto_keeps_secrecy_and_the_turn_waits_for_approval(pd: PlansDuel
     assert not any("juggle" in t for t in h.texts(pd.g) + h.texts(pd.b))
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "a plain low lunge, as the sheet says")
+    pd.seal_shown(pd.alice)
     pd.bob_types(1)
     assert pd.match().turn == 1  # every plan is in, but the GM reviews first
     assert any("reviews them" in t for t in h.texts(pd.g))
@@ -355,6 +368,7 @@ def test_C22_a_gm_handed_the_role_mid_turn_gets_the_plans_sealed_so_far(pd: Plan
     assert not any("Approve" in b["text"] for b in to_dave.buttons)  # Alice's plan is missing
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "a plain low lunge, as the sheet says")
+    pd.seal_shown(pd.alice)
     approve = h.last(444444444, with_buttons=True)
     assert "Approve" in approve.buttons[0]["text"]
     h.press_text(dave, approve, "Approve")

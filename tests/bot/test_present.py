@@ -102,6 +102,7 @@ def test_plans_reveal_names_no_rules_and_keeps_the_texts_visible() -> None:
     pd.start()
     confirm = pd.build_first_choices()
     pd.reply(pd.alice, confirm, "a low lunge")
+    pd.seal_shown(pd.alice)
     pd.bob_types(1)
     (reveal,) = _reveals(h.texts(pd.g))
     shown = visible(reveal)
@@ -119,6 +120,7 @@ def _gm_result(h: Harness, gm: dict, group: int, pick: str) -> str:
     h.press_text(gm, status, "End with a result")
     labels = [b["text"] for b in status.buttons]
     h.press_text(gm, status, pick)
+    h.press_text(gm, status, "Confirm")  # ending asks first
     assert h.deps.repo.load("m00001").match.phase is Phase.FINISHED, labels
     return visible(h.texts(group)[-1])
 
@@ -150,6 +152,7 @@ def test_dragons_gm_result_offers_sides_and_names_the_side() -> None:
     assert "🏆 Side A wins (Alice, Wingman)" in labels
     assert not any(label.startswith("🏆 Alice") for label in labels)  # sides, not dragons
     h.press_text(battle.gm, status, "Side B")
+    h.press_text(battle.gm, status, "Confirm")
     m = battle.match()
     assert m.outcome is not None and set(m.outcome["winners"]) == {"p2", "n2"}
     final = visible(h.texts(battle.g)[-1])

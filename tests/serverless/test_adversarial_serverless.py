@@ -20,6 +20,7 @@ from handlers import lambda_sweeper, lambda_webhook
 from handlers.runtime import Runtime, cold_start
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID
+from infra.dynamodb import doc_text
 from infra.secrets import SecretError
 from tests.serverless.duel import ORDER, fixture_users, open_duel
 from tests.serverless.test_webhook import LockedRequest, Serialized, items
@@ -225,7 +226,7 @@ def _damage(aws: Callable[[str], Any], match_id: str, how: str) -> None:
     ``json`` (the document does not parse: a corrupt record, flagged for the GM)."""
     full = aws.full("dynamodb")  # type: ignore[attr-defined]
     key = {"PK": {"S": f"MATCH#{match_id}"}, "SK": {"S": "CUR#MATCH"}}
-    text = full.get_item(TableName=TABLE, Key=key)["Item"]["doc"]["S"]
+    text = doc_text(full.get_item(TableName=TABLE, Key=key)["Item"])
     if how == "state":
         text = json.dumps(json.loads(text) | {"state": {"damaged": True}})
     else:

@@ -40,7 +40,9 @@ def test_the_text_step_stored_by_one_container_is_taken_by_another(
         h.press(alice, builder, 0)
     assert "text_step" in second.deps.repo.load_prefs(a)  # type: ignore[attr-defined]
     h.rt = second  # the next update lands in another container
-    h.say(alice, a, TEXT)
+    h.say(alice, a, TEXT)  # shown back with 🔒 Seal / ✏️ Rewrite (issue 24)…
+    h.rt = first  # …and the draft is in the store too: the press lands in the first container
+    h.press_text(alice, h.last(a, with_buttons=True), "🔒")
     sealed = h.deps.repo.load(match.id)
     assert sealed.match.sealed == ("p1",)
     assert sealed.orders["p1"].order["text"] == TEXT

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.ports import MatchRepository
-from infra.dynamodb import DynamoRepository
+from infra.dynamodb import DynamoRepository, doc_text
 from infra.memory import MemoryRepository
 from infra.sqlite import SqliteRepository
 from tests.storage.aws import ClientSpy, create_table, use_fake_aws_env
@@ -196,7 +196,10 @@ class Backdoor:
         if isinstance(r, SqliteRepository):
             row = r._db().execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
             return json.dumps(list(row))
-        return json.dumps(self._match_item(match_id))
+        item = self._match_item(match_id)
+        if "docz" in item:  # compressed: what it says, so a leak cannot hide in the bytes
+            item["docz"] = {"S": doc_text(item)}
+        return json.dumps(item, ensure_ascii=False)
 
     def raw_doc(self, match_id: str) -> str:
         """The stored match document only (not the columns/attributes beside it)."""
@@ -209,7 +212,7 @@ class Backdoor:
         if isinstance(r, SqliteRepository):
             row = r._db().execute("SELECT doc FROM matches WHERE id = ?", (match_id,)).fetchone()
             return str(row[0])
-        return str(self._match_item(match_id)["doc"]["S"])
+        return doc_text(self._match_item(match_id))
 
     def _match_item(self, match_id: str) -> dict[str, Any]:
         r = self.repo

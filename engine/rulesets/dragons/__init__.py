@@ -10,6 +10,7 @@ movements, attack checks, initiative) and the resolution's layers :mod:`.turn` a
 """
 
 from engine.rulesets.dragons.config import DragonsConfig
+from engine.rulesets.dragons.foresight import action_problems
 from engine.rulesets.dragons.geometry import (
     AttackCheck,
     MoveOption,
@@ -38,6 +39,7 @@ __all__ = [
     "DragonsRuleset",
     "DragonsState",
     "MoveOption",
+    "action_problems",
     "attack_check",
     "build_stats",
     "distance",

@@ -19,6 +19,7 @@ from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
+from handlers.telegram.shared import farewell
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -156,13 +157,15 @@ async def _claim(update: Update, context: Ctx) -> None:
         raise Rejection("no_offer")  # the seat changed hands since the offer
     if offer.get("to") and offer["to"] != user.id:
         raise Rejection("offer_not_for_you")
-    old = match.seat(pid).name
+    old, old_user = match.seat(pid).name, match.seat(pid).user_id
     after = usecases.replace_player(
         svc.deps, match.id, match.gm_user_id, pid, user.id, user.full_name
     )
     offers = {k: v for k, v in (after.ui.get("offers") or {}).items() if k != pid}
     after = usecases.update_ui(svc.deps, after.id, offers=offers)
     await _announce(context, after, "gm.replaced", old=old, new=user.full_name)
+    if old_user != user.id:
+        await farewell.replaced(context, match, old_user, user.full_name)
     tr = context.tr(user)
     await send(context, user.id, Screen(tr("gm.claimed", id=after.id)))
     if after.phase is Phase.RUNNING:

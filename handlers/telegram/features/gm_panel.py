@@ -15,14 +15,14 @@ from telegram import Message, User
 
 from engine import match as lifecycle
 from engine import usecases
-from engine.clock import clock_config
+from engine.clock import clock_config, time_left
 from engine.errors import Rejection
 from engine.match import Match, Phase, TurnRecord
 from engine.ruleset import Outcome
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, render
-from handlers.telegram.shared import campaign
+from handlers.telegram.shared import campaign, farewell
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -127,7 +127,8 @@ async def btn_pause(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
     gtr = Tr(match.lang)
     if cb.kind == "gpa":
         after = usecases.pause(svc.deps, match.id, user.id)
-        await _announce(context, after, "gm.paused")
+        frozen = time_left(after, svc.deps.clock()) is not None  # else no deadline to freeze
+        await _announce(context, after, "gm.paused" if frozen else "traps.gm.paused")
         await refresh_status(context, after)
         return None
     after, record = usecases.resume(svc.deps, match.id, user.id)
@@ -200,7 +201,9 @@ async def btn_summary_undo(
         await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
         return None
     after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn)
-    await edit(context, msg.chat.id, msg.message_id, Screen(summary.text))
+    # The result no longer stands: the final message must not name a winner while play goes on.
+    withdrawn = gtr("traps.final.undone", turn=undone.turn)
+    await edit(context, msg.chat.id, msg.message_id, Screen(withdrawn))
     await _after_undo(context, after, undone)
     return None
 
@@ -259,6 +262,7 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     after, record = usecases.forfeit(svc.deps, match.id, user.id, pid, reason="gm")
     await _announce(context, after, "gm.removed", name=name)
     await _after_change(context, match, after, record)
+    await farewell.removed(context, match, match.seat(pid).user_id)  # one line, no live keys
     return None
 
 
@@ -269,11 +273,14 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     if cb.kind == "gwn":
         choices = get_ui(match.ruleset).result_choices(gtr, match)  # seats, or sides
         rows = [
-            [Button(text, Callback("gwc", match.id, match.turn, (arg,)))] for text, arg in choices
+            [Button(text, Callback("gwp", match.id, match.turn, (arg,)))] for text, arg in choices
         ]
-        rows.append([Button(gtr("gm.btn_draw"), Callback("gwc", match.id, match.turn, ("-",)))])
+        rows.append([Button(gtr("gm.btn_draw"), Callback("gwp", match.id, match.turn, ("-",)))])
         rows.append([Button(gtr("btn.back"), Callback("gx", match.id, match.turn))])
         await _panel_screen(context, msg, match, gtr("gm.result_pick"), rows)
+        return None
+    if cb.kind == "gwp":  # a result picked: ending is asked once more, as removing is
+        await _confirm_result(context, msg, match, gtr, cb.arg(0))
         return None
     pid = cb.arg(0)
     if pid == "-":
@@ -282,7 +289,25 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         outcome = Outcome("win", get_ui(match.ruleset).result_winners(match, pid), reason="gm")
     after = usecases.end_match(svc.deps, match.id, user.id, outcome)
     await _after_change(context, match, after, None)
+    await farewell.ended(context, match)
     return None
+
+
+async def _confirm_result(context: Ctx, msg: Message, match: Match, gtr: Tr, arg: str) -> None:
+    """The question "End the match now: Алиса wins?" with Confirm and Back (issue 24: one
+    confirmation for every GM action that ends or removes)."""
+    labels = {a: text for text, a in get_ui(match.ruleset).result_choices(gtr, match)}
+    result = labels.get(arg) if arg != "-" else gtr("gm.btn_draw")
+    if result is None:
+        raise Rejection("invalid_button")
+    rows = [
+        [
+            Button(gtr("btn.confirm"), Callback("gwc", match.id, match.turn, (arg,))),
+            Button(gtr("btn.back"), Callback("gx", match.id, match.turn)),
+        ]
+    ]
+    text = gtr("traps.gm.result_confirm", result=Raw(result))  # the label is escaped already
+    await _panel_screen(context, msg, match, text, rows)
 
 
 # --------------------------------------------------------------------------- missed turns

@@ -14,14 +14,15 @@ from engine.ruleset import Outcome
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
+from handlers.telegram.shared import farewell
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
-from handlers.telegram.shared.send import edit, send
+from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.turns import (
     on_resolved,
     refresh_lobby,
     refresh_status,
-    summary_screen,
+    send_summary,
 )
 from handlers.telegram.ui import Screen, names_of
 
@@ -99,7 +100,8 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     ended = usecases.end_match(svc.deps, match.id, user.id, Outcome("draw", reason="gm"))
     await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
     if match.phase is Phase.RUNNING:
-        await send(context, ended.chat_id, summary_screen(gtr, ended))
+        await send_summary(context, ended)
+        await farewell.ended(context, match)
     return None
 
 

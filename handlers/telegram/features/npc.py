@@ -335,10 +335,18 @@ async def btn_cycle_side(
 
 
 async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
-    """The GM takes an NPC out of the lobby from the panel."""
+    """The GM takes an NPC out of the lobby from the panel, after one confirmation."""
     svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
     name = match.seat(cb.arg(0)).name
+    if cb.arg(1) != "y":  # asked first, as every GM action that removes (issue 24)
+        yes = Callback("npr", match.id, 0, (cb.arg(0), "y"))
+        rows = [
+            [Button(tr("btn.confirm"), yes), Button(tr("btn.back"), Callback("npp", match.id, 0))]
+        ]
+        text = tr("traps.npc.remove_confirm", name=name)
+        await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
+        return None
     match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
     await refresh_lobby(context, match)

@@ -8,7 +8,7 @@ from telegram import Message, User
 from engine import usecases
 from engine.match import Match
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import Alert, _load, _require_turn
 from handlers.telegram.shared.turns import (
@@ -45,6 +45,10 @@ async def btn_same_as_last(
     )
     if last is None:
         raise Alert(tr("npc.no_last"))
+    check = getattr(get_ui(match.ruleset), "cannot_succeed", None)
+    problems = check(tr, match, pid, dict(last)) if check is not None else []
+    if problems:  # it would fail now: not proposed (the GM builds or types another)
+        raise Alert(tr("traps.npc.last_fails", why=Raw(" ".join(problems))))
     await _seal(context, tr, match, pid, user.id, dict(last), message=msg)
     return tr("receipt.toast")
 

@@ -13,7 +13,6 @@ from handlers.telegram.i18n import Tr
 from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
-    Alert,
     _choose,
     _load,
     _order_example,
@@ -21,6 +20,7 @@ from handlers.telegram.shared.guards import (
     _pick_match,
     _require_turn,
     command,
+    not_yours,
     user_of,
 )
 from handlers.telegram.shared.page_button import with_page
@@ -62,7 +62,7 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
     _require_turn(tr, match, cb)
     pid = cb.arg(0)
     if match.seat(pid) not in match.controlled_by(user.id):
-        raise Alert(tr("err.not_yours"))
+        raise not_yours(tr, match, user.id)
     screen = render.builder_screen(tr, match, pid, cb.args[1:])
     if msg.chat.type == "private":
         await edit(context, msg.chat.id, msg.message_id, screen)

@@ -17,6 +17,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import deadline_line
+from handlers.telegram.screens.match_config import config_params
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -54,8 +55,9 @@ async def cmd_help(update: Update, context: Ctx) -> None:
         matches = svc.deps.repo.active_in_chat(chat.id)
         tr = Tr(matches[0].lang if matches else svc.user_lang(user))
     parts = [tr("help.private" if chat.type == "private" else "help.group")]
+    firsts = {m.ruleset: m for m in reversed(matches)}  # each ruleset's numbers: its match's
     for rid in dict.fromkeys(m.ruleset for m in matches):
-        parts.append(tr(get_ui(rid).help_key))
+        parts.append(tr(get_ui(rid).help_key, **config_params(firsts[rid])))
     if chat.type == "private":  # the help's syntax, as an order this reader can send now
         parts += _own_examples(tr, matches, user.id)
     parts.append(tr("help.rulesets"))  # all of them, and /rules
@@ -191,10 +193,28 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
     """``/leave``: leave a match that has not started."""
     svc = context.svc
     user, chat = sender(update)
+    _refuse_leaving_a_running_match(svc, update, list(context.args or []))
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
     after = usecases.leave(svc.deps, match.id, user.id)
     await refresh_lobby(context, after)
     await send(context, chat.id, Screen(context.tr(user)("player.left", id=after.id)))
+
+
+def _refuse_leaving_a_running_match(svc: Services, update: Update, words: list[str]) -> None:
+    """``/leave`` in a match that has started: say that only /forfeit leaves it (issue 24),
+    not "you have no match"."""
+    user, chat = sender(update)
+    if chat.type != "private":
+        mine = [m for m in svc.deps.repo.active_in_chat(chat.id) if m.seat_of_user(user.id)]
+    else:
+        mine = [m for m in svc.deps.repo.active_for_user(user.id) if m.seat_of_user(user.id)]
+        if words:
+            mine = [m for m in mine if m.id == words[0]]
+        if any(m.phase is Phase.LOBBY for m in mine):
+            return
+    running = [m for m in mine if m.phase is Phase.RUNNING]
+    if running:
+        raise Rejection("leave_running", id=running[0].id)
 
 
 @command

@@ -17,6 +17,7 @@ from engine.match import Match, Phase, TurnRecord
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import fairness, render
+from handlers.telegram.shared import finished
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import (
     Alert,
@@ -59,8 +60,17 @@ def _history_match(svc: Services, update: Update, words: list[str]) -> Match:
                 return match
         raise Rejection("not_a_participant")
     if chat.type != "private":
-        return group_match(svc, chat.id)
+        with contextlib.suppress(NotFoundError):
+            return group_match(svc, chat.id)
+        ended = finished.last(svc, chat.id)  # after the final: the match just played here
+        if ended is None:
+            raise NotFoundError(chat.id)
+        return ended
     mine = [m for m in svc.deps.repo.active_for_user(user.id) if m.phase is not Phase.LOBBY]
+    if not mine:
+        ended = finished.last(svc, user.id)
+        if ended is not None:
+            return ended
     if len(mine) != 1:
         raise Rejection("no_active_match" if not mine else "name_the_match")
     return mine[0]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from telegram import Update
 
+from engine.match import Match
 from handlers.telegram.i18n import Tr
+from handlers.telegram.screens.match_config import config_params
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import command, sender
 from handlers.telegram.shared.send import send
@@ -18,9 +20,12 @@ from handlers.telegram.ui import Screen
 MAX_LINES = 15
 
 
-def rules_text(tr: Tr, rulesets: list[str]) -> str:
-    """The short rules of each of ``rulesets`` (the list of all of them when empty)."""
-    parts = [tr(f"rules.{r}") for r in rulesets if tr.has(f"rules.{r}")]
+def rules_text(tr: Tr, matches: list[Match]) -> str:
+    """The short rules of each ruleset of ``matches``, with the first such match's numbers
+    (the list of all rulesets when there is none)."""
+    firsts = {m.ruleset: m for m in reversed(matches)}
+    order = dict.fromkeys(m.ruleset for m in matches)
+    parts = [tr(f"rules.{r}", **config_params(firsts[r])) for r in order if tr.has(f"rules.{r}")]
     return "\n\n".join(parts) or tr("help.rulesets")
 
 
@@ -34,5 +39,4 @@ async def cmd_rules(update: Update, context: Ctx) -> None:
     else:
         matches = svc.deps.repo.active_in_chat(chat.id)
         tr = Tr(matches[0].lang if matches else svc.user_lang(user))
-    rulesets = list(dict.fromkeys(m.ruleset for m in matches))
-    await send(context, chat.id, Screen(rules_text(tr, rulesets)))
+    await send(context, chat.id, Screen(rules_text(tr, matches)))

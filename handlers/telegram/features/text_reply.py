@@ -18,19 +18,31 @@ A plain private message with nothing pending gets a short hint of what the user 
 
 from __future__ import annotations
 
+from typing import Any
+
 from telegram import Message, Update, User
 
 from engine.errors import NotFoundError, Rejection
-from engine.match import Phase
+from engine.match import Match, Phase
 from handlers.telegram import callbacks as cbcodec
 from handlers.telegram import stale
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared.context import Ctx, Services
-from handlers.telegram.shared.guards import Alert, _load, _require_turn, command
-from handlers.telegram.shared.text_steps import KIND, pending, set_pending
+from handlers.telegram.shared.guards import Alert, _load, _require_turn, command, not_yours
+from handlers.telegram.shared.send import edit, send
+from handlers.telegram.shared.text_steps import (
+    KIND,
+    digest,
+    draft,
+    pending,
+    set_draft,
+    set_pending,
+)
 from handlers.telegram.shared.turns import _seal
-from handlers.telegram.ui import get_ui
+from handlers.telegram.ui import Button, Screen, get_ui
+
+SEAL, REWRITE = "ptS", "ptW"  # the callback kinds of 🔒 Seal / ✏️ Rewrite under a text
 
 # --------------------------------------------------------------------------- the pending step
 
@@ -61,12 +73,12 @@ async def on_text(update: Update, context: Ctx) -> None:
     if msg.reply_to_message is not None:
         cb = _prompt_callback(msg.reply_to_message, svc.secret)
         if cb is not None:  # a reply to a confirmation: stale or not, it is meant for it
-            await _seal_text(context, tr, user.id, cb, msg.text)
+            await _show_back(context, tr, user.id, cb, msg.text)
             return
     data = pending(svc, user.id)
     cb = cbcodec.decode(data, svc.secret) if data else None
     if cb is not None and _still_open(svc, cb):
-        await _seal_text(context, tr, user.id, cb, msg.text)
+        await _show_back(context, tr, user.id, cb, msg.text)
         return
     if data is not None:
         set_pending(svc, user.id, None)  # its turn is over: nothing waits for a text
@@ -83,18 +95,76 @@ def _still_open(svc: Services, cb: Callback) -> bool:
     return match.phase is Phase.RUNNING and match.turn == cb.turn
 
 
-async def _seal_text(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
-    svc = context.svc
+def _open_match(svc: Services, user_id: int, cb: Callback) -> Match:
+    """The match of a text step, its turn still open and its seat still the user's."""
     match = svc.deps.repo.load(cb.match).match
     if match.phase is not Phase.RUNNING or match.turn != cb.turn:
         raise Rejection("stale_turn", turn=cb.turn)
-    pid = cb.arg(0)
-    if match.seat(pid) not in match.controlled_by(user_id):
+    if match.seat(cb.arg(0)) not in match.controlled_by(user_id):
         raise Rejection("not_your_seat")
+    return match
+
+
+def _text_order(
+    svc: Services, user_id: int, cb: Callback, text: str
+) -> tuple[Match, dict[str, Any]]:
+    """The order of the "✍️" button ``cb`` with ``text``, checked as sealing would check it."""
+    match = _open_match(svc, user_id, cb)
+    pid = cb.arg(0)
     if not text.strip():
         raise Rejection("text_empty")
     order = get_ui(match.ruleset).order_with_text(match, pid, cb.args[1:], text.strip())
-    await _seal(context, tr, match, pid, user_id, order, message=None)
+    rules = match.rules
+    rules.check_order(rules.load_state(match.state or {}), pid, order)  # e.g. its length
+    return match, order
+
+
+async def _show_back(context: Ctx, tr: Tr, user_id: int, cb: Callback, text: str) -> None:
+    """The text, shown back with 🔒 Seal / ✏️ Rewrite: a chat message is never sealed
+    silently (issue 24: a question once became a revealed plan)."""
+    svc = context.svc
+    match, order = _text_order(svc, user_id, cb, text)
+    pid, kept = cb.arg(0), text.strip()
+    set_draft(svc, user_id, svc.cb(cb), kept)
+    ui = get_ui(match.ruleset)
+    body = tr("traps.text.shown_back", order=Raw(ui.order_text(tr, order)))
+    seal = Callback(SEAL, match.id, match.turn, (pid, digest(kept)))
+    rewrite = Callback(REWRITE, match.id, match.turn, (pid,))
+    rows = [[Button(tr("traps.btn.seal"), seal), Button(tr("traps.btn.rewrite"), rewrite)]]
+    msg = await send(context, user_id, Screen(body, rows))
+    await stale.remember(context, match, [msg])  # no live 🔒 once the turn resolved
+
+
+def _draft_for(svc: Services, tr: Tr, user: User, cb: Callback) -> tuple[Callback, str]:
+    """The stored draft a 🔒/✏️ press is about; refused when another text replaced it."""
+    found = draft(svc, user.id)
+    step = cbcodec.decode(found[0], svc.secret) if found else None
+    if found is None or step is None or (step.match, step.turn) != (cb.match, cb.turn):
+        raise Rejection("stale_turn", turn=cb.turn)
+    if step.arg(0) != cb.arg(0) or (cb.kind == SEAL and digest(found[1]) != cb.arg(1)):
+        raise Alert(tr("traps.text.replaced"))
+    return step, found[1]
+
+
+async def btn_text_seal(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    """🔒 under a text shown back: seal it (pressed again: the same order, a no-op)."""
+    svc = context.svc
+    step, text = _draft_for(svc, tr, user, cb)
+    match, order = _text_order(svc, user.id, step, text)
+    await _seal(context, tr, match, step.arg(0), user.id, order, message=msg)
+    return None
+
+
+async def btn_text_rewrite(
+    context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
+) -> str | None:
+    """✏️ under a text shown back: the next message is the text again."""
+    svc = context.svc
+    step, _ = _draft_for(svc, tr, user, cb)
+    _open_match(svc, user.id, step)
+    set_pending(svc, user.id, svc.cb(step))
+    await edit(context, msg.chat.id, msg.message_id, Screen(tr("traps.text.rewrite")))
+    return None
 
 
 async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -103,6 +173,6 @@ async def btn_text_hint(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
     match = _load(svc, cb)
     _require_turn(tr, match, cb)
     if match.seat(cb.arg(0)) not in match.controlled_by(user.id):
-        raise Alert(tr("err.not_yours"))
+        raise not_yours(tr, match, user.id)
     set_pending(svc, user.id, svc.cb(cb))
     raise Alert(tr(get_ui(match.ruleset).reply_alert_key))

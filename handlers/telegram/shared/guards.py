@@ -140,8 +140,18 @@ def _load(svc: Services, cb: Callback) -> Match:
 
 def _require_turn(tr: Tr, match: Match, cb: Callback) -> None:
     """Bind a press to the turn it was drawn for: an older button is stale."""
+    if match.phase is Phase.FINISHED:  # no later message to use: say what happened
+        raise Alert(tr("traps.stale.finished", id=match.id))
     if match.phase is not Phase.RUNNING or match.turn != cb.turn:
         raise Alert(tr("err.stale"))
+
+
+def not_yours(tr: Tr, match: Match, user_id: int) -> Alert:
+    """The refusal of a press on a seat's button by someone who does not control it: a user
+    no longer in the match (removed, replaced) is told so, not "not for you"."""
+    if match.seat_of_user(user_id) is None and user_id != match.gm_user_id:
+        return Alert(tr("traps.gone.alert", id=match.id))
+    return Alert(tr("err.not_yours"))
 
 
 def _require_gm(tr: Tr, match: Match, user: User) -> None:

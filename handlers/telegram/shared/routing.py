@@ -9,7 +9,9 @@ wiring adds with :func:`add_flow` (:meth:`handlers.telegram.ui.RulesetUI.flow`).
 from __future__ import annotations
 
 import contextlib
+import html
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +36,7 @@ from handlers.telegram.shared.send import _api
 log = logging.getLogger("sekundant.bot")
 
 ROUTES = "sekundant.routes"
+ALERT_MAX = 200  # characters Telegram shows in a callback answer
 SealHook = Callable[[Ctx, Match, SealResult], Awaitable[None]]
 GmHook = Callable[[Ctx, Match], Awaitable[None]]
 
@@ -120,4 +123,16 @@ async def on_button(update: Update, context: Ctx) -> None:
     except (ValueError, IndexError):
         toast, alert = tr("err.forged"), True
     with contextlib.suppress(BadRequest):
-        await _api(svc, lambda: query.answer(toast[:200] if toast else None, show_alert=alert))
+        shown = alert_text(toast) if toast else None
+        await _api(svc, lambda: query.answer(shown, show_alert=alert))
+
+
+_TAG = re.compile(r"</?(b|i|u|s|code|pre|a|blockquote|tg-spoiler)\b[^>]*>")
+
+
+def alert_text(text: str) -> str:
+    """A message (HTML, as the catalog renders it) as a pop-up shows it: Telegram prints an
+    alert's text verbatim, so tags go and escapes become the characters they stand for (a
+    name with ``&``, ``<``, ``>`` shows as typed: issue 24); at most 200 characters."""
+    shown = html.unescape(_TAG.sub("", text))
+    return shown if len(shown) <= ALERT_MAX else shown[: ALERT_MAX - 1] + "…"

@@ -4,6 +4,9 @@ from ``handlers.telegram.text_reply``, so the order builder need not import that
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 from engine import match as lifecycle
 from engine.match import Match
 from engine.ports import PrefsRepository
@@ -24,35 +27,66 @@ def _prefs(svc: Services) -> PrefsRepository | None:
     return repo if isinstance(repo, PrefsRepository) else None
 
 
-_MEMORY: dict[int, str] = {}  # stores without prefs (none in production): this process only
+DRAFT = "text_draft"  # the prefs key of the text shown back for 🔒 Seal / ✏️ Rewrite
+
+
+_MEMORY: dict[tuple[int, str], Any] = {}  # stores without prefs (none in production)
+
+
+def _get(svc: Services, user_id: int, key: str) -> Any:
+    repo = _prefs(svc)
+    if repo is None:
+        return _MEMORY.get((user_id, key))
+    return repo.load_prefs(user_id).get(key)
+
+
+def _put(svc: Services, user_id: int, key: str, value: Any) -> None:
+    """Store (or with None clear) one of ``user_id``'s prefs."""
+    repo = _prefs(svc)
+    if repo is None:
+        if value is None:
+            _MEMORY.pop((user_id, key), None)
+        else:
+            _MEMORY[(user_id, key)] = value
+        return
+    prefs = repo.load_prefs(user_id)
+    if prefs.get(key) == value:
+        return
+    if value is None:
+        prefs.pop(key, None)
+    else:
+        prefs[key] = value
+    repo.save_prefs(user_id, prefs)
 
 
 def pending(svc: Services, user_id: int) -> str | None:
     """The signed "✍️" data of ``user_id``'s pending text step, if any."""
-    repo = _prefs(svc)
-    if repo is None:
-        return _MEMORY.get(user_id)
-    value = repo.load_prefs(user_id).get(PENDING)
+    value = _get(svc, user_id, PENDING)
     return value if isinstance(value, str) else None
 
 
 def set_pending(svc: Services, user_id: int, data: str | None) -> None:
     """Store (or with None clear) ``user_id``'s pending text step."""
-    repo = _prefs(svc)
-    if repo is None:
-        if data is None:
-            _MEMORY.pop(user_id, None)
-        else:
-            _MEMORY[user_id] = data
-        return
-    prefs = repo.load_prefs(user_id)
-    if prefs.get(PENDING) == data:
-        return
-    if data is None:
-        prefs.pop(PENDING, None)
-    else:
-        prefs[PENDING] = data
-    repo.save_prefs(user_id, prefs)
+    _put(svc, user_id, PENDING, data)
+
+
+def draft(svc: Services, user_id: int) -> tuple[str, str] | None:
+    """The text ``user_id`` was last shown back (the "✍️" data it is for, the text)."""
+    value = _get(svc, user_id, DRAFT)
+    if isinstance(value, dict) and isinstance(value.get("cb"), str):
+        return str(value["cb"]), str(value.get("text", ""))
+    return None
+
+
+def set_draft(svc: Services, user_id: int, data: str, text: str) -> None:
+    """Keep the text shown back to ``user_id`` until it is sealed or rewritten."""
+    _put(svc, user_id, DRAFT, {"cb": data, "text": text})
+
+
+def digest(text: str) -> str:
+    """A short digest of a draft's text, bound into its 🔒 button: an old preview's button
+    never seals a newer text."""
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def text_button(screen: Screen) -> Callback | None:

@@ -22,7 +22,7 @@ from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.screens.reveal_text import reveal_text
-from handlers.telegram.shared import campaign, commitments, outbox
+from handlers.telegram.shared import campaign, commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.page_button import with_page
@@ -202,6 +202,9 @@ async def _seal(
     res = usecases.seal_order(
         svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
+    if res.unchanged:  # the same order again: its receipt, nothing sealed anew
+        await send_receipt(context, tr, res.match, res.order, False, where)
+        return
     sent: Message | None = None
     try:
         if res.record is None:
@@ -267,7 +270,6 @@ async def announce_resolved(
     remove the keyboards of its builders and receipts (``edited``: the receipt the resolving
     seal drew without one), post the reveal (picture and text), then (``last``: no later turn
     resolved meanwhile) the next turn or the final summary."""
-    gtr = Tr(after.lang)
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
@@ -277,7 +279,7 @@ async def announce_resolved(
     if after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)  # the ladder's result (features/ladder.py)
         with outbox.labelled(f"summary:{record.turn}"):
-            await send(context, after.chat_id, summary_screen(gtr, after))
+            await send_summary(context, after)
         return
     await open_turn(context, after)
     with outbox.labelled(f"absentees:{after.turn}"):
@@ -319,6 +321,13 @@ async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) ->
     return True
 
 
+async def send_summary(context: Ctx, match: Match) -> Message:
+    """The final summary in the group; the match becomes its people's last finished one
+    (``/dossier`` and ``/history`` answer about it: :mod:`handlers.telegram.shared.finished`)."""
+    finished.remember(context.svc, match)
+    return await send(context, match.chat_id, summary_screen(Tr(match.lang), match))
+
+
 def summary_screen(tr: Tr, match: Match) -> Screen:
     ui = get_ui(match.ruleset)
     lines = [
@@ -346,7 +355,7 @@ async def _after_change(
     elif after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)
         await _close_status(context, before, after)
-        await send(context, after.chat_id, summary_screen(Tr(after.lang), after))
+        await send_summary(context, after)
     else:
         await refresh_status(context, after)
 

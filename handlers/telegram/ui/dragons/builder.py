@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.errors import Rejection
@@ -211,6 +211,17 @@ class DragonsBuilder(DragonsReveal):
         return Screen("\n".join(lines), [*rows, nav])
 
     # --- helpers for the GM's NPC buttons ---
+
+    def cannot_succeed(self, tr: Tr, match: Match, pid: str, raw: Mapping[str, Any]) -> list[str]:
+        """Why each action of the order ``raw`` cannot succeed now (none: it can), so that a
+        button that proposes an order (the NPCs' "same as last") never proposes one that
+        would fail (issue 24; :func:`engine.rulesets.dragons.action_problems`)."""
+        from handlers.telegram.ui.dragons.steps import problem_lines
+
+        st = state_of(match)
+        if st is None:
+            return []
+        return problem_lines(tr, st, pid, match.rules.parse_order(st, pid, raw))
 
     def nearest_order(self, match: Match, pid: str) -> dict[str, Any] | None:
         """D34 "nearest": level flight (or the first legal movement after which it works) and

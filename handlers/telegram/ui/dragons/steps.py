@@ -38,15 +38,26 @@ class Step:
     move: tuple[str, int]
 
 
+def problem_lines(tr: Tr, st: DragonsState, pid: str, order: dr.DragonOrder) -> list[str]:
+    """One line per action of ``order`` that cannot succeed now, with why (the engine's own
+    check: :func:`engine.rulesets.dragons.action_problems`)."""
+    return [
+        tr("traps.dr.cannot", n=i + 1, reason=Raw(reason_text(tr, code)))
+        for i, code, _ in dr.action_problems(st, pid, order)
+    ]
+
+
 def review(s: Step) -> Screen:
     """The review ("!"): the order to seal, or why it is illegal; a power asks for its text."""
     tr, st, match, pid, acts, order = s.tr, s.st, s.match, s.pid, s.acts, s.order
     base, lines, nav = s.base, s.lines, s.nav
     rules = match.rules
-    reason = rules.validate(st, pid, rules.parse_order(st, pid, order))
+    parsed = rules.parse_order(st, pid, order)
+    reason = rules.validate(st, pid, parsed)
     if reason is not None:
         lines.append(tr("dr.b.illegal", reason=Raw(reason_text(tr, reason.code, **reason.params))))
         return Screen("\n".join(lines), [nav])
+    lines += problem_lines(tr, st, pid, parsed)  # what cannot succeed now, and why
     lines.append(tr("dr.b.confirm"))
     seal = Button(tr("btn.seal"), Callback("s", match.id, match.turn, (pid, *base)))
     if "p" not in acts:
@@ -90,15 +101,15 @@ def pick_target(s: Step) -> Screen:
         if chk.possible:
             extra = f" {band} {chk.penalty:+d}" if chk.band else f" TN{chk.tn}"
             label = f"✅ {foe.name} ({foe.pid}) R{chk.range}{extra}"
-        else:
-            label = f"⚠ {foe.name} ({foe.pid}) R{chk.range}"
+        else:  # named with why, never offered: it would fail (issue 24)
             lines.append(tr("dr.b.not_possible", target=foe.name,
                             reason=Raw(reason_text(tr, chk.reason or ""))))  # fmt: skip
+            continue
         if foe.tail_of == pid:
             continue  # D26: never offered (validation refuses it)
         rows.append([Button(label, cb(*base, f"a{wi}{foe.pid}"))])
     if not rows:
-        lines.append(tr("dr.b.no_targets"))
+        lines.append(tr("traps.dr.no_target_now"))
     return Screen("\n".join(lines), [*rows, nav])
 
 
@@ -106,16 +117,21 @@ def pick_tail(s: Step) -> Screen:
     """Get on a tail ("+t"): the foes (but the one on our own tail)."""
     tr, st, pid, cb, base, lines, nav = s.tr, s.st, s.pid, s.cb, s.base, s.lines, s.nav
     me = st.dragon(pid)
-    rows = [
-        [
-            Button(
-                f"{foe.name} ({foe.pid}) S{foe.speed} H{foe.altitude}",
-                cb(*base, f"t{foe.pid}"),
-            )
-        ]
-        for foe in DragonsTyped._foes(st, pid)
-        if foe.pid != me.tail_of
-    ]
+    (move, n) = s.move
+    rows = []
+    for foe in DragonsTyped._foes(st, pid):
+        if foe.pid == me.tail_of:
+            continue
+        tail = dr.DragonOrder(move, n, None, (dr.Action("tail", target=foe.pid),))
+        problems = dr.action_problems(st, pid, tail)
+        if problems:  # named with why, never offered: it would fail (D25)
+            why = Raw(reason_text(tr, problems[0][1]))
+            lines.append(tr("dr.b.not_possible", target=foe.name, reason=why))
+            continue
+        label = f"{foe.name} ({foe.pid}) S{foe.speed} H{foe.altitude}"
+        rows.append([Button(label, cb(*base, f"t{foe.pid}"))])
+    if not rows:
+        lines.append(tr("traps.dr.no_target_now"))
     lines.append(tr("dr.b.pick_tail"))
     return Screen("\n".join(lines), [*rows, nav])
 

@@ -59,9 +59,10 @@ class DragonsTyped(DragonsSheet):
         return "level +2; attack breath p2"
 
     def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterator[str]:
-        """Orders for ``pid`` now, lazily (the first accepted one is shown): a legal movement,
-        then an attack that reaches a foe after it (else any attack, else the movement
-        alone), in the reader's language."""
+        """Orders for ``pid`` now, lazily (the first accepted one is shown): a legal movement
+        (a safe one when there is one), then an attack that reaches a foe after it, else the
+        movement alone, in the reader's language. Never an attack that cannot succeed now:
+        an example is a suggestion (issue 24)."""
         from handlers.telegram.hints import loaded_state
 
         st = loaded_state(match) if match.state is not None else None
@@ -70,6 +71,7 @@ class DragonsTyped(DragonsSheet):
             return
         words = _typed_words(tr)
         opts = [o for o in dr.movement_options(st, pid) if o.legal]
+        opts = [o for o in opts if not o.dangerous] or opts
         opts.sort(key=lambda o: (o.move != "level", o.dangerous, abs(o.n)))
         moves = [(o.move, o.n) for o in opts] or [("level", 0)]
         foes = self._foes(st, pid)
@@ -80,8 +82,6 @@ class DragonsTyped(DragonsSheet):
                 for foe in foes:
                     if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible:
                         yield f"{_move_words(words, move, n)}; {attack} {w.name} {foe.pid}"
-        first = _move_words(words, *moves[0])
-        yield from (f"{first}; {attack} {w.name} {f.pid}" for w in weapons for f in foes)
         yield from (_move_words(words, m, n) for m, n in moves)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:

@@ -48,7 +48,6 @@ STEPS = (
 )
 DONE = len(STEPS)
 MAX_CHANCES = 12  # lines of the "at least k" table shown (the rest are ~0)
-MAX_EXACT = 25  # the exact fraction is shown beside the percentage when this short
 
 
 class PlansBuilder(PlansReveal):
@@ -242,14 +241,10 @@ class PlansBuilder(PlansReveal):
         if pv.steps:
             lines.append(tr("plans.confirm.steps", steps=Raw(self._steps(tr, pv.steps))))
         lines.append(tr("plans.confirm.chances", target=cfg.success_target, sides=cfg.dice_sides))
-        percent = pv.percent()  # the engine's own rounding of the exact fractions
         for k, p in enumerate(pv.at_least, start=1):
             if k > MAX_CHANCES or (k > 1 and p < Fraction(1, 1000)):
                 break
-            exact = f" = {p}" if len(str(p)) <= MAX_EXACT and p not in (0, 1) else ""
-            lines.append(
-                tr("plans.confirm.at_least", k=k, pct=f"{percent[k - 1]:.1f}%", exact=exact)
-            )
+            lines.append(tr("plans.confirm.at_least", k=k, pct=rounded_percent(p)))
         if not pv.at_least:
             lines.append(tr("plans.confirm.no_dice"))
         lines.append(tr("plans.confirm.guess_note"))
@@ -273,3 +268,16 @@ class PlansBuilder(PlansReveal):
     @staticmethod
     def _steps(tr: Tr, steps: Sequence[tuple[str, int]]) -> str:
         return ", ".join(f"+{v}" if op == "add" else f"×{v}" for op, v in steps)
+
+
+def rounded_percent(p: Fraction) -> str:
+    """A chance as a whole percentage for a phone screen (issue 24: no exact fractions):
+    never "0%" for a possible event nor "100%" for an uncertain one."""
+    if p <= 0 or p >= 1:
+        return f"{int(p) * 100}%"
+    pct = round(float(p) * 100)
+    if pct < 1:
+        return "<1%"
+    if pct > 99:
+        return ">99%"
+    return f"{pct}%"

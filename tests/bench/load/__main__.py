@@ -1,0 +1,186 @@
+"""The load run: ``python -m tests.bench.load [--matches 200] [--workers 8] [--turns 3]``
+(``make bench`` runs it with the defaults as ``bench_load``).
+
+Matches are set up through the bot (their cost is printed apart), then every turn every player
+of every running match seals at once (:mod:`tests.bench.load.scenario`). Printed: lost,
+doubled and stale (targets 0), updates per second, time per update (p50/p95/p99), conditional
+write conflicts and Telegram retries per turn, DynamoDB requests and Bot API calls per turn,
+and the cost of 1,000 turns by ruleset and number of players (:mod:`tests.bench.load.cost`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from tests.bench.load.cluster import Cluster, Delivery, moto_server
+from tests.bench.load.cost import PRICES_DATE, Usage, per_thousand
+from tests.bench.load.scenario import (
+    LoadHarness,
+    Plan,
+    TurnOutcome,
+    make_tables,
+    plans,
+    play_turn,
+    set_up,
+)
+
+TARGET_PER_1000 = 0.02  # USD per 1,000 two-player turns (issue: production under load)
+
+
+def _repo(moto_url: str) -> Any:
+    from infra import aws
+    from infra.dynamodb import DynamoRepository
+    from tests.bench.load.worker import TABLE
+
+    return DynamoRepository(aws.client("dynamodb", endpoint_url=moto_url), TABLE)
+
+
+def run(matches: int, workers: int, turns: int) -> dict[str, Any]:
+    """Play the run; the figures as a dict (also what the smoke test reads)."""
+    import os
+
+    from tests.bench.load.worker import REGION
+
+    os.environ.update(AWS_DEFAULT_REGION=REGION, AWS_ACCESS_KEY_ID="load",
+                      AWS_SECRET_ACCESS_KEY="load")  # fmt: skip
+    with moto_server() as url, Cluster(url, workers) as cluster:
+        h = LoadHarness(cluster, _repo(url))
+        tables = make_tables(h, plans(matches))
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max(4 * workers, 8)) as pool:
+            list(pool.map(lambda t: set_up(h, t), tables))
+            setup_seconds = time.perf_counter() - started
+            outcomes: list[TurnOutcome] = []
+            started = time.perf_counter()
+            for _ in range(turns):
+                outcomes.append(play_turn(h, tables, pool))
+            turn_seconds = time.perf_counter() - started
+    return summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
+
+
+def _pct(values: list[float], q: float) -> float:
+    return sorted(values)[min(len(values) - 1, int(len(values) * q))] if values else 0.0
+
+
+def summarize(
+    setup: list[Delivery],
+    outcomes: list[TurnOutcome],
+    setup_seconds: float,
+    turn_seconds: float,
+    matches: int,
+    workers: int,
+) -> dict[str, Any]:
+    reports = [r for _p, d in (s for o in outcomes for s in o.seals) for r in d.reports]
+    walls = [r["wall"] for r in reports]
+    resolved = sum(o.resolved for o in outcomes)
+    usage: dict[Plan, Usage] = defaultdict(Usage)
+    turns_of: dict[Plan, int] = defaultdict(int)
+    sweep = Usage()
+    for o in outcomes:
+        sweep.add(o.sweep, http=False)
+        for plan, d in o.seals:
+            for r in d.reports:
+                usage[plan].add(r)
+        for plan, n in o.by_plan.items():
+            turns_of[plan] += n
+    setup_usage = Usage()
+    for d in setup:
+        for r in d.reports:
+            setup_usage.add(r)
+    return {
+        "matches": matches,
+        "workers": workers,
+        "turns_resolved": resolved,
+        "lost": sum(o.lost for o in outcomes),
+        "doubled": sum(o.doubled for o in outcomes),
+        "stale": sum(o.stale for o in outcomes),
+        "updates": len(reports),
+        "updates_per_second": len(reports) / turn_seconds if turn_seconds else 0.0,
+        "p50": _pct(walls, 0.50),
+        "p95": _pct(walls, 0.95),
+        "p99": _pct(walls, 0.99),
+        "retries": sum(len(d.reports) - 1 for o in outcomes for _p, d in o.seals),
+        "conflicts": sum(r["dynamo"]["conflicts"] for r in reports),
+        "dynamo_requests": sum(sum(r["dynamo"]["requests"].values()) for r in reports),
+        "bot_calls": sum(sum(r["bot"].values()) for r in reports),
+        "group_messages": sum(o.group_messages for o in outcomes),
+        "cpu_p50": statistics.median(r["cpu"] for r in reports) if reports else 0.0,
+        "wru_by_kind": _by_kind(reports),
+        "usage": dict(usage),
+        "turns_of": dict(turns_of),
+        "sweep": sweep,
+        "setup": setup_usage,
+        "setup_seconds": setup_seconds,
+    }
+
+
+def _by_kind(reports: list[dict[str, Any]]) -> dict[str, float]:
+    out: dict[str, float] = defaultdict(float)
+    for r in reports:
+        for kind, units in r["dynamo"]["wru_by_kind"].items():
+            out[kind] += units
+    return dict(out)
+
+
+def report(f: dict[str, Any]) -> None:
+    """Print the figures with their targets."""
+    t = max(f["turns_resolved"], 1)
+    print(f"   {f['matches']} matches, {f['workers']} workers, {f['turns_resolved']} turns resolved"
+          f" (setup {f['setup_seconds']:.0f} s)")  # fmt: skip
+    print(f"   lost {f['lost']}, doubled {f['doubled']}, stale {f['stale']}   target 0 each")
+    print(f"   updates/s {f['updates_per_second']:.1f}; per update p50 {f['p50'] * 1000:.0f} ms,"
+          f" p95 {f['p95'] * 1000:.0f} ms, p99 {f['p99'] * 1000:.0f} ms"
+          f" (CPU p50 {f['cpu_p50'] * 1000:.0f} ms)")  # fmt: skip
+    per_turn = [
+        f"conflicts {f['conflicts'] / t:.2f}",
+        f"Telegram retries {f['retries'] / t:.2f}",
+        f"DynamoDB requests {f['dynamo_requests'] / t:.1f}",
+        f"Bot API calls {f['bot_calls'] / t:.1f}",
+        f"new group messages {f['group_messages'] / t:.2f}",
+    ]
+    print("   per turn: " + ", ".join(per_turn))
+    kinds = ", ".join(f"{k} {v / t:.1f}" for k, v in sorted(f["wru_by_kind"].items()))
+    print(f"   write units per turn by item: {kinds}")
+    resolved_all = sum(f["turns_of"].values()) or 1
+    print(f"   cost of 1,000 turns (USD, prices of {PRICES_DATE}; sweeper shared by turns):")
+    for plan in sorted(f["usage"], key=lambda p: (p.ruleset, p.players)):
+        turns = f["turns_of"].get(plan, 0)
+        if not turns:
+            continue
+        bill = per_thousand(f["usage"][plan], turns)
+        sweep = per_thousand(f["sweep"], resolved_all)
+        lines = {k: bill[k] + sweep.get(k, 0.0) for k in bill}
+        whole = sum(lines.values())
+        target = f"   target < {TARGET_PER_1000}" if plan.players == 2 else ""
+        u = f["usage"][plan]
+        print(f"     {plan.ruleset:8} {plan.players}p: {whole:.4f} (Lambda {lines['lambda']:.4f},"
+              f" API {lines['api']:.4f}, DynamoDB {lines['dynamodb']:.4f},"
+              f" logs {lines['logs']:.4f}){target}")  # fmt: skip
+        print(f"       per turn: {u.invocations / turns:.1f} updates, {u.wru / turns:.1f} write"
+              f" and {u.rru / turns:.1f} read units, {u.bot_calls / turns:.1f} Bot API calls,"
+              f" CPU {u.cpu / turns * 1000:.0f} ms")  # fmt: skip
+    s, n = f["setup"], f["matches"]
+    print(
+        "   a match's setup (lobby, joins, characters, start): "
+        f"{s.invocations / n:.1f} updates, {s.dynamo_requests / n:.1f} DynamoDB requests"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.load")
+    parser.add_argument("--matches", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=8)
+    parser.add_argument("--turns", type=int, default=3)
+    args = parser.parse_args(argv)
+    report(run(args.matches, args.workers, args.turns))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""The load run's infrastructure: DynamoDB in moto's server mode (its own process), the fake
+Bot API over HTTP (a thread here), and N worker processes (Lambda containers) fed from one
+queue, as API Gateway hands each delivery to whichever container is free.
+
+``Cluster.deliver`` is Telegram's side of a webhook: it re-sends an update until it is answered
+200 (a 500 or 503 is retried after a short pause; every retry is counted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any
+
+from tests.bench.load.botapi_http import BotAPIServer
+from tests.bench.load.worker import REGION, TABLE, WorkerConfig, serve
+
+MAX_DELIVERIES = 20  # Telegram keeps retrying for hours; a run that needs this many is broken
+RETRY_PAUSE = 0.2
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def moto_server() -> Iterator[str]:
+    """``python -m moto.server`` on a free loopback port, with the table of template.yaml."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                urllib.request.urlopen(url + "/moto-api/", timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("moto's server did not start")
+        import boto3
+
+        from tests.storage.aws import create_table
+
+        client = boto3.client(
+            "dynamodb",
+            endpoint_url=url,
+            region_name=REGION,
+            aws_access_key_id="load",
+            aws_secret_access_key="load",
+        )
+        create_table(client, TABLE)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+@dataclass
+class Delivery:
+    """One update as Telegram delivered it: every answer's report, the last one 200."""
+
+    update: dict[str, Any]
+    reports: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.reports) and self.reports[-1]["status"] == 200
+
+
+class Cluster:
+    """The workers and the fake Telegram; use as a context manager."""
+
+    def __init__(self, moto_url: str, workers: int) -> None:
+        self.server = BotAPIServer()
+        ctx = multiprocessing.get_context("spawn")
+        self._tasks: Any = ctx.Queue()
+        self._results: Any = ctx.Queue()
+        cfg = WorkerConfig(moto_url=moto_url, api_url=self.server.url)
+        self._procs = [
+            ctx.Process(target=serve, args=(cfg, self._tasks, self._results), daemon=True)
+            for _ in range(workers)
+        ]
+        for p in self._procs:
+            p.start()
+        for _ in self._procs:
+            ready = self._results.get(timeout=120)
+            assert ready[0] == "ready", ready
+        self._ids = count(1)
+        self._pending: dict[int, Future[dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        while (item := self._results.get()) is not None:
+            job_id, report = item
+            with self._lock:
+                future = self._pending.pop(job_id)
+            future.set_result(report)
+
+    def _submit(self, kind: str, payload: Any) -> Future[dict[str, Any]]:
+        future: Future[dict[str, Any]] = Future()
+        job_id = next(self._ids)
+        with self._lock:
+            self._pending[job_id] = future
+        self._tasks.put((job_id, kind, payload))
+        return future
+
+    def deliver(self, update: dict[str, Any]) -> Delivery:
+        """Deliver ``update`` until it is answered 200 (Telegram's retries)."""
+        d = Delivery(update)
+        for attempt in range(MAX_DELIVERIES):
+            d.reports.append(self._submit("update", update).result(timeout=120))
+            if d.ok:
+                break
+            time.sleep(RETRY_PAUSE * (attempt + 1))
+        return d
+
+    def sweep(self) -> dict[str, Any]:
+        """One run of the deadline sweeper (the once-a-minute schedule), on some worker."""
+        return self._submit("sweep", None).result(timeout=120)
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for _ in self._procs:
+            self._tasks.put(None)
+        for p in self._procs:
+            p.join(30)
+        self._results.put(None)
+        self.server.close()

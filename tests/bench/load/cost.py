@@ -1,0 +1,93 @@
+"""What 1,000 turns cost on AWS, from what the load run counted.
+
+Per delivered update the run counts DynamoDB request units (:mod:`tests.bench.load.meter`),
+Bot API calls, CPU time and log bytes. The bill per invocation:
+
+- Lambda: requests, and GB-seconds at :data:`MEMORY_MB` on arm64. The billed duration is the
+  CPU time measured here scaled to the function's CPU share (Lambda gives a full vCPU at
+  1,769 MB, so 512 MB runs at 512/1769 of one) plus the time spent waiting on the network:
+  :data:`DYNAMODB_LATENCY` per DynamoDB request and :data:`BOT_API_LATENCY` per Bot API call
+  (assumptions, stated in docs/deploy.md: in-region DynamoDB, Telegram's servers in Europe);
+- API Gateway HTTP API: one request per update (the sweeper is a scheduled event: none);
+- DynamoDB on-demand: read and write request units;
+- CloudWatch Logs: the bytes logged, ingestion only (storage is kept 14 days: negligible).
+
+:data:`PRICES` is the dated price table also printed in docs/deploy.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MEMORY_MB = 512
+FULL_VCPU_MB = 1769
+DYNAMODB_LATENCY = 0.006  # seconds per request, in-region
+BOT_API_LATENCY = 0.040  # seconds per call, a Lambda in eu-central-1 to Telegram's servers
+
+# US East (N. Virginia) list prices in USD, as of 2026-12-01 (DynamoDB on-demand as cut on
+# 2024-11-01; Lambda arm64; HTTP API first 300 million; CloudWatch Logs standard ingestion).
+PRICES_DATE = "2026-12-01"
+PRICES: Mapping[str, float] = {
+    "lambda_request": 0.20 / 1e6,
+    "lambda_gb_second_arm64": 0.0000133334,
+    "http_api_request": 1.00 / 1e6,
+    "dynamodb_write_unit": 0.625 / 1e6,
+    "dynamodb_read_unit": 0.125 / 1e6,
+    "log_gb": 0.50,
+}
+
+
+@dataclass
+class Usage:
+    """Summed over some updates (and the sweeper runs among them)."""
+
+    invocations: int = 0
+    http_requests: int = 0
+    cpu: float = 0.0
+    dynamo_requests: int = 0
+    rru: float = 0.0
+    wru: float = 0.0
+    bot_calls: int = 0
+    log_bytes: int = 0
+
+    def add(self, report: Mapping[str, Any], *, http: bool = True) -> None:
+        self.invocations += 1
+        self.http_requests += int(http)
+        self.cpu += float(report["cpu"])
+        dyn = report["dynamo"]
+        self.dynamo_requests += sum(dyn["requests"].values())
+        self.rru += float(dyn["rru"])
+        self.wru += float(dyn["wru"])
+        self.bot_calls += sum(report["bot"].values())
+        self.log_bytes += int(report["log_bytes"])
+
+    def billed_seconds(self) -> float:
+        share = MEMORY_MB / FULL_VCPU_MB
+        return (
+            self.cpu / share
+            + self.dynamo_requests * DYNAMODB_LATENCY
+            + self.bot_calls * BOT_API_LATENCY
+        )
+
+
+def dollars(u: Usage) -> dict[str, float]:
+    """The bill of ``u`` by line."""
+    p = PRICES
+    return {
+        "lambda": u.invocations * p["lambda_request"]
+        + u.billed_seconds() * MEMORY_MB / 1024 * p["lambda_gb_second_arm64"],
+        "api": u.http_requests * p["http_api_request"],
+        "dynamodb": u.wru * p["dynamodb_write_unit"] + u.rru * p["dynamodb_read_unit"],
+        "logs": u.log_bytes / 1024**3 * p["log_gb"],
+    }
+
+
+def per_thousand(u: Usage, turns: int) -> dict[str, float]:
+    """The bill of ``u`` scaled to 1,000 turns (``u`` covered ``turns``)."""
+    return {k: v * 1000 / turns for k, v in dollars(u).items()} if turns else {}
+
+
+def total(lines: Iterable[float]) -> float:
+    return sum(lines)

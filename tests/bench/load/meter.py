@@ -1,0 +1,247 @@
+"""DynamoDB request metering for the load run: every call the repository makes, counted with
+the read and write request units DynamoDB on-demand would bill for it.
+
+Units follow DynamoDB's rules (Developer Guide, "Read/write capacity mode" and "Item sizes"):
+
+- an item's size is the UTF-8 length of its attribute names plus its values (strings: UTF-8
+  bytes; numbers: about one byte per two significant digits plus one; binary: bytes; booleans
+  and nulls: one byte; lists and maps: three bytes plus one per element plus the elements);
+- a write costs one unit per started KB of the larger of the item before and after it (both
+  read here, unmetered, around the write); a failed condition still costs the write;
+- an index write costs as :func:`index_units` says;
+- a strongly consistent read costs one unit per started 4 KB, an eventually consistent one half
+  that; a query rounds the sum of the items it returns, with at least one unit;
+- in a transaction every unit counts twice.
+
+The meter wraps the low-level client (``__getattr__`` passes everything else through, its
+``exceptions`` included), so the repository under test is the production one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from decimal import Decimal
+from typing import Any
+
+KB = 1024
+READ_BLOCK = 4 * KB
+
+
+def _number_size(text: str) -> int:
+    digits = Decimal(text).normalize().as_tuple().digits
+    significant = len(digits) or 1
+    return (significant + 1) // 2 + 1
+
+
+def value_size(value: dict[str, Any]) -> int:
+    """The billed size of one wire-format attribute value (``{"S": ...}``, ``{"M": ...}``)."""
+    ((kind, v),) = value.items()
+    if kind == "S":
+        return len(str(v).encode())
+    if kind == "N":
+        return _number_size(str(v))
+    if kind == "B":
+        return len(v)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(str(s).encode()) for s in v)
+    if kind == "NS":
+        return sum(_number_size(str(n)) for n in v)
+    if kind == "BS":
+        return sum(len(b) for b in v)
+    if kind == "L":
+        return 3 + sum(1 + value_size(e) for e in v)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode()) + value_size(e) for k, e in v.items())
+    raise ValueError(f"unknown attribute type {kind}")
+
+
+def item_size(item: dict[str, Any] | None) -> int:
+    """The billed size of an item in wire format (0 for no item)."""
+    if not item:
+        return 0
+    return sum(len(name.encode()) + value_size(v) for name, v in item.items())
+
+
+def write_units(size: int) -> int:
+    return max(1, math.ceil(size / KB))
+
+
+def read_units(size: int, *, consistent: bool) -> float:
+    units = max(1, math.ceil(size / READ_BLOCK))
+    return float(units) if consistent else units / 2
+
+
+class Meter:
+    """What one process's repository asked of DynamoDB since the last :meth:`take`."""
+
+    def __init__(self) -> None:
+        self.requests: Counter[str] = Counter()
+        self.conflicts = 0  # conditional checks that failed (a transaction's cancel included)
+        self.rru = 0.0
+        self.wru = 0.0
+        self.by_prefix: Counter[str] = Counter()  # write units by the item's key prefix
+        self.writes: Counter[str] = Counter()  # "<operation> <item kind>": how many
+
+    def take(self) -> dict[str, Any]:
+        out = {
+            "requests": dict(self.requests),
+            "conflicts": self.conflicts,
+            "rru": self.rru,
+            "wru": self.wru,
+            "wru_by_kind": dict(self.by_prefix),
+            "writes": dict(self.writes),
+        }
+        self.__init__()  # type: ignore[misc]
+        return out
+
+
+def _kind(key: dict[str, Any]) -> str:
+    """What an item is, from its keys (docs/storage.md's table): ``match``, ``order``,
+    ``turn``, ``member``, ``prefs``, ``update``, ``owed``, ``lock``, ..."""
+    pk = str(key.get("PK", {}).get("S", ""))
+    sk = str(key.get("SK", {}).get("S", "")).removeprefix("CUR#")
+    head = sk.split("#", 1)[0].lower()
+    if pk.startswith("USER#") and head == "match":
+        return "member"
+    return head or "?"
+
+
+def _index_entry(item: dict[str, Any], pk: str, sk: str) -> tuple[Any, Any] | None:
+    return (item[pk], item.get(sk)) if pk in item else None
+
+
+def index_units(old: dict[str, Any], new: dict[str, Any]) -> int:
+    """Write units the table's indexes (template.yaml) add when ``old`` becomes ``new`` ({}
+    for none): GSI1 projects keys only, so only a change of its keys writes there (one small
+    unit, two for a move); GSI2 projects the whole item, so any change of an item in it
+    writes the item there (a move: the old one deleted, the new one put). Index writes are
+    not doubled by a transaction."""
+    units = 0
+    before, after = _index_entry(old, "GSI1PK", "GSI1SK"), _index_entry(new, "GSI1PK", "GSI1SK")
+    if before != after:
+        units += (before is not None) + (after is not None)
+    before, after = _index_entry(old, "GSI2PK", "GSI2SK"), _index_entry(new, "GSI2PK", "GSI2SK")
+    if before is not None and before != after:
+        units += write_units(item_size(old))
+    if after is not None and (before != after or old != new):
+        units += write_units(item_size(new))
+    return units
+
+
+class MeteredClient:
+    """A DynamoDB client that reports each call to a :class:`Meter`; ``peek`` is an
+    unmetered client on the same table, used to learn stored items' sizes."""
+
+    def __init__(self, inner: Any, peek: Any, meter: Meter, table: str) -> None:
+        self._inner, self._peek, self._meter, self._table = inner, peek, meter, table
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _stored(self, key: dict[str, Any]) -> dict[str, Any]:
+        got = self._peek.get_item(TableName=self._table, Key=key, ConsistentRead=True)
+        item: dict[str, Any] = got.get("Item") or {}
+        return item
+
+    def _call(self, op: str, kw: dict[str, Any]) -> Any:
+        self._meter.requests[op] += 1
+        try:
+            return getattr(self._inner, _snake(op))(**kw)
+        except Exception as err:
+            code = getattr(err, "response", {}).get("Error", {}).get("Code", "")
+            if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
+                self._meter.conflicts += 1
+            raise
+
+    def _write(
+        self,
+        op: str,
+        key: dict[str, Any],
+        old: dict[str, Any],
+        new: dict[str, Any],
+        factor: int = 1,
+    ) -> None:
+        """Bill a write of ``key`` from ``old`` to ``new`` (the larger item counts)."""
+        size = max(item_size(old), item_size(new))
+        units = write_units(size) * factor + index_units(old, new)
+        self._meter.wru += units
+        self._meter.by_prefix[_kind(key)] += units
+        self._meter.writes[f"{op} {_kind(key)}"] += 1
+
+    def get_item(self, **kw: Any) -> Any:
+        out = self._call("GetItem", kw)
+        self._meter.rru += read_units(
+            item_size(out.get("Item")), consistent=bool(kw.get("ConsistentRead"))
+        )
+        return out
+
+    def query(self, **kw: Any) -> Any:
+        out = self._call("Query", kw)
+        size = sum(item_size(i) for i in out.get("Items", []))
+        self._meter.rru += read_units(size, consistent=bool(kw.get("ConsistentRead")))
+        return out
+
+    def batch_get_item(self, **kw: Any) -> Any:
+        out = self._call("BatchGetItem", kw)
+        for table, items in out.get("Responses", {}).items():
+            consistent = bool(kw["RequestItems"][table].get("ConsistentRead"))
+            for item in items:
+                self._meter.rru += read_units(item_size(item), consistent=consistent)
+        return out
+
+    def put_item(self, **kw: Any) -> Any:
+        key = _key_of(kw["Item"])
+        old = self._stored(key)
+        try:
+            out = self._call("PutItem", kw)
+        except Exception:
+            self._write("PutItem", key, old, old)
+            raise
+        self._write("PutItem", key, old, kw["Item"])
+        return out
+
+    def update_item(self, **kw: Any) -> Any:
+        old = self._stored(kw["Key"])
+        try:
+            return self._call("UpdateItem", kw)
+        finally:
+            self._write("UpdateItem", kw["Key"], old, self._stored(kw["Key"]))
+
+    def delete_item(self, **kw: Any) -> Any:
+        old = self._stored(kw["Key"])
+        try:
+            return self._call("DeleteItem", kw)
+        finally:
+            self._write("DeleteItem", kw["Key"], old, self._stored(kw["Key"]))
+
+    def transact_write_items(self, **kw: Any) -> Any:
+        entries = []
+        for entry in kw["TransactItems"]:
+            ((action, body),) = entry.items()
+            key = _key_of(body["Item"]) if action == "Put" else body["Key"]
+            entries.append((action, body, key, self._stored(key)))
+        failed = False
+        try:
+            return self._call("TransactWriteItems", kw)
+        except Exception:
+            failed = True
+            raise
+        finally:
+            for action, body, key, old in entries:
+                if failed or action == "ConditionCheck":
+                    self._write(f"Tx{action}", key, old, old, 2)
+                elif action == "Put":
+                    self._write("TxPut", key, old, body["Item"], 2)
+                else:  # Update, Delete: the item as stored now
+                    self._write(f"Tx{action}", key, old, self._stored(key), 2)
+
+
+def _key_of(item: dict[str, Any]) -> dict[str, Any]:
+    return {k: item[k] for k in ("PK", "SK") if k in item}
+
+
+def _snake(op: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in op).lstrip("_")

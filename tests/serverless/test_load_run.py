@@ -1,0 +1,20 @@
+"""The load run (tests/bench/load, ``make bench``) at its smallest: one match of each ruleset,
+two worker processes running the real webhook handler on moto's DynamoDB server, one turn
+sealed by everyone at once. Nothing is lost, doubled or left stale, and the meter saw the
+requests it prices."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.load.__main__ import run
+
+
+@pytest.mark.slow
+def test_a_small_load_run_loses_doubles_and_leaves_stale_nothing() -> None:
+    figures = run(matches=3, workers=2, turns=1)
+    assert figures["turns_resolved"] == 3
+    assert (figures["lost"], figures["doubled"], figures["stale"]) == (0, 0, 0)
+    assert figures["updates"] >= 6  # two seals a match at least
+    assert figures["dynamo_requests"] > 0 and figures["bot_calls"] > 0
+    assert sum(u.wru for u in figures["usage"].values()) > 0

@@ -1,0 +1,67 @@
+"""The load run's meter and bill (tests/bench/load): DynamoDB's item-size and request-unit
+rules, the index writes of template.yaml's two indexes, and a bill from counted usage."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.load.cost import PRICES, Usage, dollars, per_thousand
+from tests.bench.load.meter import index_units, item_size, read_units, value_size, write_units
+
+
+def test_item_size_counts_names_and_values_as_dynamodb_does() -> None:
+    assert value_size({"S": "héllo"}) == 6  # UTF-8 bytes
+    assert value_size({"N": "12345"}) == 4  # 5 significant digits: 3 bytes + 1
+    assert value_size({"B": b"\x00\x01\x02"}) == 3
+    assert value_size({"BOOL": True}) == value_size({"NULL": True}) == 1
+    assert value_size({"L": [{"S": "ab"}, {"N": "1"}]}) == 3 + (1 + 2) + (1 + 2)
+    assert value_size({"M": {"k": {"S": "v"}}}) == 3 + 1 + 1 + 1
+    assert item_size({"PK": {"S": "MATCH#m1"}, "v": {"N": "7"}}) == 2 + 8 + 1 + 2
+    assert item_size(None) == 0
+
+
+def test_units_round_up_per_kb_written_and_per_4kb_read() -> None:
+    assert write_units(0) == write_units(1024) == 1
+    assert write_units(1025) == 2
+    assert read_units(4096, consistent=True) == 1.0
+    assert read_units(4097, consistent=True) == 2.0
+    assert read_units(100, consistent=False) == 0.5
+
+
+def _match(gsi1: str | None, gsi2: str | None, doc: str = "x") -> dict[str, dict[str, str]]:
+    item = {"PK": {"S": "MATCH#m"}, "SK": {"S": "CUR#MATCH"}, "doc": {"S": doc}}
+    if gsi1:
+        item |= {"GSI1PK": {"S": "DUE"}, "GSI1SK": {"S": gsi1}}
+    if gsi2:
+        item |= {"GSI2PK": {"S": "CHAT#1"}, "GSI2SK": {"S": gsi2}}
+    return item
+
+
+def test_index_writes_follow_the_projections() -> None:
+    # GSI2 projects the whole item: any change rewrites it there; GSI1 is keys only.
+    assert index_units(_match("t1", "c"), _match("t1", "c", doc="y")) == 1
+    assert index_units(_match("t1", "c"), _match("t1", "c")) == 0  # nothing changed
+    assert index_units(_match(None, None), _match("t1", None)) == 1  # into GSI1
+    assert index_units(_match("t1", None), _match("t2", None)) == 2  # moved in GSI1
+    assert index_units(_match(None, "c"), _match(None, None)) == 1  # out of GSI2
+    assert index_units({}, {"PK": {"S": "USER#1"}, "SK": {"S": "PREFS"}}) == 0
+
+
+def test_a_bill_prices_every_line_from_the_counted_usage() -> None:
+    u = Usage()
+    report = {
+        "cpu": 0.1,
+        "dynamo": {"requests": {"GetItem": 2}, "rru": 1.0, "wru": 4.0},
+        "bot": {"sendMessage": 1},
+        "log_bytes": 1000,
+    }
+    u.add(report)
+    u.add(report, http=False)  # a scheduled sweeper run: no API Gateway request
+    bill = dollars(u)
+    assert bill["api"] == pytest.approx(PRICES["http_api_request"])
+    assert bill["dynamodb"] == pytest.approx(
+        8 * PRICES["dynamodb_write_unit"] + 2 * PRICES["dynamodb_read_unit"]
+    )
+    assert bill["logs"] == pytest.approx(2000 / 1024**3 * PRICES["log_gb"])
+    assert bill["lambda"] > 2 * PRICES["lambda_request"]  # requests plus GB-seconds
+    assert per_thousand(u, 2)["api"] == pytest.approx(bill["api"] * 500)

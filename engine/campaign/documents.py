@@ -106,7 +106,7 @@ def _entry(section: str, n: int, raw: Any, seen: set[str]) -> Entry | EntryError
 
 
 def _entries(
-    doc: Any, ruleset: str, sections: Sequence[str]
+    doc: Any, ruleset: str, sections: Sequence[str], extra: Sequence[str] = ()
 ) -> tuple[list[Entry], list[EntryError]]:
     """The well-formed entries of a parsed document for ``ruleset``, in order, and the errors
     of the others (names, sizes, shape). A document that is not one at all raises."""
@@ -115,7 +115,7 @@ def _entries(
     if doc.get("ruleset") != ruleset:
         problem = Rejection("doc_wrong_ruleset", found=str(doc.get("ruleset", "")), want=ruleset)
         raise DocumentError([EntryError("", problem)])
-    unknown = [k for k in doc if k not in ("ruleset", "sekundant", *sections)]
+    unknown = [k for k in doc if k not in ("ruleset", "sekundant", *sections, *extra)]
     errors: list[EntryError] = [
         EntryError("", Rejection("doc_unknown_key", key=str(k))) for k in unknown
     ]
@@ -135,19 +135,29 @@ def _entries(
     return found, errors
 
 
-def checked(rules: Any, doc: Any, ruleset: str, sections: Sequence[str]) -> list[Entry]:
+def checked(
+    rules: Any,
+    doc: Any,
+    ruleset: str,
+    sections: Sequence[str],
+    *,
+    extra: Sequence[str] = (),
+    config: Any = None,
+    errors: Sequence[EntryError] = (),
+) -> list[Entry]:
     """Every entry of a parsed document, each sheet validated by the ruleset
     (``rules.check_character`` with its default configuration). Raises
     :class:`DocumentError` with every error found (shape, names, sizes, sheets)."""
-    found, errors = _entries(doc, ruleset, sections)
-    config = rules.config()
+    found, bad = _entries(doc, ruleset, sections, extra)
+    bad = [*errors, *bad]
+    config = rules.config() if config is None else config
     for e in found:
         try:
             rules.check_character(config, e.sheet)
         except Rejection as exc:
-            errors.append(EntryError(e.name, exc))
-    if errors:
-        raise DocumentError(errors)
+            bad.append(EntryError(e.name, exc))
+    if bad:
+        raise DocumentError(bad)
     return found
 
 

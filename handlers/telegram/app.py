@@ -202,6 +202,7 @@ BUTTONS: Mapping[str, Button_] = MappingProxyType(
         "lbx": library.btn_manage,
         "lbz": library.btn_manage,
         "lbl": library.btn_manage,
+        "lbt": library.btn_tables,  # the library's weapon/perk tables into the lobby (GM)
         "cru": ladder.btn_rated,  # the lobby's rated/unrated switch (GM)
     }
 )

@@ -217,3 +217,35 @@ def test_a_plans_chronicle_tells_the_role_play_lines_in_both_markups() -> None:
     assert "&lt;b&gt;fire&lt;/b&gt; &amp; brimstone" in bbcode.Parser().format(bb)
     _check_markdown(md, ["Я делаю выпад и финт, ход 1", BOB_TEXT])
     assert "&lt;b&gt;fire&lt;/b&gt;" in MarkdownIt("commonmark").render(md)
+
+
+PISTOL_LIBRARY = """\
+ruleset: pistol
+tables:
+  weapons:
+    blunderbuss: {name: blunderbuss, zone: 6, speed: -2}
+characters:
+  - name: Old Tom
+    sheet: {weapon: blunderbuss}
+"""
+
+
+def test_the_gm_puts_the_library_tables_into_a_pistol_lobby() -> None:
+    h = Harness()
+    try:
+        c = Campaign(h)
+        h.upload(c.gm, c.g, "pistol.yaml", PISTOL_LIBRARY.encode(), caption="/library")
+        h.say(c.gm, c.g, "/duel")
+        h.press_text(c.gm, h.last(c.g, with_buttons=True), "Pistol")
+        lobby = h.last(c.g, with_buttons=True)
+        h.press_text(c.alice, lobby, "Join")
+        picker = h.last(111, with_buttons=True)
+        h.press_text(c.alice, picker, "📚 Old Tom")  # the lobby does not know the blunderbuss
+        assert "blunderbuss" in h.api.alerts[-1][1] and c.match().seats[0].character is None
+        h.say(c.gm, c.g, "/library")
+        h.press_text(c.gm, h.last(c.g, with_buttons=True), "Use the group's tables")
+        assert "blunderbuss" in c.match().config["weapons"]
+        h.press_text(c.alice, picker, "📚 Old Tom")
+        assert c.match().seats[0].character == {"weapon": "blunderbuss"}
+    finally:
+        h.close()

@@ -25,7 +25,14 @@ from handlers.telegram.i18n import Tr
 from handlers.telegram.screens import campaign_text
 from handlers.telegram.shared import campaign
 from handlers.telegram.shared.context import Ctx, Services
-from handlers.telegram.shared.guards import Alert, _load, command, message_of, sender
+from handlers.telegram.shared.guards import (
+    Alert,
+    _load,
+    command,
+    gm_lobby,
+    message_of,
+    sender,
+)
 from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import refresh_lobby
 from handlers.telegram.ui import Button, Screen, has_ui
@@ -74,6 +81,11 @@ def library_screen(svc: Services, tr: Tr, chat_id: int) -> Screen:
             names = [n for n, _ in presets(lib, section)]
             if names:
                 lines.append(tr(f"library.{section}", names=", ".join(names)))
+        if lib.get("tables"):
+            counts = ", ".join(f"{k} ({len(v)})" for k, v in lib["tables"].items())
+            lines.append(tr("library.tables", tables=counts))
+        if lobby is not None and lobby.ruleset == rid and lib.get("tables"):
+            rows.append([Button(tr("library.btn_tables"), Callback("lbt", lobby.id))])
         if lobby is not None and lobby.ruleset == rid:
             for i, (name, _) in enumerate(presets(lib, "npcs")):
                 data = Callback("lba", lobby.id, 0, (str(i), campaign.tag(name)))
@@ -202,6 +214,21 @@ def _remove_screen(tr: Tr, rid: str, lib: dict[str, Any]) -> Screen:
 def _public(lib: dict[str, Any]) -> dict[str, Any]:
     """The library as a file (what an upload reads back): no uploader, no time."""
     return {k: v for k, v in lib.items() if k not in ("uploaded_by", "uploaded_at")}
+
+
+async def btn_tables(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
+    """``lbt``: the GM puts the library's tables (weapons, perks) into the lobby's options."""
+    from engine.campaign.library import tables_patch
+
+    svc = context.svc
+    match = gm_lobby(svc, tr, cb, user)
+    lib = _store(svc).library(match.chat_id, match.ruleset) or {}
+    if not lib.get("tables"):
+        raise Alert(tr("err.stale"))
+    patch = tables_patch(match.rules, match.ruleset, lib["tables"])
+    match = usecases.configure(svc.deps, match.id, user.id, patch)
+    await refresh_lobby(context, match)
+    return Tr(match.lang)("library.tables_applied")
 
 
 async def btn_add_npc(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:

@@ -38,7 +38,7 @@ def _chat_seal() -> tuple[dict[str, Any], Any, str]:
     h = Harness()
     pd = PlansDuel(h)
     pd.start()
-    pd.reply(pd.alice, pd.build_first_choices(), TEXT)
+    pd.h.say(pd.alice, pd.a, f"/plan physical fencing strong guess:magical/?/precise -- {TEXT}")
     sealed = h.deps.repo.load("m00001").orders["p1"]
     return dict(sealed.order), sealed, h.texts(pd.a)[-1]
 

@@ -67,6 +67,8 @@ def match_to_doc(match: Match) -> dict[str, Any]:
         "beacon_round": match.beacon_round,
         "commitment_message": match.commitment_message,
         "commitment_posted_at": match.commitment_posted_at,
+        "lock_message": match.lock_message,
+        "frozen_at": match.frozen_at,
         "outcome": match.outcome,
         "ui": dict(match.ui),
         "attention": match.attention,
@@ -145,6 +147,8 @@ def match_from_doc(raw: Mapping[str, Any]) -> Match:
             beacon_round=_opt_int(doc.get("beacon_round")),
             commitment_message=_opt_int(doc.get("commitment_message")),
             commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
+            lock_message=_opt_int(doc.get("lock_message")),
+            frozen_at=_opt_float(doc.get("frozen_at")),
             outcome=doc.get("outcome"),
             ui=dict(doc.get("ui") or {}),
             attention=doc.get("attention"),
@@ -220,6 +224,8 @@ def record_to_doc(record: TurnRecord) -> dict[str, Any]:
         "beacon": None if record.beacon is None else record.beacon.to_json(),
         "commitment_message": record.commitment_message,
         "commitment_posted_at": record.commitment_posted_at,
+        "lock_message": record.lock_message,
+        "frozen_at": record.frozen_at,
     }
 
 
@@ -243,6 +249,8 @@ def record_from_doc(doc: Mapping[str, Any]) -> TurnRecord:
         beacon=None if doc.get("beacon") is None else BeaconRound.from_json(doc["beacon"]),
         commitment_message=_opt_int(doc.get("commitment_message")),
         commitment_posted_at=_opt_float(doc.get("commitment_posted_at")),
+        lock_message=_opt_int(doc.get("lock_message")),
+        frozen_at=_opt_float(doc.get("frozen_at")),
     )
 
 
@@ -315,6 +323,8 @@ OPTIONAL_RECORD_KEYS = frozenset(
         "beacon",
         "commitment_message",
         "commitment_posted_at",
+        "lock_message",
+        "frozen_at",
     }
 )
 

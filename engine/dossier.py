@@ -72,6 +72,8 @@ def build_dossier(
             "commitment_posted_at": match.commitment_posted_at,
             "opened_at": match.turn_opened_at,
             "locked_at": match.locked_at,
+            "frozen_at": match.frozen_at,
+            "lock_message": match.lock_message,
             "beacon_round": match.beacon_round,
             "sealed": [
                 {"pid": o.pid, "fingerprint": o.fingerprint, "sealed_at": o.sealed_at}

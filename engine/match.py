@@ -81,6 +81,8 @@ class TurnRecord:
     beacon: BeaconRound | None = None  # that round as published; None: "server seed only"
     commitment_message: int | None = None  # the group message that posted the commitment
     commitment_posted_at: float | None = None  # when it was posted (before any seal)
+    lock_message: int | None = None  # the group message whose Telegram date is locked_at
+    frozen_at: float | None = None  # server time the turn stopped taking orders
 
     @property
     def defaulted(self) -> tuple[str, ...]:
@@ -115,6 +117,8 @@ class Match:
     beacon_round: int | None = None  # the public beacon round the locked turn waits for
     commitment_message: int | None = None  # the group message posting this turn's commitment
     commitment_posted_at: float | None = None  # None: not posted yet (orders wait for it)
+    lock_message: int | None = None  # the lock message (its Telegram date is locked_at)
+    frozen_at: float | None = None  # server time the turn locked (orders frozen)
     outcome: Mapping[str, Any] | None = None
     ui: Mapping[str, Any] = field(default_factory=dict)  # message ids etc., for the edge
     attention: str | None = None  # set when a record is corrupt: the GM must look
@@ -417,6 +421,8 @@ def open_turn(match: Match, now: float, seed: bytes) -> Match:
         beacon_round=None,
         commitment_message=None,
         commitment_posted_at=None,
+        lock_message=None,
+        frozen_at=None,
     )
 
 
@@ -503,7 +509,21 @@ def lock(match: Match, now: float, reason: str, beacon_round: int | None) -> Mat
     _require(match, Phase.RUNNING)
     if match.locked_at is not None:
         return match
-    return replace(match, locked_at=now, lock_reason=reason, beacon_round=beacon_round)
+    return replace(
+        match, locked_at=now, lock_reason=reason, beacon_round=beacon_round, frozen_at=now
+    )
+
+
+def lock_posted(
+    match: Match, turn: int, message_id: int, date: float, beacon_round: int | None
+) -> Match:
+    """The locked turn's lock message is in the group: its Telegram ``date`` becomes the lock
+    time and fixes ``beacon_round`` (the first round published strictly after it; see
+    ``docs/fairness.md``, "The lock message"). A stale report (another turn, not locked) or a
+    second one changes nothing: the first lock message is the public record."""
+    if match.turn != turn or match.locked_at is None or match.lock_message is not None:
+        return match
+    return replace(match, locked_at=date, lock_message=message_id, beacon_round=beacon_round)
 
 
 def missing(match: Match) -> tuple[str, ...]:
@@ -594,6 +614,8 @@ def resolve(
         beacon=beacon,
         commitment_message=match.commitment_message,
         commitment_posted_at=match.commitment_posted_at,
+        lock_message=match.lock_message,
+        frozen_at=match.frozen_at,
     )
     result = rules.outcome(new_state)
     missed = {pid: (match.missed.get(pid, 0) + 1 if o.default else 0) for pid, o in sealed.items()}

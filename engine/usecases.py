@@ -92,6 +92,9 @@ class Deps:
     beacon: Beacon | None = None  # None: dice from the server seed only (no public beacon)
     beacon_patience: float = 60.0  # seconds after a lock before the GM may resolve without it
     require_commitment_post: bool = False  # the bot: no order before the commitment is posted
+    # The bot: a locked turn's beacon round is fixed by its lock message's Telegram date
+    # (owed as ``lock``, then :func:`lock_posted`), never by the server's clock.
+    lock_by_message: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -534,6 +537,29 @@ class Locked:
     match: Match
 
 
+def lock_posted(deps: Deps, match_id: str, turn: int, message_id: int, date: float) -> Match:
+    """``turn``'s lock message is in the group, dated ``date`` by Telegram: that date is the
+    lock time and fixes the beacon round (``docs/fairness.md``, "The lock message")."""
+    network = None if deps.beacon is None else deps.beacon.network
+    target = None if network is None else round_after(network, date)
+    return _update(
+        deps,
+        match_id,
+        lambda ld: lifecycle.lock_posted(ld.match, turn, message_id, date, target),
+    )
+
+
+def resolve_locked(deps: Deps, match_id: str, turn: int) -> Resolution | None:
+    """Resolve ``turn``, locked with its lock message posted, once its beacon round is out
+    (the one wait, at most a period, outside any retry loop: :func:`_finish`); None when it
+    cannot be had yet (the sweeper tries again: :func:`tick`) or the turn moved on."""
+    m = deps.repo.load(match_id).match
+    if m.phase is not Phase.RUNNING or m.turn != turn or m.beacon_round is None:
+        return None
+    saved, record = _finish(deps, (m, None))
+    return None if record is None else Resolution(saved, record)
+
+
 def _beacon_for(deps: Deps, now: float) -> tuple[int | None, BeaconRound | None]:
     """The beacon round a lock at ``now`` fixes, and that round if it can be had now."""
     if deps.beacon is None:
@@ -570,8 +596,14 @@ def _lock_and_resolve(
             # The lock alone first: the round is published after it, so waiting for it here
             # would wait inside the caller's retry loop, once per lost race. The caller
             # resolves after its loop (:func:`_finish`), with the orders the lock froze.
-            target = round_after(deps.beacon.network, at)
-            changed = lifecycle.lock(changed, at, reason, target)
+            # The bot (``lock_by_message``): the round is fixed later by the lock message's
+            # Telegram date (``lock_posted``), whose posting is owed now.
+            if deps.lock_by_message:
+                changed = lifecycle.lock(changed, at, reason, None)
+                owe = (*owe, _owed(loaded.match, "lock", changed.turn, at, 14))
+            else:
+                target = round_after(deps.beacon.network, at)
+                changed = lifecycle.lock(changed, at, reason, target)
             saved = deps.repo.save(
                 changed,
                 expected_version=loaded.match.version,
@@ -580,8 +612,7 @@ def _lock_and_resolve(
                 owe=owe,
             )
             return saved, None
-        assert target is not None and changed.locked_at is not None
-        beacon = deps.beacon.fetch(target)
+        beacon = None if target is None else deps.beacon.fetch(target)
         late = at >= changed.locked_at + deps.beacon_patience
         if beacon is None and late and give_up_by is not None:
             changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)

@@ -19,11 +19,12 @@ document that is not a dossier raises :class:`NotADossierError` (the CLI's exit 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import ENGINE_VERSION
+from engine import ENGINE_VERSION, lock_checks
 from engine import rulesets as registry
 from engine.beacon import PUBLIC_NETWORKS, BeaconRound, Network, mix, round_after
 from engine.beacon import verify_signature as beacon_signature_ok
@@ -188,7 +189,25 @@ class _Verifier:
         self._undone = False
         self._check_forced(turns, undone)
         self._check_pauses([*turns, *undone])
+        self._check_locks(turns)
         self._check_match(turns)
+
+    def _check_locks(self, turns: Sequence[Mapping[str, Any]]) -> None:
+        """The lock messages (``engine.lock_checks``, ``docs/fairness.md``)."""
+        for f in lock_checks.check(turns, self._network_quiet):
+            self.add(f.turn, f.what, f.says, f.gives)
+
+    def _network_quiet(self, name: str) -> Network | None:
+        listed = (self.d.get("beacon_networks") or {}).get(name)
+        found = PUBLIC_NETWORKS.get(name)
+        if found is None and isinstance(listed, Mapping):
+            try:
+                found = Network(
+                    **{k: listed[k] for k in ("name", "public_key", "genesis_time", "period")}
+                )
+            except (KeyError, TypeError):
+                return None
+        return found
 
     def _check_undos(self, undone: Sequence[Mapping[str, Any]]) -> None:
         undos = [a for a in self.interventions if a.get("action") == "undo"]
@@ -328,7 +347,7 @@ class _Verifier:
                 f">= {previous['resolved_at']}",
             )
         if locked is not None and not (
-            opened is None or float(opened) <= float(locked) <= resolved
+            opened is None or math.floor(float(opened)) <= float(locked) <= resolved
         ):
             self.add(
                 number, "lock time outside the turn", locked, f"between {opened} and {resolved}"
@@ -336,7 +355,7 @@ class _Verifier:
         posted = turn.get("commitment_posted_at")
         if posted is not None and opened is not None and float(posted) < float(opened):
             self.add(number, "commitment posted before the turn opened", posted, f">= {opened}")
-        end = resolved if locked is None else float(locked)
+        end = resolved if locked is None else lock_checks.window_end(turn)
         start = (
             opened
             if opened is not None

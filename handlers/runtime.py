@@ -47,7 +47,7 @@ T = TypeVar("T")
 log = logging.getLogger("sekundant.lambda")
 
 # Bot API timeouts (seconds) of production's HTTP client: a reveal tried three times
-# (``bot.REVEAL_RETRIES``) stays under ~12 s.
+# (``shared.reveal_post.REVEAL_RETRIES``) stays under ~12 s.
 BOT_API_CONNECT_TIMEOUT = 2.0
 BOT_API_READ_TIMEOUT = 3.0
 

@@ -132,6 +132,8 @@ def build_application(
     app = builder.build()
     # In a chat, an order waits for its turn's commitment message (shared/commitments.py).
     deps.require_commitment_post = True
+    # A locked turn's beacon round is fixed by its lock message's date (shared/lock.py).
+    deps.lock_by_message = True
     app.bot_data[SERVICES] = Services(
         deps=deps, secret=callback_secret(token), default_lang=normalize(default_lang)
     )
@@ -215,6 +217,7 @@ SENDERS: Mapping[str, outbox.Sender] = MappingProxyType(
         "reminder": owed.send_reminder,
         "resumed": owed.send_resumed,
         "beacon_late": owed.send_beacon_late,
+        "lock": owed.send_lock,
     }
 )
 

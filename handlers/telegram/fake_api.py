@@ -19,6 +19,8 @@ three run the same :class:`telegram.ext.Application` as production.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +54,7 @@ class FakeMessage:
     edits: int = 0
     document: FakeDocument | None = None
     photo: bytes | None = None  # a sendPhoto's image; ``text`` is its caption
+    date: int = 0  # Telegram's date (whole seconds), set when the message is first returned
 
     @property
     def buttons(self) -> list[dict[str, Any]]:
@@ -86,7 +89,8 @@ class Call:
 class FakeBotAPI(BaseRequest):
     """The fake Bot API server, as a PTB request object (no sockets)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock  # what Telegram stamps a message's ``date`` with (whole seconds)
         self.calls: list[Call] = []
         self.chats: dict[int, FakeChat] = {}
         self.users: dict[int, dict[str, Any]] = {}
@@ -137,7 +141,7 @@ class FakeBotAPI(BaseRequest):
     def message_json(self, m: FakeMessage) -> dict[str, Any]:
         out: dict[str, Any] = {
             "message_id": m.message_id,
-            "date": 0,
+            "date": self._date(m),
             "chat": self.chat_json(m.chat_id),
             "text": m.text,
         }
@@ -148,8 +152,13 @@ class FakeBotAPI(BaseRequest):
         if m.reply_markup:
             out["reply_markup"] = m.reply_markup
         if m.edits:
-            out["edit_date"] = 1
+            out["edit_date"] = int(self.clock())
         return out
+
+    def _date(self, m: FakeMessage) -> int:
+        if not m.date:
+            m.date = int(self.clock())
+        return m.date
 
     def note_callback(self, query_id: str, user_id: int) -> None:
         self._callback_owner[query_id] = user_id

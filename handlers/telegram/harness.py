@@ -49,6 +49,7 @@ class Harness:
             beacon=beacon,
         )
         self.api = FakeBotAPI()
+        self.api.clock = self.deps.clock  # Telegram dates its messages by the same clock
         self.app = build_application(self.deps, TOKEN, request=self.api, default_lang=default_lang)
         self.runner = asyncio.Runner()
         self.runner.run(self.app.initialize())

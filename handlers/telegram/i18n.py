@@ -90,6 +90,13 @@ def tn(lang: str, key: str, n: int, /, **params: Any) -> str:
     return _fmt(catalog(lang).ngettext(key, key + ".plural", n), {"n": n, **params})
 
 
+def message_ids(lang: str, prefix: str) -> list[str]:
+    """The ids of ``lang``'s singular messages that start with ``prefix`` (a family of shown
+    names: ``weapon.``), sorted."""
+    table: dict[Any, str] = getattr(catalog(lang), "_catalog", {})
+    return sorted(k for k in table if isinstance(k, str) and k.startswith(prefix))
+
+
 def has(lang: str, key: str) -> bool:
     """Whether ``lang``'s catalog translates ``key``."""
     return catalog(lang).gettext(key) != key

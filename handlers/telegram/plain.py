@@ -145,7 +145,39 @@ def expected_text(tr: Tr, field: str, expected: str) -> str:
         return Raw(", ".join(parts))
     if _VALIDATOR.match(expected):
         return Raw(tr("input.expect.valid"))  # a validator's own sentence: it does not fit
-    return Raw(tr("input.expect.one_of", expected=Raw(html.escape(phrase(tr, expected)))))
+    said = phrase(tr, expected)  # our own words (Raw, may hold <code>) or the core's
+    said = said if isinstance(said, Raw) else Raw(html.escape(said))
+    return Raw(tr("input.expect.one_of", expected=said))
+
+
+# Parameters that name things of the rulesets' data by id (a list: ``a, b``): shown by the
+# names the bot shows for them (docs/glossary.md), in the reader's language.
+_NAMED: dict[tuple[str, str], str] = {
+    ("unknown_weapon", "allowed"): "weapon.",
+    ("unknown_perk", "allowed"): "perk.",
+    ("no_such_weapon", "choices"): "dr.weapon.",
+    ("weapon_broken", "weapon"): "dr.weapon.",
+    ("weapon_used_twice", "weapon"): "dr.weapon.",
+    ("skill_not_on_sheet", "skills"): "plans.skill.",
+    ("guess_skill_unknown", "skills"): "plans.skill.",
+    ("second_skill_not_usable", "usable"): "plans.skill.",
+    ("second_skill_same", "skill"): "plans.skill.",
+    ("unknown_group", "expected"): "plans.group.",
+    ("unknown_action", "expected"): "plans.action.",
+    ("second_group_same", "group"): "plans.group.",
+    ("reserve_empty", "group"): "plans.group.",
+    ("restore_group_used", "group"): "plans.group.",
+}
+
+
+def named(tr: Tr, prefix: str, ids: str) -> str:
+    """``a, b`` ids of ``prefix`` names as the bot shows them ("rifle" -> "винтовка"); an id
+    without a name is kept."""
+    from handlers.telegram.ui.words import bare_name
+
+    return ", ".join(
+        bare_name(tr(prefix + i)) if tr.has(prefix + i) else i for i in ids.split(", ")
+    )
 
 
 def params(tr: Tr, code: str, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -155,7 +187,9 @@ def params(tr: Tr, code: str, raw: Mapping[str, Any]) -> dict[str, Any]:
     for k, v in raw.items():
         if k == EXAMPLE:
             continue
-        if k == "field" and not code.startswith("edit_"):  # /edit's fields are typed as is
+        if (code, k) in _NAMED:
+            out[k] = named(tr, _NAMED[code, k], str(v))
+        elif k == "field" and not code.startswith("edit_"):  # /edit's fields are typed as is
             out[k] = field_name(tr, field)
         elif k == "expected" and code == "invalid_field":
             out[k] = expected_text(tr, field, str(v))

@@ -94,7 +94,7 @@ def test_stale_and_forged_presses_get_an_alert_and_change_nothing(duel: Duel) ->
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
     assert duel.match().turn == 2
     # the resolved turn's keyboards are gone: one inert line says so
-    assert [b["text"] for b in old_builder.buttons] == ["✔️ Ход 1 разрешён"]
+    assert [b["text"] for b in old_builder.buttons] == ["✔️ Ход 1 вскрыт"]
     h.press(duel.alice, old_builder, 0)
     assert "Ход 1 окончен" in h.api.alerts[-1][1]
     version = duel.match().version

@@ -12,7 +12,22 @@ from tests.bot.conftest import Duel
 MID = "m00001"
 
 
-def test_every_commitment_is_its_own_unedited_message_recorded_in_the_dossier(
+def never_edited_after_the_commitment(h: Any, chat: int, message_id: int, record: Any) -> bool:
+    """The message carrying a turn's commitment (its own, or the reveal or start it is
+    folded into: issue 24) was sent with it or got it in its last edit (repeated identically
+    by a resumed delivery at most)."""
+    edits = [
+        str(c.params["text"])
+        for c in h.api.calls_of("editMessageText")
+        if int(c.params["chat_id"]) == chat and int(c.params["message_id"]) == message_id
+    ]
+    carrying = [i for i, text in enumerate(edits) if record.commitment in text]
+    if not carrying:
+        return not edits
+    return len(set(edits[carrying[0] :])) == 1
+
+
+def test_every_commitment_is_in_a_message_never_edited_after_it_recorded_in_the_dossier(
     duel: Duel,
 ) -> None:
     h = duel.h
@@ -23,7 +38,8 @@ def test_every_commitment_is_its_own_unedited_message_recorded_in_the_dossier(
     for record in history:
         assert record.commitment_message is not None, record.turn
         posted = h.api.message(duel.g, record.commitment_message)
-        assert record.commitment in posted.text and posted.edits == 0
+        assert record.commitment in posted.text
+        assert never_edited_after_the_commitment(h, duel.g, record.commitment_message, record)
         assert posted.buttons == []
         assert record.commitment_posted_at is not None
         for order in record.orders:
@@ -42,7 +58,10 @@ def test_an_order_waits_until_the_commitment_reached_the_group(duel: Duel) -> No
     h = duel.h
     duel.lobby()
     refused = (400, {"description": "Bad Request: chat write forbidden"})
-    h.api.fail_next["sendMessage"] = [refused]  # turn 1's commitment, at Start
+    # Turn 1's commitment at Start: folded into the start message (the lobby, edited), then
+    # posted on its own when that fails.
+    h.api.fail_next["editMessageText"] = [refused]
+    h.api.fail_next["sendMessage"] = [refused]
     h.press_text(duel.gm, duel.lobby_msg, "Start")
     match = h.deps.repo.load(MID).match
     assert match.turn == 1 and match.commitment_posted_at is None

@@ -216,7 +216,8 @@ def test_D36_reveal_has_table_and_sky_chart(battle: Battle) -> None:
     h.say(battle.gm, 333, "/npcorder n2 level 0")
     reveal = next(t for t in h.texts(battle.g) if "reveal" in t)
     table = reveal.split("<pre>")[1].split("</pre>")[0]
-    chart = reveal.split("<blockquote expandable>")[-2]  # before the proof block
+    # Before the proof block and the next turn's commitment (folded in: a quiet group).
+    chart = reveal.split("<blockquote expandable>")[-3]
     for name, side, s, alt in (("Alice", "A", 8, 9), ("Bob", "B", 7, 10), ("Wingman", "A", 3, 11)):
         row = next(line for line in table.splitlines() if name in line)
         assert row.split()[1:4] == [side, str(s), str(alt)], row

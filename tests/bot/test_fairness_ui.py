@@ -37,7 +37,7 @@ def test_commitment_is_posted_before_the_first_seal_of_every_turn(duel: Duel) ->
     # Turn 0 (setup rolls): committed in the lobby, before the GM pressed Start.
     t0 = history[0]
     assert seed_commitment(bytes.fromhex(t0.seed)) == t0.commitment
-    assert first(in_group(t0.commitment)) < first(in_group("the duel begins"))
+    assert first(in_group(t0.commitment)) < first(in_group("starting now"))
     for record in history[1:]:
         committed = first(in_group(record.commitment))
         sealed = [o for o in record.orders if not o.default]
@@ -96,7 +96,9 @@ def test_reveal_publishes_the_seed_and_every_salt(duel: Duel) -> None:
     assert record.seed in reveal and record.commitment in reveal
     for o in record.orders:
         assert o.salt in reveal and o.fingerprint in reveal
-        assert json.dumps(dict(o.order), sort_keys=True, separators=(",", ":")) in plain(reveal)
+        # The orders in words (issue 24): no JSON in the group.
+        assert json.dumps(dict(o.order), sort_keys=True, separators=(",", ":")) not in reveal
+    assert "aim corner -3:3" in plain(reveal.split("<blockquote expandable>")[-2])
 
 
 def _documents(duel: Duel, uid: int) -> dict[str, bytes]:
@@ -116,7 +118,7 @@ def test_dossier_after_the_match_is_a_file_that_verifies(duel: Duel) -> None:
     assert verify(dossier) == []
     assert dossier["match"]["id"] == MID and len(dossier["turns"]) >= 2
     md = files["md"].decode()
-    assert md.startswith("# Досье Sekundant") and "## Ход 1" in md  # Alice reads Russian
+    assert md.startswith("# Досье Секунданта") and "## Ход 1" in md  # Alice reads Russian
     assert dossier["turns"][1]["orders"][0]["salt"] in md
     # A participant also gets it by command, in their language.
     h.say(duel.bob, duel.b, f"/dossier {MID}")

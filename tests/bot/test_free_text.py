@@ -160,8 +160,8 @@ def test_the_sandbox_finishes_a_guided_plans_duel_typing_the_text() -> None:
     d.act("gm", "group")
     d.line("/duel")
     d.press("Plan duel")
-    d.press("Turn cap")
-    d.press("Turn cap")  # 20 -> 30 -> 10
+    d.press("Turn limit")
+    d.press("Turn limit")  # 20 -> 30 -> 10
     for who in ("alice", "bob"):
         d.act(who, "group")
         d.press("Join")  # the deep link switches to the private chat
@@ -209,7 +209,7 @@ def test_the_sandbox_finishes_a_dragons_battle_with_a_power() -> None:
         d.act("alice", "private")
         d.line("1")  # a movement (or "to the actions" while falling or on a tail)
         d.press("➕")
-        d.press("Применить силу")
+        d.press("Применить чары")
         d.press("Готово")
         assert "✍️" in d.buttons().buttons[0]["text"]
         d.line("Порыв ветра сбивает противника вниз")

@@ -68,12 +68,12 @@ def test_every_rejection_code_has_a_message_in_both_languages() -> None:
 
 
 def test_russian_has_three_plural_forms() -> None:
-    assert tn("ru", "lobby.players", 1) == "1 дуэлянт:"
-    assert tn("ru", "lobby.players", 3) == "3 дуэлянта:"
-    assert tn("ru", "lobby.players", 5) == "5 дуэлянтов:"
-    assert tn("ru", "lobby.players", 21) == "21 дуэлянт:"
-    assert tn("en", "lobby.players", 1) == "1 duelist:"
-    assert tn("en", "lobby.players", 2) == "2 duelists:"
+    assert tn("ru", "lobby.players", 1) == "1 участник:"
+    assert tn("ru", "lobby.players", 3) == "3 участника:"
+    assert tn("ru", "lobby.players", 5) == "5 участников:"
+    assert tn("ru", "lobby.players", 21) == "21 участник:"
+    assert tn("en", "lobby.players", 1) == "1 participant:"
+    assert tn("en", "lobby.players", 2) == "2 participants:"
 
 
 def test_parameters_are_html_escaped() -> None:

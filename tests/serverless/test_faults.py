@@ -21,6 +21,7 @@ from handlers.runtime import Runtime
 from handlers.telegram import stale
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID
+from tests.bot.test_commitments import never_edited_after_the_commitment
 from tests.serverless.conftest import WebhookHarness
 from tests.serverless.duel import open_duel
 from tests.serverless.faults import FaultyDynamo, FaultyTelegram, InvocationDied
@@ -148,12 +149,9 @@ def check(w: World, match_id: str) -> None:
     records = [*history, match]
     commitments = {r.commitment_message for r in records if r.commitment_message is not None}
     assert int(match.ui["status"]) not in commitments
-    edited = {
-        int(c.params["message_id"])
-        for c in w.h.api.calls_of("editMessageText")
-        if int(c.params["chat_id"]) == GROUP_ID
-    }
-    assert not edited & commitments, "a commitment message was edited"
+    for record in records[:-1]:  # the message carrying it: never edited after it
+        assert record.commitment_message is not None
+        assert never_edited_after_the_commitment(w.h, GROUP_ID, record.commitment_message, record)
     builders = {chat for chat, _ in stale.live(match, match.turn)}
     assert builders == {int(s.user_id or 0) for s in match.seats}  # each got its builder
 

@@ -19,6 +19,7 @@ from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import Alert, _load, _require_gm, _require_turn
 from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.turns import (
+    force_resolve,
     on_resolved,
     refresh_lobby,
     refresh_status,
@@ -71,7 +72,9 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
             Screen(text, render.confirm_rows(gtr, match, "gfc")),
         )
         return None
-    res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    res = await force_resolve(context, match.id, user.id, match.turn)
+    if res is None:  # locked: the lock message is out, the reveal follows
+        return None
     from handlers.telegram import input_flow
 
     await input_flow.tell_defaulted(context, res.match, res.record)  # as the deadline does

@@ -33,7 +33,7 @@ async def cmd_order_in_group(update: Update, context: Ctx) -> None:
     match = _group_match(context, msg.chat_id)
     typed = len((msg.text or "").split()) > 1  # an order was written, not just the command
     deleted = typed and await _delete(context, msg)
-    if await _tell_privately(context, context.tr(user), user.id, typed, deleted):
+    if await _tell_privately(context, context.own_tr(user), user.id, typed, deleted):
         return
     gtr = Tr(match.lang) if match is not None else context.tr(user)
     await _tell_in_group(context, gtr, msg, match, user.full_name, (typed, deleted))

@@ -179,7 +179,7 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     label = get_ui(match.ruleset).character_label(tr, sheet)
     text = tr("character.set", character=Raw(label))
     if kept := campaign.keep_built(svc, tr, user.id, match, sheet):
-        text += "\n" + tr("campaign.kept", name=kept)
+        text += "\n" + tr("campaign.kept", name=get_ui(match.ruleset).sheet_name(tr, kept))
     await send(context, user.id, Screen(text))
     await refresh_lobby(context, match)
 

@@ -276,7 +276,7 @@ async def btn_panel(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
     if msg.chat.type == "private":
         await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
         return None
-    sent = await dm(context, match, user.id, panel_screen(tr, match))
+    sent = await dm(context, match, user.id, panel_screen(context.own_tr(user), match))
     if sent is None:
         raise Alert(tr("npc.start_bot_first"))
     return tr("npc.panel_sent")

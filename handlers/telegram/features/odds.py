@@ -136,6 +136,7 @@ async def btn_odds(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
     from engine.simulate import SetupError
 
     svc = context.svc
+    tr = context.own_tr(user)  # the odds go to the presser (the GM's to the group, below)
     match = _load(svc, cb)
     if match.phase is not Phase.LOBBY:
         raise Alert(tr("err.stale"))

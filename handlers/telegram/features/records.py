@@ -108,7 +108,7 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
     """Send the dossier privately to ``user``: the JSON (what ``sekundant verify`` checks) and
     a Markdown version in their language."""
     svc = context.svc
-    tr = context.tr(user)
+    tr = context.own_tr(user)  # the files go to the user's private chat
     if not _dossier_allowed(match, user.id):
         raise Rejection("dossier_not_allowed")
     loaded = svc.deps.repo.load(match.id)
@@ -130,10 +130,12 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
 
             await _api(svc, upload)
     except Forbidden:
-        await send(context, reply_chat, Screen(tr("fair.dossier_open_private")))
+        said = context.tr(user) if reply_chat != user.id else tr  # the group: its language
+        await send(context, reply_chat, Screen(said("fair.dossier_open_private")))
         return
     if reply_chat != user.id:
-        await send(context, reply_chat, Screen(tr("fair.dossier_sent", name=user.full_name)))
+        gtr = context.tr(user)  # the group's language
+        await send(context, reply_chat, Screen(gtr("fair.dossier_sent", name=user.full_name)))
 
 
 @command

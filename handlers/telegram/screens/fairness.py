@@ -9,7 +9,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from engine.match import Match, SealedOrder, TurnRecord, canonical_json
+from engine.beacon import PUBLIC_NETWORKS
+from engine.match import Match, SealedOrder, TurnRecord
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, dossier_md
@@ -18,13 +19,9 @@ from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 
 def commitment_text(tr: Tr, commitment: str) -> str:
-    """The commitment of the open turn's seed: the short form and the full hash."""
-    return "\n".join(
-        [
-            tr("status.commitment", commitment=short_fp(commitment)),
-            tr("fair.commitment_full", commitment=commitment),
-        ]
-    )
+    """The commitment of the open turn's seed: a line in words, the hash one tap away."""
+    digest = tr("fair.commitment_full", commitment=commitment)
+    return tr("commit.line") + f"\n<blockquote expandable>{digest}</blockquote>"
 
 
 def commitment_post(tr: Tr, match: Match) -> str:
@@ -80,16 +77,17 @@ def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
     """The reveal's proof block: the seed (which hashes to the commitment posted when the turn
     opened) and every order with its salt and fingerprint, as canonical JSON."""
     names = names_of(match)
+    ui = get_ui(match.ruleset)
     lines = [
-        tr("fair.proof_title", turn=record.turn),
+        tr("proof.title", turn=record.turn),
         tr("fair.proof_seed", seed=record.seed),
         tr("fair.proof_commitment", commitment=record.commitment),
     ]
-    if record.beacon is not None:
+    if record.beacon is not None:  # in words: no network ids ("local-test") in the group
+        public = record.beacon.network in PUBLIC_NETWORKS
         lines.append(
             tr(
-                "fair.proof_beacon",
-                network=record.beacon.network,
+                "proof.beacon_public" if public else "proof.beacon_local",
                 round=record.beacon.round,
                 randomness=record.beacon.randomness,
             )
@@ -98,13 +96,11 @@ def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
         lines.append(tr("fair.proof_seed_only", round=record.beacon_round))
     for o in sorted(record.orders, key=lambda o: o.seq):
         name = Raw(names.get(o.pid, esc(o.pid)))
-        order = canonical_json(dict(o.order))
+        order = Raw(ui.order_text(tr, o.order))  # the order in words, never JSON
         if o.default:
-            lines.append(tr("fair.proof_default", name=name, order=order))
+            lines.append(tr("proof.default", name=name, order=order))
         else:
-            lines.append(
-                tr("fair.proof_order", name=name, order=order, salt=o.salt, fp=o.fingerprint)
-            )
+            lines.append(tr("proof.order", name=name, order=order, salt=o.salt, fp=o.fingerprint))
     return "<blockquote expandable>" + "\n".join(lines) + "</blockquote>"
 
 

@@ -51,13 +51,23 @@ def _default_lines(tr: Tr, match: Match, record: TurnRecord) -> list[str]:
     ]
 
 
-async def announce_deadline(context: Ctx, match: Match, record: TurnRecord) -> None:
-    """The deadline resolved a turn: say so in the group with each player's default order and
-    tell each of them privately (the reveal follows: ``shared.owed``)."""
+def deadline_text(match: Match, record: TurnRecord) -> str:
+    """The group's word that the deadline resolved a turn, with each default order (the head
+    of the turn's reveal: a quiet group gets no message of its own for it)."""
     gtr = Tr(match.lang)
     lines = [gtr("clock.deadline_passed", turn=record.turn)]
     lines += _default_lines(gtr, match, record) or [gtr("clock.all_were_in")]
-    await send(context, match.chat_id, Screen("\n".join(lines)))
+    return "\n".join(lines)
+
+
+async def announce_deadline(
+    context: Ctx, match: Match, record: TurnRecord, *, group: bool = True
+) -> None:
+    """The deadline resolved a turn: say so in the group (``group``; else the reveal carries
+    :func:`deadline_text`) with each player's default order and tell each of them privately
+    (the reveal follows: ``shared.owed``)."""
+    if group:
+        await send(context, match.chat_id, Screen(deadline_text(match, record)))
     from handlers.telegram import input_flow
 
     await input_flow.tell_defaulted(context, match, record, key="clock.you_defaulted")

@@ -5,12 +5,13 @@ handler gets a :class:`SekundantContext` and reads ``context.svc`` (PTB's ``Cont
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import User
+from telegram import Update, User
 from telegram.ext import CallbackContext, ContextTypes, ExtBot
 
 from engine.ports import PrefsRepository
@@ -94,8 +95,31 @@ class SekundantContext(
         svc: Services = self.application.bot_data[SERVICES]
         return svc
 
+    _group_lang: str | None = None  # set per update by from_update: the group's match's
+
+    @classmethod
+    def from_update(cls, update: object, application: Any) -> SekundantContext:
+        """PTB's context for ``update``, knowing the language of the group it came from: the
+        language of the match running there (docs/glossary.md: a group reads one language,
+        whoever caused the message)."""
+        context = super().from_update(update, application)
+        chat = update.effective_chat if isinstance(update, Update) else None
+        if chat is not None and chat.type != "private":
+            with contextlib.suppress(Exception):  # a language lookup never fails an update
+                matches = context.svc.deps.repo.active_in_chat(chat.id)
+                if matches:
+                    context._group_lang = matches[-1].lang
+        return context
+
     def tr(self, user: User | None) -> Tr:
-        """The translator for ``user``: their ``/lang`` choice, else their client's language."""
+        """The translator for what this update answers: in a group with a match, the match's
+        language (the GM's replies, confirmations, alerts read like the rest of the group);
+        elsewhere the user's ``/lang`` choice, else their client's language."""
+        return Tr(self._group_lang or self.svc.user_lang(user))
+
+    def own_tr(self, user: User | None) -> Tr:
+        """The translator for what only ``user`` reads (a private message, an alert): their
+        ``/lang`` choice, else their client's language, wherever the update came from."""
         return Tr(self.svc.user_lang(user))
 
 

@@ -66,14 +66,15 @@ def _name(match: Match, pid: str) -> str:
 
 async def absentee_alert(context: Ctx, match: Match) -> None:
     """After a resolution: players who missed ``missed_turns_alert`` turns in a row (and every
-    further such run) are reported to the GM in the group, with Replace/Remove buttons."""
+    further such run) are reported to the GM privately (a quiet group: issue 24; in the group
+    only when the GM cannot be messaged), with Replace/Remove buttons."""
     if match.phase is not Phase.RUNNING:
         return
     limit = clock_config(match).missed_turns_alert
     due = [p for p in absentees(match) if match.missed.get(p, 0) % limit == 0]
     if not due:
         return
-    gtr = Tr(match.lang)
+    gtr = Tr(context.svc.lang_for(match.gm_user_id, match.lang))
     lines = [gtr.n("gm.absent", match.missed.get(p, 0), name=Raw(_name(match, p))) for p in due]
     rows = [
         [
@@ -88,4 +89,6 @@ async def absentee_alert(context: Ctx, match: Match) -> None:
         ]
         for p in due
     ]
-    await send(context, match.chat_id, Screen("\n".join(lines), rows))
+    screen = Screen("\n".join(lines), rows)
+    if await dm(context, match, match.gm_user_id, screen) is None:
+        await send(context, match.chat_id, screen)

@@ -126,12 +126,29 @@ def current() -> Journal | None:
     return _JOURNAL.get()
 
 
+PASSES = 3
+OWES_MORE = frozenset({"lock"})  # kinds whose delivery may owe the next item (the reveal)
+
+
 async def deliver(context: Any, match_id: str) -> int:
     """Deliver the match's owed items that are due, in order; returns how many were
-    delivered. Never raises: what fails stays owed (with its backoff) for the sweeper."""
+    delivered. Never raises: what fails stays owed (with its backoff) for the sweeper. An
+    item a delivery owed (the lock message's resolution owes the reveal) goes out in the
+    same call."""
+    delivered = 0
+    for _ in range(PASSES):
+        kinds = await _deliver_pass(context, match_id)
+        delivered += len(kinds)
+        if not OWES_MORE & set(kinds):
+            break
+    return delivered
+
+
+async def _deliver_pass(context: Any, match_id: str) -> list[str]:
+    """One pass over the match's owed items; the kinds delivered."""
     deps = context.svc.deps
     repo: MatchRepository = deps.repo
-    delivered = 0
+    delivered: list[str] = []
     waiting: set[int] = set()  # chats whose next item is not delivered now
     try:
         for item in repo.owed(match_id):
@@ -145,7 +162,7 @@ async def deliver(context: Any, match_id: str) -> int:
             if claimed is None or not await _deliver_one(context, repo, claimed, deps.clock):
                 waiting.add(item.chat_id)
                 continue
-            delivered += 1
+            delivered.append(item.kind)
     except Exception as exc:  # the store failed: the leases run out, the sweeper goes on
         log.error("delivering the outbox of %s failed: %s: %s", match_id, type(exc).__name__, exc)
     return delivered

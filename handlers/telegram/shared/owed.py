@@ -16,7 +16,7 @@ from engine.match import Phase
 from engine.ports import Owed
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared import clock_notices as clock
-from handlers.telegram.shared import outbox, turns
+from handlers.telegram.shared import lock, outbox, turns
 from handlers.telegram.shared.send import send
 
 
@@ -29,9 +29,11 @@ async def send_resolved(context: Any, item: Owed) -> None:
     record = next((r for r in history if r.turn == item.turn), None)
     if record is None:
         return  # undone before it was announced: the GM's undo told the chat
-    if record.reason == "deadline":
+    preface = ""
+    if record.reason == "deadline":  # the group reads it at the head of the reveal
+        preface = clock.deadline_text(latest, record)
         with outbox.labelled(f"deadline:{record.turn}"):
-            await clock.announce_deadline(context, latest, record)
+            await clock.announce_deadline(context, latest, record, group=False)
     status, edited = item.data.get("status"), item.data.get("edited")
     last = record.turn == history[-1].turn
     await turns.announce_resolved(
@@ -41,6 +43,7 @@ async def send_resolved(context: Any, item: Owed) -> None:
         record,
         last=last,
         edited=None if edited is None else int(edited),
+        preface=preface,
     )
 
 
@@ -85,6 +88,12 @@ async def send_resumed(context: Any, item: Owed) -> None:
     """A pause that ran out by itself (a resolution it caused is owed on its own)."""
     latest = context.svc.deps.repo.load(item.match_id).match
     await clock.announce_resumed(context, latest, None, refresh=latest.turn == item.turn)
+
+
+async def send_lock(context: Any, item: Owed) -> None:
+    """A turn locked: its lock message, whose Telegram date fixes the beacon round, then the
+    resolution once the round is out (``shared.lock``); its reveal is owed on its own."""
+    await lock.lock_and_resolve(context, item.match_id, item.turn)
 
 
 async def send_beacon_late(context: Any, item: Owed) -> None:

@@ -103,16 +103,17 @@ async def on_button(update: Update, context: Ctx) -> None:
     query = update.callback_query
     assert query is not None
     user = query.from_user
-    tr = context.tr(user)
+    tr = context.tr(user)  # in a group, the match's language (a rejection is about its match)
+    mine = context.own_tr(user)  # a forged or unknown button: the presser's own words
     cb = cbcodec.decode(query.data, svc.secret)
     toast: str | None = None
     alert = False
     try:
         if cb is None:
-            raise Alert(tr("err.forged"))
+            raise Alert(mine("err.forged"))
         handler = router(context.application).buttons.get(cb.kind)
         if handler is None:
-            raise Alert(tr("err.forged"))
+            raise Alert(mine("err.forged"))
         toast = await handler(context, query.message, user, tr, cb)  # type: ignore[arg-type]
     except Alert as exc:
         toast, alert = exc.text, True
@@ -121,7 +122,7 @@ async def on_button(update: Update, context: Ctx) -> None:
             raise  # unanswered: the redelivery answers the press (lambda_webhook)
         toast, alert = _rejection_text(tr, exc), True
     except (ValueError, IndexError):
-        toast, alert = tr("err.forged"), True
+        toast, alert = mine("err.forged"), True
     with contextlib.suppress(BadRequest):
         shown = alert_text(toast) if toast else None
         await _api(svc, lambda: query.answer(shown, show_alert=alert))

@@ -142,6 +142,17 @@ async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> 
 
 async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
     """Edit a message in place; "not modified" is fine, a vanished message is logged."""
+    # Raw (edit_strict): Telegram answers with the whole edited message, keyboard included,
+    # and PTB would parse it into objects nobody reads (~2 ms for the 42-button aim keyboard).
+    try:
+        await edit_strict(context, chat_id, message_id, screen)
+    except BadRequest as exc:
+        log.warning("edit of %s/%s failed: %s", chat_id, message_id, exc.message)
+
+
+async def edit_strict(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> None:
+    """:func:`edit`, but a refusal other than "not modified" raises (a message that must
+    carry what it is edited to: the reveal in the lock message)."""
     svc = context.svc
     params = {
         "chat_id": chat_id,
@@ -152,12 +163,10 @@ async def edit(context: Ctx, chat_id: int, message_id: int, screen: Screen) -> N
         "link_preview_options": _NO_PREVIEW,
     }
     try:
-        # Raw: Telegram answers with the whole edited message, keyboard included, and PTB
-        # would parse it into objects nobody reads (~2 ms for the 42-button aim keyboard).
         await _api(svc, lambda: context.bot.do_api_request("editMessageText", params))
     except BadRequest as exc:
         if "not modified" not in exc.message.lower():
-            log.warning("edit of %s/%s failed: %s", chat_id, message_id, exc.message)
+            raise
 
 
 async def dm(context: Ctx, match: Match, user_id: int, screen: Screen) -> Message | None:

@@ -9,7 +9,8 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from telegram import InputFile, Message, Update
+from telegram import Message, Update
+from telegram.error import TelegramError
 
 from engine import match as lifecycle
 from engine import usecases
@@ -21,19 +22,16 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
-from handlers.telegram.screens.reveal_text import reveal_text
 from handlers.telegram.shared import campaign, commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.page_button import with_page
+from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
-from handlers.telegram.shared.send import _api, deep_link, dm, edit, send
+from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
-
-
-REVEAL_RETRIES = 2  # a reveal is sent again after a network error or a Telegram 5xx
 
 
 async def post_commitment(context: Ctx, match: Match, *, strict: bool = False) -> Match:
@@ -72,13 +70,18 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
     await edit(context, match.chat_id, int(mid), screen)
     # Never back in time: if the turn resolved while this edit travelled, the resolution's
-    # closing edit may have landed first and been overwritten; close it again (the same
-    # edit twice changes nothing, so whichever lands last shows the newer state).
+    # edits of the one status message (the next turn, the summary) may have landed first and
+    # been overwritten; show the latest state again (the same edit twice changes nothing, so
+    # whichever lands last shows the newer state).
     latest = svc.deps.repo.load(match.id).match
-    if latest.turn != match.turn or latest.phase is not Phase.RUNNING:
-        record = next((r for r in svc.deps.repo.history(match.id) if r.turn == match.turn), None)
-        if record is not None:
-            await close_status(context, int(mid), latest, record)
+    if latest.turn == match.turn and latest.phase is Phase.RUNNING:
+        return
+    if latest.phase is Phase.RUNNING:
+        fps = usecases.sealed_fingerprints(svc.deps, latest.id)
+        screen = render.status_screen(Tr(latest.lang), latest, fps, svc.deps.clock())
+        await edit(context, latest.chat_id, int(mid), screen)
+    elif latest.phase is Phase.FINISHED:
+        await edit(context, latest.chat_id, int(mid), summary_screen(Tr(latest.lang), latest))
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:
@@ -113,11 +116,24 @@ async def announce_started(
     history = usecases.history(context.svc.deps, match.id)
     if history:  # turn 0: its seed is revealed now
         lines.append(reveal_proof(gtr, match, history[0]))
-    if lobby_id is not None:
+    fold = opened and commitments.foldable(match, match.turn, lobby_id)
+    if fold:  # turn 1's commitment: the start message's last edit
+        lines.append(commitments.fold_text(gtr, match))
+    if lobby_id is not None and fold:  # it must carry the commitment, or say it did not
+        try:
+            await edit_strict(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+        except TelegramError as exc:  # the commitment is posted on its own (open_turn)
+            log.warning("start of %s not shown: %s", match.id, exc)
+            fold = False
+        carrier = lobby_id
+    elif lobby_id is not None:
         await edit(context, match.chat_id, lobby_id, Screen("\n".join(lines)))
+        carrier = lobby_id
     else:
         with outbox.labelled("start"):
-            await send(context, match.chat_id, Screen("\n".join(lines)))
+            carrier = (await send(context, match.chat_id, Screen("\n".join(lines)))).message_id
+    if fold:
+        match = commitments.folded(context.svc.deps, match, carrier)
     if opened:
         await open_turn(context, match)
 
@@ -133,9 +149,14 @@ async def open_turn(context: Ctx, match: Match) -> None:
     with outbox.labelled(f"commitment:{turn}"):  # its own message, never edited
         match = await post_commitment(context, match, strict=True)
     now = svc.deps.clock()
-    with outbox.labelled(f"status:{turn}"):
-        status = await send(context, match.chat_id, render.status_screen(gtr, match, {}, now))
-    match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
+    screen = render.status_screen(gtr, match, {}, now)
+    kept = match.ui.get("status")
+    if kept is not None:  # one status message per match, edited in place (a quiet group)
+        await edit(context, match.chat_id, int(kept), screen)
+    else:
+        with outbox.labelled(f"status:{turn}"):
+            status = await send(context, match.chat_id, screen)
+        match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
     need = lifecycle.acting(match)
     gm_run = lifecycle.gm_controlled(match)
     builders: list[Message | None] = []
@@ -216,6 +237,7 @@ async def _seal(
                 fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
             await refresh_status(context, res.match, fps)
             await stale.remember(context, res.match, [sent])  # a typed order's receipt
+            await after_lock(context, res.match)
         else:
             await on_resolved(context, match, res.match, res.record)
     for hook in router(context.application).seal_hooks:
@@ -243,6 +265,28 @@ async def send_receipt(
     return await send(context, user_id, receipt)
 
 
+async def after_lock(context: Ctx, match: Match) -> None:
+    """A change that locked the turn without resolving it (a public beacon: the round is
+    fixed by the lock message, ``shared.lock``): deliver the owed lock message now."""
+    if match.phase is Phase.RUNNING and match.locked_at is not None and not match.lock_message:
+        await outbox.deliver(context, match.id)
+
+
+async def force_resolve(
+    context: Ctx, match_id: str, user_id: int, turn: int
+) -> usecases.Resolution | None:
+    """The GM's force: the resolution, or None when it locked the turn and the lock message
+    went out now (``shared.lock``: the reveal follows when the round is out)."""
+    try:
+        return usecases.force_resolve(context.svc.deps, match_id, user_id, turn)
+    except Rejection as exc:
+        latest = context.svc.deps.repo.load(match_id).match
+        if exc.code != "beacon_pending" or latest.lock_message is not None:
+            raise
+        await after_lock(context, latest)
+        return None
+
+
 async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRecord) -> None:
     """A turn resolved, and its announcement was saved with it in the outbox: deliver it now
     (:func:`announce_resolved`); what fails is delivered by the sweeper."""
@@ -265,6 +309,7 @@ async def announce_resolved(
     *,
     last: bool = True,
     edited: int | None = None,
+    preface: str = "",
 ) -> None:
     """The owed announcement of a resolved turn (``shared.owed``): close its status message,
     remove the keyboards of its builders and receipts (``edited``: the receipt the resolving
@@ -273,59 +318,29 @@ async def announce_resolved(
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
-    await send_reveal(context, after, record)
+    after = await send_reveal(context, after, record, last=last, preface=preface)
     if not last:
         return
     if after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)  # the ladder's result (features/ladder.py)
         with outbox.labelled(f"summary:{record.turn}"):
-            await send_summary(context, after)
+            await send_summary(context, after)  # its own message: an undo withdraws it
         return
     await open_turn(context, after)
     with outbox.labelled(f"absentees:{after.turn}"):
         await absentee_alert(context, after)  # K missed turns in a row: tell the GM
 
 
-async def send_reveal(context: Ctx, match: Match, record: TurnRecord) -> None:
-    """Post a turn's reveal in the group: its picture (:func:`send_reveal_picture`), then the
-    story with every die collapsed and the proof (``handlers.telegram.reveal``), tried again
-    on a network hiccup (nothing else sends it)."""
-    with outbox.labelled(f"picture:{record.turn}"):
-        await send_reveal_picture(context, match, record)
-    text = reveal_text(Tr(match.lang), match, record)
-    with outbox.labelled(f"reveal:{record.turn}"):
-        await send(context, match.chat_id, Screen(text), retries=REVEAL_RETRIES)
-
-
-async def send_reveal_picture(context: Ctx, match: Match, record: TurnRecord) -> bool:
-    """The reveal's picture with a short caption (``handlers.telegram.screens.pictures``, which
-    imports Pillow only now). Whatever fails here - drawing or sending - is logged and the
-    text reveal still goes out: the picture is a convenience, the text is the record."""
-    tr = Tr(match.lang)
-    try:
-        from handlers.telegram.screens import pictures
-
-        png = pictures.reveal_picture(tr, match, record)
-        if png is None:
-            return False
-        caption = tr("reveal.caption", turn=record.turn)
-        photo = InputFile(png, filename=f"{match.id}-turn{record.turn}.png")
-        await _api(
-            context.svc,
-            lambda: context.bot.send_photo(match.chat_id, photo, caption),
-            chat_id=match.chat_id,
-        )
-    except Exception:
-        log.warning("reveal picture of %s turn %s not sent", match.id, record.turn, exc_info=True)
-        return False
-    return True
-
-
-async def send_summary(context: Ctx, match: Match) -> Message:
-    """The final summary in the group; the match becomes its people's last finished one
-    (``/dossier`` and ``/history`` answer about it: :mod:`handlers.telegram.shared.finished`)."""
+async def send_summary(context: Ctx, match: Match, status_id: int | None = None) -> None:
+    """The final summary in the group (``status_id``: the status message becomes it, a quiet
+    group); the match becomes its people's last finished one (``/dossier`` and ``/history``
+    answer about it: :mod:`handlers.telegram.shared.finished`)."""
     finished.remember(context.svc, match)
-    return await send(context, match.chat_id, summary_screen(Tr(match.lang), match))
+    screen = summary_screen(Tr(match.lang), match)
+    if status_id is not None:
+        await edit(context, match.chat_id, status_id, screen)
+        return
+    await send(context, match.chat_id, screen)
 
 
 def summary_screen(tr: Tr, match: Match) -> Screen:
@@ -358,6 +373,7 @@ async def _after_change(
         await send_summary(context, after)
     else:
         await refresh_status(context, after)
+        await after_lock(context, after)
 
 
 async def _close_status(context: Ctx, before: Match, after: Match) -> None:

@@ -139,6 +139,11 @@ class RulesetUI:
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         return preset_id
 
+    def sheet_name(self, tr: Tr, name: str) -> str:
+        """A sheet's name as the reader sees it: a preset's own name in the reader's words
+        (docs/glossary.md), any other name as given."""
+        return name
+
     def character_example(self) -> str:
         """A typed ``/character`` example for the character screen ("": built from a preset)."""
         return ""

@@ -4,6 +4,7 @@ each ruleset's table of typed words (``<id>/aliases.json``, in its UI package)."
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -99,3 +100,41 @@ def alias_words(table: Mapping[str, str], text: str) -> str:
         return ":".join("/".join(one(p) for p in part.split("/")) for part in tok.split(":"))
 
     return " ".join(token(t) for t in text.split(" "))
+
+
+def bare_name(text: str) -> str:
+    """A shown name without its icon and note: "🦎 Налётчик (статист)" -> "Налётчик"."""
+    text = re.sub(r"\s*\([^)]*\)\s*$", "", text)
+    return re.sub(r"^[^\w]+", "", text).strip()
+
+
+@cache
+def shown_names(*prefixes: str) -> dict[str, str]:
+    """Every name the bot shows under the message ids ``<prefix><id>``, in every language, as a
+    player types it (lowercase, without icon and note; ``ё`` as ``е`` too), mapped to its id;
+    the ids themselves (``_`` as a space too). Typing a name a button or a sheet shows, in
+    either language, reads as that thing (docs/glossary.md)."""
+    from handlers.telegram.i18n import LANGS, message_ids, t
+
+    out: dict[str, str] = {}
+    for prefix in prefixes:
+        for lang in LANGS:
+            for key in message_ids(lang, prefix):
+                ident = key.removeprefix(prefix)
+                name = bare_name(t(lang, key)).lower()
+                if "{" in name or len(name.split()) > 4:
+                    continue  # a sentence, not a name
+                for word in (ident, ident.replace("_", " "), name, name.replace(" ", "_")):
+                    out.setdefault(word.lower(), ident)
+                    out.setdefault(word.lower().replace("ё", "е"), ident)
+    return out
+
+
+def replace_names(table: Mapping[str, str], text: str) -> str:
+    """``text`` with every name of ``table`` (the longest first, whole words, a phrase too)
+    replaced by its id: "оружие=дуэльный пистолет" -> "оружие=dueling_pistol"."""
+    for name in sorted(table, key=len, reverse=True):
+        if name != table[name]:
+            pattern = r"(?<![\w-])" + r"\s+".join(map(re.escape, name.split())) + r"(?![\w-])"
+            text = re.sub(pattern, table[name], text, flags=re.I)
+    return text

@@ -5,7 +5,7 @@ seals at the same moment, and the outcome is checked:
 - **lost**: a turn that did not resolve although every seal was answered 200, or a resolved
   turn whose record shows a default order for a player whose seal was answered 200;
 - **doubled**: a chat that got the same message twice in one turn;
-- **stale**: a resolved turn's status message that still offers its panel.
+- **stale**: the status message still offering the resolved turn's panel.
 
 The driver reads chats from the shared fake Bot API (under its lock) and the matches from the
 same DynamoDB, with the production repository (unmetered).
@@ -245,7 +245,15 @@ def _check(
             if chat_id == t.group:
                 out.group_messages += len(new)
         status = h.api.message(t.group, status_id)
-        out.stale += int(status is not None and bool(status.buttons))
+        # One status message per match (a quiet group): it goes on to the next turn, so
+        # stale means it still offers a button of the resolved turn.
+        out.stale += int(status is not None and _offers_turn(status.buttons, match.turn))
+
+
+def _offers_turn(buttons: list[dict[str, Any]], turn: int) -> bool:
+    """Whether a button's callback data (``v1:kind:match:turn:...``) is for ``turn``."""
+    fields = (str(b.get("callback_data", "")).split(":") for b in buttons)
+    return any(len(f) > 3 and f[3] == str(turn) for f in fields)
 
 
 def _npc(match: Match, pid: str) -> bool:

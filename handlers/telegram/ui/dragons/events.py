@@ -31,7 +31,7 @@ def roll_text(tr: Tr, roll: Mapping[str, Any]) -> str:
     mod_text = "".join(f" {v:+d} {_label(tr, f'dr.mod.{k}', k)}" for k, v in mods)
     result = _label(tr, f"dr.result.{roll['result']}", str(roll["result"]))
     raises = f" ×{roll['raises']}" if roll.get("raises") else ""
-    total = f"<b>{roll['total']}</b> vs {roll['tn']}"
+    total = f"<b>{roll['total']}</b> {tr('dr.vs')} {roll['tn']}"
     return f"{trait} {dice} → {roll['kept']}{mod_text} = {total}: {result}{raises}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,9 @@ from handlers.telegram.ui import (
 )
 from handlers.telegram.ui.dragons.common import ALIASES, _label, config_of, weapon_name
 from handlers.telegram.ui.dragons.lobby import DragonsLobby
+from handlers.telegram.ui.words import bare_name, leading_phrase, shown_names
+
+PRESET_NAMES = shown_names("dr.preset.")  # typed in either language (docs/glossary.md)
 
 # --------------------------------------------------------------------------- typed sheets
 
@@ -55,9 +59,12 @@ def parse_character_words(words: Sequence[str]) -> dict[str, Any]:
     if not text or text.startswith("{"):
         return parse_words(words, what="character")
     known = dr.presets(DragonsConfig())
-    aliases = ALIASES.get("character", {})
+    aliases = {**PRESET_NAMES, **ALIASES.get("character", {})}
     sheet: dict[str, Any] = {}
     rest = list(words)
+    found = leading_phrase(PRESET_NAMES, rest)  # a preset's shown name: "Боевой дракон"
+    if found is not None:
+        rest = [found[0], *rest[found[1] :]]
     first = aliases.get(rest[0].lower(), rest[0].lower())
     if "=" not in rest[0] and first in known:
         sheet, rest = dict(known[first]), rest[1:]
@@ -97,6 +104,20 @@ def parse_character_words(words: Sequence[str]) -> dict[str, Any]:
     return sheet
 
 
+def damage_words(tr: Tr, damage: str) -> str:
+    """A damage formula in the reader's words: ``str+d6`` -> "Сила+d6" (the dice stay)."""
+    return esc(re.sub(r"\bstr\b", tr("dr.damage_strength"), damage, flags=re.I))
+
+
+def preset_name(tr: Tr, name: str | None) -> str | None:
+    """A sheet's name in the reader's words when it is a preset's own name ("War dragon" ->
+    "Боевой дракон"); a name the player gave is kept."""
+    for pid, sheet in dr.presets(DragonsConfig()).items():
+        if name and name == sheet.get("name") and tr.has(f"dr.preset.{pid}"):
+            return bare_name(tr(f"dr.preset.{pid}"))
+    return name
+
+
 def format_character(sheet: Mapping[str, Any]) -> str:
     """A sheet in the typed syntax (inverse of :func:`parse_character_words`)."""
     words = []
@@ -127,14 +148,14 @@ class DragonsSheet(DragonsLobby):
         except ValueError:
             return super().character_label(tr, character)
         weapons = ", ".join(
-            f"{weapon_name(tr, w.name)} {esc(w.damage)}"
-            + (f" AP{w.ap}" if w.ap else "")
+            f"{weapon_name(tr, w.name)} {damage_words(tr, w.damage)}"
+            + (f" {tr('dr.ap', n=w.ap)}" if w.ap else "")
             + (f" {w.range[0]}/{w.range[1]}/{w.range[2]}" if w.range else "")
             for w in spec.weapons
         )
         return tr(
             "dr.sheet",
-            name=spec.name or "—",
+            name=preset_name(tr, spec.name) or "—",
             kind=tr("dr.wild_card" if spec.wild_card else "dr.extra"),
             piloting=spec.piloting or "—",
             fighting=spec.fighting or "—",
@@ -148,6 +169,9 @@ class DragonsSheet(DragonsLobby):
             speed=spec.speed,
             altitude=spec.altitude,
         )
+
+    def sheet_name(self, tr: Tr, name: str) -> str:
+        return preset_name(tr, name) or name
 
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         return _label(tr, f"dr.preset.{preset_id}", preset_id)

@@ -14,25 +14,34 @@ from handlers.telegram.ui import (
     leading_phrase,
     parse_words,
 )
-from handlers.telegram.ui.dragons.common import ALIASES
+from handlers.telegram.ui.dragons.common import ALIASES, weapon_name
 from handlers.telegram.ui.dragons.sheet import DragonsSheet
+from handlers.telegram.ui.words import replace_names, shown_names
 
 # --------------------------------------------------------------------------- typed orders
+
+# The names the bot shows, typed in either language (docs/glossary.md): the weapons, with the
+# words of ``dragons/aliases.json``; the choices of a force.
+WEAPONS = {**shown_names("dr.weapon."), **ALIASES.get("weapons", {})}
+ORDER_WORDS = {**shown_names("dr.act."), **ALIASES.get("order", {})}  # "Break a tail"
+FORCE_NAMES = {k: v for k, v in shown_names("dr.force.").items() if v != "same"}
 
 
 def canonical_order(text: str) -> str:
     """A typed order with the words of the alias table (``dragons/aliases.json``: the
     buttons' Russian words, translated weapon names) replaced by the canonical ones; the free
     texts (``power TEXT``, ``aero NAME``) are kept as typed."""
-    table, weapons = ALIASES.get("order", {}), ALIASES.get("weapons", {})
+    table = ORDER_WORDS
     commands = []
     for part in text.replace("\n", ";").split(";"):
         words = part.split()
         found = leading_phrase(table, words) if words else None
         if found is not None:
             words = [found[0], *words[found[1] :]]
+        if words and words[0].lower() == "force":
+            words = [words[0], *replace_names(FORCE_NAMES, " ".join(words[1:])).split()]
         if words and words[0].lower() in ("attack", "atk", "a", "атака") and len(words) > 1:
-            words[1] = weapons.get(words[1].lower(), words[1])
+            words[1] = WEAPONS.get(words[1].lower(), words[1])
         if words and words[0].lower() in ("attack", "tail", "break", "хвост"):
             words[-1] = words[-1].rstrip(".,!")  # a sentence's full stop copied with a code
         commands.append(" ".join(words))
@@ -77,11 +86,16 @@ class DragonsTyped(DragonsSheet):
         foes = self._foes(st, pid)
         weapons = st.stats[pid].weapons
         attack = words["attack"]
+
+        def typed(weapon: str) -> str:  # the reader's word for a weapon, if one (both parse)
+            name = str(weapon_name(tr, weapon)).lower()
+            return name if WEAPONS.get(name) == weapon else weapon
+
         for move, n in moves[:6]:
             for w in weapons:
                 for foe in foes:
                     if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible:
-                        yield f"{_move_words(words, move, n)}; {attack} {w.name} {foe.pid}"
+                        yield f"{_move_words(words, move, n)}; {attack} {typed(w.name)} {foe.pid}"
         yield from (_move_words(words, m, n) for m, n in moves)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:

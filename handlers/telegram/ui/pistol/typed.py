@@ -26,7 +26,7 @@ class PistolTyped(PistolSheet):
         return "move -2 aim 0:1"
 
     def example_candidates(self, tr: Tr, match: Match, pid: str) -> Iterable[str]:
-        move = "сдвиг" if tr.lang == "ru" else "move"  # both parse (pistol/aliases.json)
+        move = "шаг" if tr.lang == "ru" else "move"  # both parse (pistol/aliases.json)
         aim = "прицел" if tr.lang == "ru" else "aim"
         return [f"{move} -1 {aim} 0:1", f"{move} 0 {aim} 0:0", self.typed_example()]
 

@@ -50,6 +50,7 @@ from handlers.telegram.shared.routing import Flow
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import (
     _seal,
+    force_resolve,
     on_resolved,
     refresh_status,
     refuse_if_before_turn,
@@ -192,7 +193,8 @@ async def btn_approve(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         names = names_of(match)
         waiting = ", ".join(names[p] for p in lifecycle.missing(match))
         raise Alert(tr("plans.gm.waiting", names=waiting))
-    res = usecases.force_resolve(svc.deps, match.id, user.id, match.turn)
+    res = await force_resolve(context, match.id, user.id, match.turn)
     await edit(context, msg.chat.id, msg.message_id, Screen(tr("plans.gm.approved")))
-    await on_resolved(context, match, res.match, res.record)
+    if res is not None:  # else locked: the lock message is out, the reveal follows
+        await on_resolved(context, match, res.match, res.record)
     return None

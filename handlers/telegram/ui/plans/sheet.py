@@ -16,6 +16,12 @@ from handlers.telegram.ui import (
 )
 from handlers.telegram.ui.plans.common import ICON, skill_name, weapon_name
 from handlers.telegram.ui.plans.lobby import PlansLobby
+from handlers.telegram.ui.words import bare_name, shown_names
+
+# The names the bot shows, typed in either language (docs/glossary.md).
+PRESET_NAMES = shown_names("plans.preset.")
+SKILL_NAMES = shown_names("plans.skill.")
+WEAPON_NAMES = shown_names("plans.weapon.")
 
 # Typed sheets: short and Russian names of the nine attributes (C1).
 ATTRIBUTE_WORDS: dict[str, str] = {
@@ -26,6 +32,15 @@ ATTRIBUTE_WORDS: dict[str, str] = {
     "искусность": "artistry", "одарённость": "giftedness", "одаренность": "giftedness",
     "исток": "source", "реакция": "reaction", "концентрация": "concentration", "воля": "will",
 }  # fmt: skip
+
+
+def preset_name(tr: Tr, name: Any) -> str | None:
+    """A sheet's name in the reader's words when it is a preset's own name ("Pyromancer" ->
+    "Пиромант"); a name the player gave is kept."""
+    for pid, sheet in PRESETS.items():
+        if name and name == sheet.get("name") and tr.has(f"plans.preset.{pid}"):
+            return bare_name(tr(f"plans.preset.{pid}"))
+    return str(name) if name else None
 
 
 def _is_int(text: str) -> bool:
@@ -50,7 +65,7 @@ class PlansSheet(PlansLobby):
             for sid, s in (character.get("skills") or {}).items()
         )
         weapon = character.get("weapon") or {}
-        name = esc(character.get("name") or "")
+        name = esc(preset_name(tr, character.get("name")) or "")
         return tr(
             "plans.character",
             name=Raw(f"<b>{name}</b> " if name else ""),
@@ -60,6 +75,9 @@ class PlansSheet(PlansLobby):
             or tr("plans.unarmed"),
             lethality=int(weapon.get("lethality", 0) or 0),
         )
+
+    def sheet_name(self, tr: Tr, name: str) -> str:
+        return preset_name(tr, name) or name
 
     def preset_label(self, tr: Tr, preset_id: str, character: Mapping[str, Any]) -> str:
         # Button labels are plain text: no HTML here.
@@ -85,10 +103,12 @@ class PlansSheet(PlansLobby):
             key, eq, value = w.partition("=")
             if not eq or not value:
                 raise Rejection("typed_pairs", what="character", word=w)
-            pairs.append((key.lower(), value))
+            key = key.lower()
+            key = {"заготовка": "preset", "имя": "name"}.get(key, SKILL_NAMES.get(key, key))
+            pairs.append((key, value))
         for key, value in pairs:  # the preset first, whatever its position
             if key == "preset":
-                base = PRESETS.get(value.lower())
+                base = PRESETS.get(PRESET_NAMES.get(value.lower(), value.lower()))
                 if base is None:
                     raise Rejection(
                         "invalid_field",
@@ -132,7 +152,8 @@ class PlansSheet(PlansLobby):
                     raise Rejection(
                         "invalid_field", what="character", field="weapon", expected="NAME:LETHALITY"
                     )
-                sheet["weapon"] = {"name": wname.replace("_", " "), "lethality": int(leth)}
+                wname = WEAPON_NAMES.get(wname.lower(), wname.replace("_", " "))
+                sheet["weapon"] = {"name": wname, "lethality": int(leth)}
             else:  # a skill: LEVEL:GROUP[,GROUP]
                 level, colon, groups = value.partition(":")
                 names = [GROUP_WORDS.get(g.lower()) for g in groups.split(",") if g]

@@ -32,6 +32,7 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import edit
+from handlers.telegram.shared.summary import summary_screen
 from handlers.telegram.shared.turns import (
     DEADLINE,
     SUMMARY,
@@ -40,7 +41,6 @@ from handlers.telegram.shared.turns import (
     announce,
     note,
     refresh_status,
-    summary_screen,
 )
 from handlers.telegram.ui import Button, Screen, get_ui
 

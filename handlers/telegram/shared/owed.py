@@ -17,7 +17,7 @@ from engine.ports import Owed
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text
 from handlers.telegram.shared import clock_notices as clock
-from handlers.telegram.shared import lock, outbox, turns
+from handlers.telegram.shared import lock, outbox, summary, turns
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
 
@@ -98,7 +98,7 @@ async def send_note(context: Any, item: Owed) -> None:
         # the summary (turns.announce_resolved).
         resolved = any(r.turn >= item.turn for r in svc.deps.repo.history(item.match_id))
         if latest.phase is Phase.FINISHED and not resolved:
-            await turns.send_summary(context, latest)  # also remembered as finished
+            await summary.send_summary(context, latest)  # also remembered as finished
         return
     if "open" in item.data:  # an undo reopened this turn: open it, unless it moved on
         if latest.phase is Phase.RUNNING and latest.turn == item.data["open"]:

@@ -17,12 +17,11 @@ from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase, SealedOrder, TurnRecord
 from handlers.telegram import stale
-from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
-from handlers.telegram.shared import campaign, commitments, finished, outbox
+from handlers.telegram.shared import campaign, commitments, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.offloop import off_loop
@@ -30,7 +29,8 @@ from handlers.telegram.shared.page_button import with_page
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
-from handlers.telegram.ui import Button, Screen, get_ui, names_of
+from handlers.telegram.shared.summary import send_summary, summary_screen
+from handlers.telegram.ui import Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
 
@@ -340,31 +340,6 @@ async def announce_resolved(
     await open_turn(context, after)
     with outbox.labelled(f"absentees:{after.turn}"):
         await absentee_alert(context, after)  # K missed turns in a row: tell the GM
-
-
-async def send_summary(context: Ctx, match: Match, status_id: int | None = None) -> None:
-    """The final summary in the group (``status_id``: the status message becomes it, a quiet
-    group); the match becomes its people's last finished one (``/dossier`` and ``/history``
-    answer about it: :mod:`handlers.telegram.shared.finished`)."""
-    finished.remember(context.svc, match)
-    screen = summary_screen(Tr(match.lang), match)
-    if status_id is not None:
-        await edit(context, match.chat_id, status_id, screen)
-        return
-    await send(context, match.chat_id, screen)
-
-
-def summary_screen(tr: Tr, match: Match) -> Screen:
-    ui = get_ui(match.ruleset)
-    lines = [
-        tr("summary.title", title=Raw(render.match_title(tr, match))),
-        ui.outcome_text(tr, match),
-    ]
-    rows = [[Button(tr("fair.btn_dossier"), Callback("dos", match.id))]]
-    forfeit = (match.outcome or {}).get("reason") == "forfeit"
-    if match.turn > 1 and not forfeit:  # the GM may still undo the last resolved turn
-        rows.append([Button(tr("gm.btn_undo"), Callback("gsu", match.id, match.turn))])
-    return Screen("\n".join(lines), rows)
 
 
 DEADLINE = "@deadline"  # a note's parameter: the deadline line, as it is when sent

@@ -10,7 +10,7 @@ DEV    := $(VENV)/.installed-dev
 # Test workers: one per core (pytest-xdist); `make test JOBS=0` runs in one process.
 JOBS   ?= auto
 
-.PHONY: run test lint bench deploy clean venv pictures
+.PHONY: run test lint bench deploy clean venv pictures webapp-pictures
 
 venv: $(DEV)
 
@@ -47,6 +47,10 @@ bench: $(DEV)
 ## pictures: the example reveal pictures of docs/bot.md and the README (docs/img/)
 pictures: $(BOT)
 	$(BIN)/python -m handlers.telegram.picture_demo docs/img
+
+## webapp-pictures: the order pages at 390x844 in docs/img/ (needs Chromium, as .ci/run installs)
+webapp-pictures: $(DEV)
+	$(BIN)/python -m tests.webapp.pictures docs/img
 
 ## deploy: build and deploy to AWS with SAM (see docs/deploy.md)
 deploy: $(DEV)

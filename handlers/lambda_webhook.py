@@ -146,6 +146,8 @@ def handle(
     errors.clear()
     rt.services.redelivery = True  # a lost race answers 500: see Services.redelivery
     resolved = rt.services.resolved
+    if rt.services.webapp_url is None:
+        rt.services.webapp_url = page_url(event)
     try:
         rt.run(rt.app.process_update(Update.de_json(data, rt.app.bot)))
     except Exception as exc:  # handler errors go to on_error; anything else lands here
@@ -176,6 +178,14 @@ def handle(
         # The lease stays until it runs out; a redelivery after that is processed.
         log.error("could not release update %s: %s", update_id, _describe(exc))
     return _status(500)
+
+
+def page_url(event: dict[str, Any]) -> str | None:
+    """The order page on the HTTP API this delivery came through (``template.yaml``: the
+    ``/app/`` routes of the same API; API Gateway sets the domain, not the caller)."""
+    context = event.get("requestContext")
+    domain = context.get("domainName") if isinstance(context, dict) else None
+    return f"https://{domain}/app/" if isinstance(domain, str) and domain else None
 
 
 def _confirm(rt: Runtime, update_id: int, token: str) -> None:

@@ -239,6 +239,9 @@ def _wire(
         base_url=settings.api_base_url,
         default_lang=settings.lang,
     )
+    from handlers.telegram.shared.context import SERVICES
+
+    app.bot_data[SERVICES].webapp_url = settings.webapp_url  # else: from the first delivery
     rt.run(app.initialize())
     return deps, app
 

@@ -43,6 +43,12 @@ def _url(value: str) -> str:
     return value.rstrip("/")
 
 
+def _page_url(value: str) -> str:
+    if not value.startswith("https://"):
+        raise ValueError("expected the https:// URL of the order page (Telegram opens only HTTPS)")
+    return value if value.endswith("/") else value + "/"
+
+
 def _one_of(*allowed: str) -> Callable[[str], str]:
     def check(value: str) -> str:
         if value not in allowed:
@@ -63,6 +69,9 @@ class Settings:
     db_path: Path | None = None
     table: str = "sekundant"
     lang: Lang = "ru"
+    # The order page's public HTTPS URL (``https://host/app/``) for the chat's buttons; on
+    # Lambda derived from the HTTP API when unset (docs/deploy.md).
+    webapp_url: str | None = None
 
 
 # Environment variable -> (field, parser raising ValueError with what was expected).
@@ -74,6 +83,7 @@ ENV: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "SEKUNDANT_DB": ("db_path", Path),
     "SEKUNDANT_TABLE": ("table", str),
     "SEKUNDANT_LANG": ("lang", _one_of(*LANGS)),
+    "SEKUNDANT_WEBAPP_URL": ("webapp_url", _page_url),
 }
 
 

@@ -7,6 +7,7 @@ import argparse
 import logging
 import os
 import time
+from typing import Any
 
 from telegram.error import TelegramError
 
@@ -58,7 +59,17 @@ def poll(settings: Settings, token: str) -> int:
     app = build_application(
         deps, token, base_url=settings.api_base_url, default_lang=settings.lang, updater=True
     )
-    app.post_init = set_commands
+    from handlers.telegram.shared.context import SERVICES
+
+    app.bot_data[SERVICES].webapp_url = settings.webapp_url  # the page's public HTTPS address
+
+    async def post_init(application: Any) -> None:
+        await set_commands(application)
+        from handlers.webapp.local import for_polling
+
+        for_polling(deps, application, token, settings.lang)  # the page on localhost
+
+    app.post_init = post_init
     install_timer(app)  # the turn clock: a sweep every ~20 s while polling
     # PTB logs a failed startup with three chained tracebacks; the one line below says it.
     logging.getLogger("telegram.ext").addFilter(_quiet_bootstrap)

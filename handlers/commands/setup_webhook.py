@@ -2,9 +2,11 @@
 
 Reads the stack's outputs (CloudFormation ``describe_stacks``), the bot token (SSM) and the
 webhook secret (Secrets Manager), then: ``getMe`` (checks the token belongs to the configured
-username), ``setWebhook`` with the secret, ``allowed_updates`` and ``max_connections``, and the
-command menus for private and group chats in Russian and English. Every call sets a value, so
-running it again changes nothing (idempotent). The token and secret are never printed.
+username), ``setWebhook`` with the secret, ``allowed_updates`` and ``max_connections``, the
+command menus for private and group chats in Russian and English, and the private chats' menu
+button opening the order page (the ``WebAppUrl`` output, docs/bot.md "The order page"). Every
+call sets a value, so running it again changes nothing (idempotent). The token and secret are
+never printed.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def setup(
             url=outputs["WebhookUrl"],
             secret=secret,
             username=outputs.get("BotUsername", ""),
+            page=outputs.get("WebAppUrl", ""),
+            page_lang=outputs.get("DefaultLanguage", "ru"),
             max_connections=max_connections,
             drop_pending_updates=drop_pending_updates,
             request=request,
@@ -109,6 +113,8 @@ async def _configure(
     secret: str,
     username: str,
     max_connections: int,
+    page: str = "",
+    page_lang: str = "ru",
     drop_pending_updates: bool,
     request: Any,
 ) -> dict[str, Any]:
@@ -140,13 +146,29 @@ async def _configure(
             await bot.set_my_commands(
                 menus["group"], scope=BotCommandScopeAllGroupChats(), language_code=lang
             )
+        menu = await _menu_button(bot, page, page_lang)
         return {
             "bot": f"@{bot.username} (id {bot.id})",
+            "menu_button": menu,
             "webhook": url,
             "allowed_updates": ", ".join(ALLOWED_UPDATES),
             "max_connections": max_connections,
             "commands": f"private and group menus in {', '.join(LANGS)} (+ default)",
         }
+
+
+async def _menu_button(bot: Any, page: str, lang: str) -> str:
+    """The private chats' menu button: the order page (a stack from before it had one keeps
+    Telegram's command list)."""
+    from telegram import MenuButtonWebApp, WebAppInfo
+
+    from handlers.telegram.i18n import Tr, normalize
+
+    if not page:
+        return "unchanged (the stack has no WebAppUrl output: deploy again)"
+    text = Tr(normalize(lang))("webapp.menu")
+    await bot.set_chat_menu_button(menu_button=MenuButtonWebApp(text, WebAppInfo(page)))
+    return f"{text} -> {page}"
 
 
 def _client_factory(region: str | None) -> Callable[[str], Any]:

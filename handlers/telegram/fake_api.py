@@ -101,6 +101,7 @@ class FakeBotAPI(BaseRequest):
         self._next_id = 1000
         self._callback_owner: dict[str, int] = {}
         self.files: dict[str, bytes] = {}  # file id -> content (getFile and its download)
+        self.menu_button: Any = None  # the last setChatMenuButton
 
     # --- the world ---
 
@@ -251,6 +252,10 @@ class FakeBotAPI(BaseRequest):
                           " can_delete_stories")  # fmt: skip
                 member |= dict.fromkeys(rights.split(), False)
             return member
+        if api == "setChatMenuButton":
+            button = p.get("menu_button")
+            self.menu_button = json.loads(button) if isinstance(button, str) else button
+            return True
         if api in ("setMyCommands", "deleteMyCommands", "deleteWebhook", "setWebhook"):
             return True
         if api == "deleteMessage":
@@ -273,7 +278,7 @@ class FakeBotAPI(BaseRequest):
         ):
             raise _ApiError(400, "Bad Request: message can't be deleted")
 
-    def _check_markup(self, markup: Any) -> dict[str, Any] | None:
+    def _check_markup(self, markup: Any, chat_id: int) -> dict[str, Any] | None:
         if not markup:
             return None
         if isinstance(markup, str):
@@ -282,6 +287,13 @@ class FakeBotAPI(BaseRequest):
             for b in row:
                 if len(str(b.get("callback_data", "")).encode()) > 64:
                     raise _ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+                if "web_app" in b and (
+                    chat_id < 0
+                    or not str(b["web_app"]["url"]).startswith(
+                        ("https://", "http://127.0.0.1")  # Telegram: HTTPS; the sandbox: local
+                    )
+                ):
+                    raise _ApiError(400, "Bad Request: BUTTON_TYPE_INVALID")
         return dict(markup)
 
     def _send(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -296,7 +308,7 @@ class FakeBotAPI(BaseRequest):
             self.new_message_id(),
             chat_id,
             text,
-            reply_markup=self._check_markup(p.get("reply_markup")),
+            reply_markup=self._check_markup(p.get("reply_markup"), chat_id),
         )
         chat.messages.append(m)
         return self.message_json(m)
@@ -362,7 +374,7 @@ class FakeBotAPI(BaseRequest):
         m = self.message(chat_id, int(p["message_id"]))
         if m is None:
             raise _ApiError(400, "Bad Request: message to edit not found")
-        markup = self._check_markup(p.get("reply_markup"))
+        markup = self._check_markup(p.get("reply_markup"), chat_id)
         new_text = m.text if text is None else text
         if len(new_text) > MAX_TEXT:
             raise _ApiError(400, "Bad Request: message is too long")

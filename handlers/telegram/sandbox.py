@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from engine.match import Phase
 from handlers.telegram.fake_api import FakeMessage
-from handlers.telegram.harness import GROUP_ID, Harness, plain
+from handlers.telegram.harness import GROUP_ID, TOKEN, Harness, plain
 
 HELP = """Sandbox commands (anything else is sent as a message):
   :as <gm|alice|bob|…>   act as this user        :in <group|private>  switch chat
@@ -34,6 +34,7 @@ HELP = """Sandbox commands (anything else is sent as a message):
   :unfold M              message #M of this chat with its folded blocks (▸) open
   :show                  this chat's transcript  :chats  every chat's last message
   :save DIR              write every file and picture the bot sent (dossier JSON, Markdown) to DIR
+  :page                  a link to the order page as this user, for a desktop browser
   :help                  this text               :quit   leave (so does end of input)
 Try: /duel (as gm, in the group), then press the buttons."""
 
@@ -123,6 +124,9 @@ class Sandbox:
             "bob": self.h.user(222222222, "Bob", last_name="<b>Smith</b>", lang=en),
         }
         self.group = self.h.group(GROUP_ID, "Дуэльный клуб")
+        from handlers.webapp.local import for_sandbox  # the order page on localhost
+
+        self.page, self.lock = for_sandbox(self.h, TOKEN, lang, serve=not demo)
         self.who = "gm"
         self.where = "group"
         self._seen: dict[tuple[int, int], tuple[str, Any]] = {}
@@ -199,7 +203,11 @@ class Sandbox:
     # --- input ---
 
     def handle(self, line: str) -> bool:
-        """One input line; False means quit."""
+        """One input line; False means quit (the order page waits meanwhile)."""
+        with self.lock:
+            return self._handle(line)
+
+    def _handle(self, line: str) -> bool:
         line = line.strip()
         if not line:
             return True
@@ -233,6 +241,8 @@ class Sandbox:
                         print(f">>> {plain(m.text)}", file=self.out)
             elif cmd == "save" and arg:
                 self.save(arg)
+            elif cmd == "page":
+                self.page_link(None)
             elif cmd == "chats":
                 for chat in self.h.api.chats.values():
                     bots = [m for m in chat.messages if m.from_bot]
@@ -287,10 +297,19 @@ class Sandbox:
         if not 1 <= number <= len(m.buttons):
             print(f"buttons are numbered 1..{len(m.buttons)}", file=self.out)
             return
+        if "web_app" in m.buttons[number - 1]:
+            self.page_link(m.buttons[number - 1]["web_app"]["url"])
+            return
         if "url" in m.buttons[number - 1]:
             self.where = "private"  # a deep link opens the private chat, as in a client
         self.h.press(self.user, m, number - 1)
         self.flush()
+
+    def page_link(self, url: str | None) -> None:
+        """Print the order page's link signed for the current user (a desktop browser)."""
+        from handlers.webapp.local import print_link
+
+        print_link(self, url, TOKEN)
 
     def unfold(self, number: int) -> None:
         """Print message #``number`` of this chat with its folded blocks open."""
@@ -323,6 +342,8 @@ class Sandbox:
                 print(self.prompt(), end="", file=self.out, flush=True)
         if interactive:
             print(file=self.out)
+        if self.page is not None:
+            self.page.close()
         self.h.close()
         return 0
 

@@ -168,7 +168,7 @@ class WebApp:
             return self._refuse(exc, lang)
         except Rejection as exc:
             from handlers.telegram.plain import rejection_text
-            from handlers.webapp.views import plain
+            from handlers.webapp.text import plain
 
             return _answer(409, {"error": plain(rejection_text(Tr(lang), exc)), "code": exc.code})
         except NotFoundError:

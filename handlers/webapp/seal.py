@@ -11,6 +11,7 @@ id derived from the user and the key, which no Telegram ``update_id`` can be.
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -26,6 +27,7 @@ from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import SekundantContext
 
 T = TypeVar("T")
+log = logging.getLogger("sekundant.webapp")
 
 IDEMPOTENCY_LEASE_SECONDS = 30.0  # a seal in flight holds its key this long
 
@@ -59,6 +61,19 @@ def idempotency_id(user_id: int, key: str) -> int:
     return -(int.from_bytes(digest[:7], "big") + 1)
 
 
+def _sealed_since(deps: Deps, match: Match, pid: str, user_id: int) -> str | None:
+    """The fingerprint of an order ``user_id`` sealed for ``pid`` after ``match`` was loaded
+    (in its turn, or in that turn's record if it resolved since), else None."""
+    loaded = deps.repo.load(match.id)
+    found = loaded.orders.get(pid) if loaded.match.turn == match.turn else None
+    if found is None and loaded.match.turn != match.turn:
+        record = next((r for r in deps.repo.history(match.id) if r.turn == match.turn), None)
+        found = next((o for o in record.orders if o.pid == pid), None) if record else None
+    if found is None or found.by_user != user_id or found.seq <= match.seal_seq:
+        return None
+    return found.fingerprint
+
+
 def seal(
     backend: Backend,
     user: User,
@@ -80,8 +95,15 @@ def seal(
     try:
         backend.run(_seal_now(backend.app, user, match, pid, order))
     except BaseException:
-        deps.repo.release_update(ledger, claim.token, "webapp seal refused or failed")
-        raise
+        # Sealed, then a delivery failed (the receipt, the status): the order stands (the
+        # outbox or the next change delivers the rest), so the key is spent and the page told.
+        done = _sealed_since(deps, match, pid, user.id)
+        if done is None:
+            deps.repo.release_update(ledger, claim.token, "webapp seal refused or failed")
+            raise
+        log.warning("webapp seal of %s/%s stored, a delivery failed", match.id, pid, exc_info=True)
+        deps.repo.confirm_update(ledger, claim.token, deps.clock())
+        return Sealed(done)
     deps.repo.confirm_update(ledger, claim.token, deps.clock())
     fps = usecases.sealed_fingerprints(deps, match.id)
     return Sealed(fps.get(pid, ""))

@@ -9,10 +9,7 @@ shows them as percentages.
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from typing import Any
 
 from engine.match import Match, Phase, SealedOrder, own_orders
@@ -21,17 +18,9 @@ from handlers.telegram.i18n import Tr
 from handlers.telegram.screens.render import match_title
 from handlers.telegram.ui import get_ui
 from handlers.telegram.ui.pistol.reveal import PistolReveal
-
-_TAG = re.compile(r"<[^>]+>")
-
-
-def plain(text: str) -> str:
-    """Bot HTML as plain text (the page sets ``textContent``, never ``innerHTML``)."""
-    return html.unescape(_TAG.sub("", text))
-
-
-def frac(p: Fraction) -> list[int]:
-    return [p.numerator, p.denominator]
+from handlers.webapp.dragons_page import dragons_odds, dragons_page
+from handlers.webapp.plans_page import plans_odds, plans_page
+from handlers.webapp.text import frac, plain
 
 
 def matches_list(matches: list[Match], user_id: int, tr: Tr) -> list[dict[str, Any]]:
@@ -133,7 +122,11 @@ def pistol_page(match: Match, state: Any, pid: str, tr: Tr) -> dict[str, Any]:
 
 
 PageBuilder = Callable[[Match, Any, str, Tr], dict[str, Any]]
-PAGES: dict[str, PageBuilder] = {"pistol": pistol_page}
+PAGES: dict[str, PageBuilder] = {
+    "pistol": pistol_page,
+    "plans": plans_page,
+    "dragons": dragons_page,
+}
 
 
 def strings(lang: str) -> dict[str, str]:
@@ -157,4 +150,4 @@ def draft_odds(match: Match, pid: str, order: Mapping[str, Any], tr: Tr) -> dict
 
 
 OddsBuilder = Callable[[Match, Any, str, Mapping[str, Any], Tr], dict[str, Any]]
-ODDS: dict[str, OddsBuilder] = {}
+ODDS: dict[str, OddsBuilder] = {"plans": plans_odds, "dragons": dragons_odds}

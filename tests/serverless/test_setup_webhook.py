@@ -17,9 +17,15 @@ from tests.serverless.conftest import SECRET, TOKEN, TOKEN_PARAMETER
 URL = "https://abc123.execute-api.eu-west-1.amazonaws.com/webhook"
 
 
-def create_stack(aws: Callable[[str], Any], username: str = BOT_USERNAME) -> None:
+PAGE = "https://abc123.execute-api.eu-west-1.amazonaws.com/app/"
+
+
+def create_stack(
+    aws: Callable[[str], Any], username: str = BOT_USERNAME, *, page: bool = True
+) -> None:
     outputs = {
         "WebhookUrl": URL,
+        **({"WebAppUrl": PAGE, "DefaultLanguage": "en"} if page else {}),
         "WebhookSecretArn": aws.secret_arn,  # type: ignore[attr-defined]
         "BotTokenParameterName": TOKEN_PARAMETER,
         "BotUsername": username,
@@ -57,6 +63,23 @@ def test_sets_the_webhook_with_secret_and_registers_commands(
     assert any(cmd["command"] == "start" for cmd in ru_private.params["commands"])
     assert fake_api.calls_of("getMe")  # the token was checked
     assert SECRET not in str(summary) and TOKEN not in str(summary)
+
+
+def test_the_menu_button_opens_the_order_page_of_the_stack(
+    aws: Callable[[str], Any], fake_api: FakeBotAPI
+) -> None:
+    create_stack(aws)
+    summary = setup_webhook.setup("duels", clients=aws, request=fake_api)
+    assert fake_api.menu_button == {"type": "web_app", "text": "Orders", "web_app": {"url": PAGE}}
+    assert summary["menu_button"] == f"Orders -> {PAGE}"
+
+
+def test_an_older_stack_without_the_page_keeps_its_menu_button(
+    aws: Callable[[str], Any], fake_api: FakeBotAPI
+) -> None:
+    create_stack(aws, page=False)
+    setup_webhook.setup("duels", clients=aws, request=fake_api)
+    assert not fake_api.calls_of("setChatMenuButton")
 
 
 def test_running_it_again_sets_the_same_values(

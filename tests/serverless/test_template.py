@@ -20,6 +20,7 @@ PARAMS = {"BotUsername": "sekundant_bot"}
 FUNCTIONS = {
     "WebhookFunction": "handlers.lambda_webhook.lambda_handler",
     "SweeperFunction": "handlers.lambda_sweeper.lambda_handler",
+    "WebAppFunction": "handlers.webapp.lambda_entry.lambda_handler",
 }
 DYNAMODB_REPO = Path(__file__).resolve().parents[2] / "infra" / "dynamodb.py"
 
@@ -162,7 +163,8 @@ def test_iam_reads_only_the_token_parameter_and_the_webhook_secret() -> None:
         "Action": "secretsmanager:GetSecretValue",
         "Resource": {"Ref": "WebhookSecret"},
     }
-    assert "WebhookSecret" not in {s.get("Sid") for s in statements("SweeperFunction")}
+    for fn in ("SweeperFunction", "WebAppFunction"):
+        assert "WebhookSecret" not in {s.get("Sid") for s in statements(fn)}
 
 
 def test_json_logs_in_log_groups_with_retention() -> None:
@@ -192,6 +194,22 @@ def test_webhook_is_a_post_route_of_an_http_api_and_an_output() -> None:
     assert outputs["WebhookUrl"]["Value"]["Fn::Sub"].endswith("/webhook")
     assert outputs["TableName"]["Value"] == {"Ref": "Table"}
     assert {"WebhookSecretArn", "BotTokenParameterName", "BotUsername"} <= set(outputs)
+
+
+def test_the_order_page_and_its_api_are_routes_of_the_same_http_api() -> None:
+    (api,) = resources("AWS::ApiGatewayV2::Api").values()
+    paths = api["Properties"]["Body"]["paths"]
+    for path, method in (("/app/{file+}", "get"), ("/app", "get"), ("/api/{route}", "post")):
+        integration = paths[path][method]["x-amazon-apigateway-integration"]
+        assert "WebAppFunction" in json.dumps(integration["uri"]), path
+        assert integration["payloadFormatVersion"] == "2.0"
+    outputs = translated()["Outputs"]
+    assert outputs["WebAppUrl"]["Value"]["Fn::Sub"].endswith("/app/")
+    sweeper = translated()["Resources"]["SweeperFunction"]["Properties"]["Environment"]
+    page = sweeper["Variables"]["SEKUNDANT_WEBAPP_URL"]["Fn::Sub"]
+    assert page == outputs["WebAppUrl"]["Value"]["Fn::Sub"]  # its turns get the button too
+    webhook = outputs["WebhookUrl"]["Value"]["Fn::Sub"].removesuffix("/webhook")
+    assert outputs["WebAppUrl"]["Value"]["Fn::Sub"] == webhook + "/app/"
 
 
 @pytest.fixture

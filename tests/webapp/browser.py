@@ -120,7 +120,7 @@ def stub(init_data: str, user: dict[str, Any], platform: str = "android") -> str
 
 @contextmanager
 def chromium() -> Iterator[Any]:
-    """A headless Chromium at 390x844 (deviceScaleFactor 2), telegram.org blocked (the stub
+    """A headless Chromium at 390x844 CSS pixels, telegram.org blocked (the stub
     stands in for Telegram's script)."""
     reason = skip_reason()
     if reason is not None:
@@ -147,7 +147,7 @@ def chromium() -> Iterator[Any]:
         driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*telegram.org*"]})
         driver.execute_cdp_cmd(
             "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 2, "mobile": True},
+            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": True},
         )
         yield driver
     finally:
@@ -156,7 +156,18 @@ def chromium() -> Iterator[Any]:
 
 def open_page(driver: Any, url: str, init_data: str, user: dict[str, Any]) -> None:
     """Open ``url`` with the Telegram stub signed for ``user`` in place before any script."""
-    driver.execute_cdp_cmd(
+    previous = getattr(driver, "_telegram_stub", None)
+    if previous is not None:  # one Telegram per page: the last test's stub goes
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": previous})
+    added = driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument", {"source": stub(init_data, user)}
     )
+    driver._telegram_stub = added["identifier"]
     driver.get(url)
+
+
+def tap(driver: Any, element: Any) -> None:
+    """Click ``element`` scrolled to the middle of the screen (the stub's main button covers
+    the bottom, as Telegram's covers nothing: it is outside the page)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()

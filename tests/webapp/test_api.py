@@ -152,3 +152,25 @@ def test_the_menu_button_lists_the_readers_running_seats(page: Page) -> None:
         }
     ]
     assert page.call("/api/matches", {}, page.duel.gm).json()["matches"] == []
+
+
+def test_a_failed_receipt_still_answers_sealed_and_a_retry_seals_nothing_new(page: Page) -> None:
+    page.duel.start()
+    page.h.api.fail_next["sendMessage"] = [(500, {"description": "Internal Server Error"})] * 3
+    first = _seal(page, page.duel.alice, {"move": 0, "aim": [0, 0]}, key="key-flaky-1")
+    assert first.status == 200, first.body  # the order is stored: the page says so
+    sealed = page.h.deps.repo.load("m00001").orders["p1"]
+    assert first.json()["fingerprint"] == sealed.fingerprint
+    page.h.api.fail_next.clear()
+    again = _seal(page, page.duel.alice, {"move": 0, "aim": [0, 0]}, key="key-flaky-1")
+    assert again.json() == {**first.json(), "duplicate": True}
+    assert page.h.deps.repo.load("m00001").orders["p1"] == sealed
+
+
+def test_a_replayed_seal_after_the_turn_seals_nothing(page: Page) -> None:
+    page.duel.start()
+    body = {"match": "m00001", "pid": "p1", "turn": 1, "order": {"move": 0, "aim": [5, 5]}}
+    assert page.call("/api/seal", {**body, "key": "key-replay-1"}, page.duel.alice).status == 200
+    page.h.say(page.duel.bob, page.duel.b, "/order move 0 aim 5:-5")  # turn 1 resolves
+    replayed = page.call("/api/seal", {**body, "key": "key-replay-1"}, page.duel.alice)
+    assert replayed.status == 409 and page.h.deps.repo.load("m00001").orders == {}

@@ -23,6 +23,7 @@ from handlers.telegram.shared.guards import (
     not_yours,
     user_of,
 )
+from handlers.telegram.shared.page_button import with_page
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import _seal, refuse_if_before_turn
 from handlers.telegram.ui import get_ui
@@ -45,7 +46,8 @@ async def cmd_order(update: Update, context: Ctx) -> None:
     pid = _own_seat(match, user.id)
     assert pid is not None
     if not words:
-        msg = await send(context, user.id, render.builder_screen(tr, match, pid, ()))
+        screen = with_page(svc, tr, match, pid, render.builder_screen(tr, match, pid, ()))
+        msg = await send(context, user.id, screen)
         await stale.remember(context, match, [msg])
         return
     refuse_if_before_turn(update, match)

@@ -41,6 +41,9 @@ class Services:
     # a failed update only if this did not move while handling it: past a turn boundary, a
     # redelivery would apply the update again (a typed order into the next turn).
     resolved: int = 0
+    # The order page's URL (``handlers.webapp``; ``https://…/app/``): a private turn message
+    # gets a button opening it. None: no button (the sandbox sets a localhost one).
+    webapp_url: str | None = None
     # Set by the webhook (``handlers.lambda_webhook``): Telegram re-sends an update answered
     # 500, so a lost write race (``TryAgainError``) is left to that redelivery, never answered
     # "please try again" with a 200 that drops the order. Long polling has no redelivery: the

@@ -13,6 +13,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.page_button import with_page
 from handlers.telegram.shared.send import dm, send
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
@@ -47,6 +48,7 @@ async def open_turn_gm(context: Ctx, match: Match, *, unsealed_only: bool = Fals
         screen = render.builder_screen(tr, match, pid, ())
         if not _has_helpers(screen):
             screen = Screen(screen.text, [*screen.rows, *helper_rows(tr, match, pid)])
+        screen = with_page(svc, tr, match, pid, screen)
         msg = await dm(context, match, match.gm_user_id, screen)
         if msg is None:
             break  # the GM cannot be written to: the group was told once, not per NPC

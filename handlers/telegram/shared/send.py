@@ -52,7 +52,7 @@ class _Keyboard(InlineKeyboardMarkup):
 
     __slots__ = ("_rows",)
 
-    def __init__(self, rows: list[list[dict[str, str]]]) -> None:
+    def __init__(self, rows: list[list[dict[str, Any]]]) -> None:
         super().__init__(())
         self._rows = rows
 
@@ -68,6 +68,8 @@ def markup(svc: Services, rows: Sequence[Sequence[Button]]) -> InlineKeyboardMar
             [
                 {"text": label(b.label), "url": b.url}
                 if b.url
+                else {"text": label(b.label), "web_app": {"url": b.web_app}}
+                if b.web_app
                 else {"text": label(b.label), "callback_data": svc.cb(b.cb or Callback("x"))}
                 for b in row
             ]

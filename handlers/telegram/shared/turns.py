@@ -25,6 +25,7 @@ from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.shared import campaign, commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
+from handlers.telegram.shared.page_button import with_page
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
@@ -164,7 +165,7 @@ async def open_turn(context: Ctx, match: Match) -> None:
             continue
         ptr = Tr(svc.lang_for(seat.user_id, match.lang))
         screen = render.builder_screen(ptr, match, seat.pid, ())
-        screen = with_deadline(ptr, match, screen, now)
+        screen = with_page(svc, ptr, match, seat.pid, with_deadline(ptr, match, screen, now))
         with outbox.labelled(f"builder:{turn}"):
             builders.append(await dm(context, match, seat.user_id, screen))
     with outbox.labelled(f"npc_builder:{turn}"):

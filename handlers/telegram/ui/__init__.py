@@ -55,11 +55,13 @@ _PLUGINS: dict[str, RulesetUI] = {}  # UIs registered at run time (register)
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """An inline button: a callback press or a URL."""
+    """An inline button: a callback press, a URL, or a Mini App page (``web_app``: its URL;
+    Telegram allows those in private chats only)."""
 
     label: str
     cb: Callback | None = None
     url: str | None = None
+    web_app: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

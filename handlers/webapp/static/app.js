@@ -128,7 +128,9 @@ export async function seal(view, order) {
     match: view.match, pid: view.pid, turn: view.turn, order, key: keyFor(order),
   });
   note(t("webapp.page.sealed", { fp: done.fingerprint.slice(0, 16) }), "ok");
-  document.dispatchEvent(new CustomEvent("sealed", { detail: done }));
+  try {  // the header: who has sealed, and the order sealed now
+    header(await api("/api/view", { match: view.match, pid: view.pid }));
+  } catch (e) { /* the seal stands; the header catches up on the next open */ }
   return done;
 }
 

@@ -19,6 +19,7 @@ export function render(main, view, ui) {
     aim: sealed ? sealed.aim : null,
   };
   let mode = "still";
+  let part = "";  // colour by any hit, or by one body part
 
   // the move control
   const moves = el("div", { class: "seg", role: "group" });
@@ -32,6 +33,12 @@ export function render(main, view, ui) {
   const modes = el("div", { class: "seg", role: "group" });
   for (const m of ["still", "moving"]) {
     modes.append(el("button", { type: "button", dataset: { mode: m }, text: t(`webapp.pistol.${m}_short`), onclick: () => { mode = m; paint(); } }));
+  }
+
+  // colour by: any hit or one body part (P11)
+  const parts = el("div", { class: "seg", role: "group", id: "parts" });
+  for (const p of ["", ...Object.keys(page.silhouette)]) {
+    parts.append(el("button", { type: "button", dataset: { part: p }, text: p ? page.parts[p] : t("webapp.pistol.any_hit"), onclick: () => { part = p; paint(); } }));
   }
 
   // the grid: a column of y labels, then the window; a row of x labels under it
@@ -64,17 +71,22 @@ export function render(main, view, ui) {
     el("section", {}, el("h2", { text: t("webapp.pistol.move") }), moves, moveText),
     el("section", {},
       el("h2", { text: t("webapp.pistol.aim", { name: page.opponent.name, zone: page.zone }) }),
-      modes, odds, grid, legend),
+      modes, odds, parts, grid, legend),
     summary,
   );
 
   function paint() {
     for (const b of moves.children) b.setAttribute("aria-pressed", String(Number(b.dataset.move) === draft.move));
     for (const b of modes.children) b.setAttribute("aria-pressed", String(b.dataset.mode === mode));
+    for (const b of parts.children) b.setAttribute("aria-pressed", String(b.dataset.part === part));
     moveText.textContent = page.moves.find((m) => m.move === draft.move)?.label ?? "";
     const key = mode === "still" ? "still_hit" : "moving_hit";
+    const chance = (h) => {
+      const fr = part ? h[mode][part] : h[key];
+      return fr ? fr[0] / fr[1] : 0;
+    };
     let top = 0;
-    for (const h of page.heat) top = Math.max(top, h[key][0] / h[key][1]);
+    for (const h of page.heat) top = Math.max(top, chance(h));
     legend.querySelector(".top").textContent = pct([Math.round(top * 1000), 1000]);
     const zone = new Set();
     if (draft.aim) {
@@ -83,7 +95,7 @@ export function render(main, view, ui) {
     }
     for (const [k, b] of buttons) {
       const h = heat.get(k);
-      const p = h ? h[key][0] / h[key][1] : 0;
+      const p = h ? chance(h) : 0;
       b.style.setProperty("--a", top > 0 ? (0.06 + 0.84 * (p / top)).toFixed(3) : "0");
       b.classList.toggle("zone", zone.has(k));
       b.classList.toggle("corner", Boolean(draft.aim) && k === `${draft.aim[0]}:${draft.aim[1]}`);
@@ -100,7 +112,8 @@ export function render(main, view, ui) {
       }
       summary.textContent = t("webapp.pistol.order", { move: draft.move, aim: `${draft.aim[0]}:${draft.aim[1]}` });
     } else {
-      summary.textContent = t("webapp.pistol.heat", { when: t(`webapp.pistol.${mode}`) });
+      const what = part ? ` (${page.parts[part]})` : "";
+      summary.textContent = t("webapp.pistol.heat", { when: t(`webapp.pistol.${mode}`) + what });
     }
     sealControl(() => seal(view, { move: draft.move, aim: draft.aim }), Boolean(draft.aim));
   }

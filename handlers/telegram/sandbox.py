@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from engine.match import Phase
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import GROUP_ID, TOKEN, Harness, plain
+from handlers.telegram.sandbox_fold import folded, unfolded
 
 HELP = """Sandbox commands (anything else is sent as a message):
   :as <gm|alice|bob|…>   act as this user        :in <group|private>  switch chat
@@ -60,27 +61,6 @@ MORE_PLAYERS = (
     ("mallory", "Mallory"),
     ("niaj", "Нияз"),
 )
-FOLD = re.compile(r"<blockquote expandable>(.*?)</blockquote>", re.S)
-
-
-def folded(text: str, number: int) -> str:
-    """``text`` with each expandable block folded as a phone shows it: a ▸ line saying how to
-    open it (``:unfold`` and the message's number)."""
-
-    def fold(m: re.Match[str]) -> str:
-        lines = m.group(1).strip("\n").count("\n") + 1
-        return f"▸ [{lines} more line(s) folded: :unfold {number}]"
-
-    return FOLD.sub(fold, text)
-
-
-def unfolded(text: str) -> str:
-    """``text`` with its blocks open, each line of a block marked with a bar."""
-
-    def bar(m: re.Match[str]) -> str:
-        return "\n".join(f"│ {line}" for line in m.group(1).strip("\n").split("\n"))
-
-    return re.sub(r"<blockquote(?: expandable)?>(.*?)</blockquote>", bar, text, flags=re.S)
 
 
 class Sandbox:

@@ -23,6 +23,7 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.shared import outbox, turns
 from handlers.telegram.shared.context import Ctx
+from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
 
@@ -49,5 +50,7 @@ async def lock_and_resolve(context: Ctx, match_id: str, turn: int) -> Match | No
         date = msg.date.timestamp()
         match = usecases.lock_posted(deps, match_id, turn, msg.message_id, date)
         await turns.refresh_status(context, match)  # "waits for round N"
-    usecases.resolve_locked(deps, match_id, turn)  # owes the reveal; else the sweeper's
+    # Waits for the round (off the event loop: long polling answers other chats meanwhile);
+    # owes the reveal, else the sweeper resolves it.
+    await off_loop(usecases.resolve_locked, deps, match_id, turn)
     return match

@@ -15,6 +15,7 @@ def test_a_small_load_run_loses_doubles_and_leaves_stale_nothing() -> None:
     figures = run(matches=3, workers=2, turns=1)
     assert figures["turns_resolved"] == 3
     assert (figures["lost"], figures["doubled"], figures["stale"]) == (0, 0, 0)
+    assert figures["setup_failed"] == 0
     assert figures["updates"] >= 6  # two seals a match at least
     assert figures["dynamo_requests"] > 0 and figures["bot_calls"] > 0
     assert sum(u.wru for u in figures["usage"].values()) > 0

@@ -54,14 +54,28 @@ def run(matches: int, workers: int, turns: int) -> dict[str, Any]:
         tables = make_tables(h, plans(matches))
         started = time.perf_counter()
         with ThreadPoolExecutor(max(4 * workers, 8)) as pool:
-            list(pool.map(lambda t: set_up(h, t), tables))
+            ready = list(pool.map(lambda t: _set_up(h, t), tables))
+            failed = ready.count(False)
+            tables = [t for t, ok in zip(tables, ready, strict=True) if ok]
             setup_seconds = time.perf_counter() - started
             outcomes: list[TurnOutcome] = []
             started = time.perf_counter()
             for _ in range(turns):
                 outcomes.append(play_turn(h, tables, pool))
             turn_seconds = time.perf_counter() - started
-    return summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
+    figures = summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
+    figures["setup_failed"] = failed
+    return figures
+
+
+def _set_up(h: LoadHarness, t: Any) -> bool:
+    """Set a match up; False (counted, and the match left out) when the bot's chats never
+    showed the next step (e.g. the lobby's join link)."""
+    try:
+        set_up(h, t)
+    except LookupError:
+        return False
+    return True
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -133,7 +147,8 @@ def report(f: dict[str, Any]) -> None:
     t = max(f["turns_resolved"], 1)
     print(f"   {f['matches']} matches, {f['workers']} workers, {f['turns_resolved']} turns resolved"
           f" (setup {f['setup_seconds']:.0f} s)")  # fmt: skip
-    print(f"   lost {f['lost']}, doubled {f['doubled']}, stale {f['stale']}   target 0 each")
+    print(f"   lost {f['lost']}, doubled {f['doubled']}, stale {f['stale']},"
+          f" matches whose setup failed {f.get('setup_failed', 0)}   target 0 each")  # fmt: skip
     print(f"   updates/s {f['updates_per_second']:.1f}; per update p50 {f['p50'] * 1000:.0f} ms,"
           f" p95 {f['p95'] * 1000:.0f} ms, p99 {f['p99'] * 1000:.0f} ms"
           f" (CPU p50 {f['cpu_p50'] * 1000:.0f} ms)")  # fmt: skip

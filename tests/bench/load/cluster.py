@@ -69,7 +69,11 @@ def moto_server() -> Iterator[str]:
         yield url
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # busy answering a closed worker's retries
+            proc.kill()
+            proc.wait(10)
 
 
 @dataclass

@@ -570,6 +570,21 @@ def _beacon_for(deps: Deps, now: float) -> tuple[int | None, BeaconRound | None]
     return target, deps.beacon.fetch(target)
 
 
+def _save_unresolved(
+    deps: Deps,
+    loaded: Match,
+    changed: Match,
+    seal: SealedOrder | None,
+    withdraw: str | None,
+    owe: tuple[Owed, ...],
+) -> Match:
+    """The locked turn saved without its resolution (no round yet), conditional on the
+    version loaded, with the change's seal or withdrawal and what it owes."""
+    return deps.repo.save(
+        changed, expected_version=loaded.version, seal=seal, withdraw=withdraw, owe=owe
+    )
+
+
 def _lock_and_resolve(
     deps: Deps,
     loaded: Loaded,
@@ -606,27 +621,13 @@ def _lock_and_resolve(
             else:
                 target = round_after(deps.beacon.network, at)
                 changed = lifecycle.lock(changed, at, reason, target)
-            saved = deps.repo.save(
-                changed,
-                expected_version=loaded.match.version,
-                seal=seal,
-                withdraw=withdraw,
-                owe=owe,
-            )
-            return saved, None
+            return _save_unresolved(deps, loaded.match, changed, seal, withdraw, owe), None
         beacon = None if target is None else deps.beacon.fetch(target)
         late = at >= changed.locked_at + deps.beacon_patience
         if beacon is None and late and give_up_by is not None:
             changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)
         elif beacon is None:
-            saved = deps.repo.save(
-                changed,
-                expected_version=loaded.match.version,
-                seal=seal,
-                withdraw=withdraw,
-                owe=owe,
-            )
-            return saved, None
+            return _save_unresolved(deps, loaded.match, changed, seal, withdraw, owe), None
     edited = next((o.data.get("message") for o in owe_if_resolved if o.kind == "receipt"), None)
     resolved, record = lifecycle.resolve(
         changed, orders, at, deps.entropy.seed(), reason=reason, beacon=beacon

@@ -22,6 +22,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared import campaign, farewell
+from handlers.telegram.shared.clock_notices import deadline_text
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -31,9 +32,8 @@ from handlers.telegram.shared.guards import (
     _require_turn,
 )
 from handlers.telegram.shared.offloop import off_loop
-from handlers.telegram.shared.send import edit
-from handlers.telegram.shared.clock_notices import deadline_text
 from handlers.telegram.shared.reveal_post import final_screen, story_text
+from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.summary import summary_screen
 from handlers.telegram.shared.turns import (
     DEADLINE,

@@ -145,6 +145,7 @@ async def announce_started(
             carrier = (await send(context, match.chat_id, Screen("\n".join(lines)))).message_id
     if fold:
         match = commitments.folded(context.svc.deps, match, carrier)
+    await stale.close_pickers(context, match)  # the lobby's character pickers go inert
     if opened:
         await open_turn(context, match)
 

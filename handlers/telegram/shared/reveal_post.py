@@ -11,6 +11,7 @@ the final turn edits. Everything else the group reads is the status message, edi
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from telegram import InputFile, Message
 from telegram.error import BadRequest
@@ -81,7 +82,7 @@ def final_screen(story: str, summary: Screen) -> Screen:
 
 
 async def _post(
-    context: Ctx, match: Match, record: TurnRecord, text: str, rows: list[list[Button]]
+    context: Ctx, match: Match, record: TurnRecord, text: str, rows: Sequence[Sequence[Button]]
 ) -> int:
     """The reveal's text in the group (``rows``: the last message's buttons); the id of its
     last message (which carries the fold, or the final summary)."""

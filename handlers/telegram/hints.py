@@ -53,7 +53,7 @@ def accepted(match: Match, pid: str, words: str) -> bool:
         return False
     rules = match.rules
     try:
-        raw = get_ui(match.ruleset).parse_typed([words])
+        raw = get_ui(match.ruleset).parse_typed_in(match, [words])
         rules.check_order(loaded_state(match), pid, raw)
     except (Rejection, ValueError, KeyError, TypeError):
         return False

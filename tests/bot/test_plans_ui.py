@@ -137,7 +137,7 @@ def test_typed_sheets_with_bad_values_name_the_field(pd: PlansDuel) -> None:
         "/character fencing=3:physical": "no attribute “dexterity”",
         "/character preset=fencer fencing=x:physical": "skill fencing",
         "/character preset=fencer fencing=3:cosmic": "LEVEL:GROUP",
-        "/character preset=wizard": "fencer, pyromancer",
+        "/character preset=wizard": "Fencer, Pyromancer",
         "/character attrs=1,2,3": "9 numbers",
     }
     before = pd.match().seat("p2").character

@@ -71,7 +71,7 @@ def targets_by_name(text: str, names: Mapping[str, str]) -> str:
     parts = []
     for part in text.split(";"):
         words = part.split()
-        skip = _TARGETED.get(dr.typed_command(words[0])) if words else None
+        skip = _TARGETED.get(dr.typed_command(words[0]) or "") if words else None
         if skip is not None and len(words) > skip:
             typed = " ".join(words[skip:]).rstrip(".,!").casefold()
             if typed in names:

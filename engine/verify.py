@@ -143,6 +143,24 @@ def check(dossier: Mapping[str, Any]) -> Report:
     )
 
 
+def _played_on(
+    record: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
+    """The record of the turn before that ``record`` (an undone one) was played after: the
+    latest of that turn's records (kept, or undone later) resolved by then and not yet undone
+    when ``record`` resolved."""
+    number, resolved = int(record["turn"]), float(record["resolved_at"])
+    live = [
+        r
+        for r in records
+        if r is not record
+        and int(r["turn"]) == number - 1
+        and float(r["resolved_at"]) <= resolved
+        and (r.get("undone_at") is None or float(r["undone_at"]) >= resolved)
+    ]
+    return max(live, key=lambda r: float(r["resolved_at"]), default=None)
+
+
 class _Verifier:
     def __init__(self, dossier: Mapping[str, Any]) -> None:
         self.d = dossier
@@ -195,8 +213,7 @@ class _Verifier:
         self._undone = True
         for turn in undone:
             number = int(turn["turn"])
-            before = turns[number - 1] if 0 < number <= len(turns) else None
-            self._turn(turn, before, number)
+            self._turn(turn, _played_on(turn, [*turns, *undone]), number)
             if turn.get("undone_at") is not None and float(turn["undone_at"]) < float(
                 turn["resolved_at"]
             ):

@@ -310,3 +310,49 @@ def test_the_fields_that_bind_nothing_still_have_their_form(
     bad = copy.deepcopy(played)
     _set(bad, path, value)
     assert any(str(f).startswith(what) for f in verify(bad)), verify(bad)
+
+
+def test_an_undone_turn_played_on_a_turn_undone_later_verifies() -> None:
+    """Undo turn 3, then turn 2, and play on: the undone turn 3 was played on the first turn 2
+    (undone later), not on the kept turn 2, which resolved after it (a false alarm the
+    GM-action property test found once the undone records were checked like kept ones)."""
+    clock = FakeClock()
+    deps = uc.Deps(
+        repo=MemoryRepository(),
+        clock=clock,
+        entropy=uc.SystemEntropy(),
+        beacon=LocalBeacon(),
+        lock_by_message=True,
+    )
+    bot = _Bot(deps)
+    mid = uc.create_match(
+        deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 99}
+    ).id
+    bot.after(mid)
+    uc.join(deps, mid, ANN, "Ann")
+    uc.join(deps, mid, BOB, "Bob")
+    uc.set_character(deps, mid, ANN, "p1", {})
+    uc.set_character(deps, mid, BOB, "p2", {})
+    clock.advance(7)
+    bot.do(mid, lambda: uc.start(deps, mid, GM))
+
+    def play_turn() -> None:
+        clock.advance(7)
+        bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", {"call": 1}))
+        bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", {"call": 2}))
+
+    for _ in range(3):
+        play_turn()
+    clock.advance(7)
+    bot.do(mid, lambda: uc.undo(deps, mid, GM, "", turn=4))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.undo(deps, mid, GM, "", turn=3))
+    play_turn()
+    play_turn()
+    loaded = deps.repo.load(mid)
+    d = build_dossier(
+        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
+    )
+    assert [t["turn"] for t in d["undone"]] == [3, 2]
+    assert d["undone"][0]["resolved_at"] < d["turns"][2]["resolved_at"]
+    assert verify(d) == []

@@ -214,7 +214,7 @@ def test_whole_duel_with_buttons_replies_and_typed_plans(pd: PlansDuel) -> None:
         pd.bob_types(turn)
     finished = h.deps.repo.load("m00001").match
     assert finished.phase is Phase.FINISHED
-    group = h.texts(pd.g)
+    group = h.reveals(pd.g)
     reveals = [t for t in group if "вскрытие" in t.lower() or "reveal" in t.lower()]
     assert reveals
     first = reveals[0]

@@ -65,6 +65,7 @@ def run(matches: int, workers: int, turns: int) -> dict[str, Any]:
             turn_seconds = time.perf_counter() - started
     figures = summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
     figures["setup_failed"] = failed
+    figures["lost_details"] = [x for o in outcomes for x in o.lost_details]
     return figures
 
 
@@ -152,6 +153,8 @@ def report(f: dict[str, Any]) -> None:
     print(f"   updates/s {f['updates_per_second']:.1f}; per update p50 {f['p50'] * 1000:.0f} ms,"
           f" p95 {f['p95'] * 1000:.0f} ms, p99 {f['p99'] * 1000:.0f} ms"
           f" (CPU p50 {f['cpu_p50'] * 1000:.0f} ms)")  # fmt: skip
+    for detail in f.get("lost_details", []):
+        print("   LOST " + detail)
     per_turn = [
         f"conflicts {f['conflicts'] / t:.2f}",
         f"Telegram retries {f['retries'] / t:.2f}",

@@ -92,7 +92,7 @@ def _snapshot(backend: Any, entry: dict[str, Any]) -> tuple[str, Any, Any] | Non
             names = [a for a in (table.hash_key_attr, table.range_key_attr) if a]
             key = {a: op["Item"][a] for a in names}
         old = backend.get_item(op["TableName"], key)
-    except Exception:  # noqa: BLE001 - moto raises the right error in the transaction
+    except Exception:  # moto raises the right error in the transaction
         return None
     return op["TableName"], key, None if old is None else old.to_json()["Attributes"]
 
@@ -109,9 +109,7 @@ def main(argv: list[str]) -> None:
     from werkzeug.serving import run_simple
 
     cheap_rollback()
-    run_simple(
-        "127.0.0.1", int(argv[0]), app(), threaded=True, request_handler=MotoRequestHandler
-    )
+    run_simple("127.0.0.1", int(argv[0]), app(), threaded=True, request_handler=MotoRequestHandler)
 
 
 if __name__ == "__main__":

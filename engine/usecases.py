@@ -324,10 +324,15 @@ def commitment_posted(
     )
 
 
-def update_ui(
-    deps: Deps, match_id: str, *, notes: Sequence[Mapping[str, Any]] = (), **values: Any
+def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
+    """Remember edge data (message ids) on the match."""
+    return update_ui_owing(deps, match_id, values, ())
+
+
+def update_ui_owing(
+    deps: Deps, match_id: str, values: Mapping[str, Any], notes: Sequence[Mapping[str, Any]]
 ) -> Match:
-    """Remember edge data (message ids) on the match (``notes``: what it owes)."""
+    """:func:`update_ui` with what it owes (``notes``: :func:`_notes`) in the same write."""
     return _update(
         deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}), notes
     )

@@ -126,7 +126,7 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
     offers[pid] = {"to": target[0] if target else 0, "by": user.id, "from": seat.user_id}
     who = target[1] if target else Tr(match.lang)("gm.anyone")
     offer = show("offer", chat=chat.id, pid=pid, who=who)  # owed with it (the outbox)
-    match = usecases.update_ui(svc.deps, match.id, notes=[offer], offers=offers)
+    match = usecases.update_ui_owing(svc.deps, match.id, {"offers": offers}, [offer])
     await announce(context, match)
 
 

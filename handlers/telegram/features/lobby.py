@@ -241,7 +241,7 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
         render.lobby_screen(gtr, match, _lobby_url(context, match)),
     )
     # Turn 0's commitment, as its own message, owed with the lobby's id (the outbox).
-    usecases.update_ui(svc.deps, match.id, lobby=msg.message_id, notes=[show("commitment")])
+    usecases.update_ui_owing(svc.deps, match.id, {"lobby": msg.message_id}, [show("commitment")])
     await outbox.deliver(context, match.id)
     return None
 

@@ -193,9 +193,9 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     lobby = match
     with plain.with_example(lambda: hints.character_example(lobby)):
         sheet = get_ui(match.ruleset).parse_character(words)
+        lobby_ok = lifecycle.set_character(match, user.id, pid, sheet)  # refused: nothing kept
         label = get_ui(match.ruleset).character_label(tr, sheet)
         told = note("character.set", chat=user.id, user=user.id, character=Raw(label))
-        lobby_ok = lifecycle.set_character(match, user.id, pid, sheet)  # refused: nothing kept
         if kept := campaign.keep_built(svc, tr, user.id, lobby_ok, sheet):
             name = get_ui(match.ruleset).sheet_name(tr, kept)
             told["more"] = [note("campaign.kept", name=name)]

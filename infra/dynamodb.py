@@ -6,7 +6,7 @@ Single-table layout (details and the reasoning in ``docs/storage.md``):
 item                PK                     SK                          index keys
 ==================  =====================  ==========================  =========================
 match               ``MATCH#<id>``         ``CUR#MATCH``               GSI1 (deadline, sparse),
-                                                                       GSI2 (chat, sparse)
+                                                                       GSI3 (chat, sparse)
 sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
 turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
 membership          ``USER#<user id>``     ``MATCH#<id>``              -
@@ -22,8 +22,9 @@ result (member)     ``USER#<user id>``     ``RESULT#<chat>#<match>``   -
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
-current turn's orders, never the history); ``save`` is ONE TransactWriteItems whose match Put
-is conditional on the loaded version, so concurrent writers cannot both win. No code path
+current turn's orders, never the history); ``save`` is ONE write whose match Put is
+conditional on the loaded version, so concurrent writers cannot both win: a TransactWriteItems
+when other items go with it, else a PutItem (half the write units). No code path
 scans the table. The client is the low-level ``boto3.client("dynamodb")`` (typed values), so
 the endpoint comes from the standard SDK configuration (``AWS_ENDPOINT_URL_DYNAMODB``).
 """
@@ -60,7 +61,9 @@ log = logging.getLogger("sekundant.storage")
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
 ZLIB_LEVEL = 6  # documents compress to about a third; level 9 gains little for more CPU
 DEADLINE_INDEX = "GSI1"
-CHAT_INDEX = "GSI2"
+# Matches of a chat, keys only (GSI2 projected whole items: every match save wrote the item
+# there too; docs/deploy.md, "Cost per 1,000 turns", and the two-step deploy it needs).
+CHAT_INDEX = "GSI3"
 MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
@@ -490,14 +493,14 @@ class DynamoRepository:
         return sorted(out, key=lambda m: (m.created_at, m.id))
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
-        # GSI2 holds only unfinished matches (sparse), projected whole: one Query.
-        items = list(
-            self._query(
-                IndexName=CHAT_INDEX,
-                KeyConditionExpression="GSI2PK = :c",
-                ExpressionAttributeValues={":c": _s(f"CHAT#{chat_id}")},
-            )
+        # The chat index holds only unfinished matches (sparse), keys only: their ids, then
+        # the matches themselves.
+        keys = self._query(
+            IndexName=CHAT_INDEX,
+            KeyConditionExpression="GSI2PK = :c",
+            ExpressionAttributeValues={":c": _s(f"CHAT#{chat_id}")},
         )
+        items = self._batch_get([{"PK": k["PK"], "SK": k["SK"]} for k in keys])
         return [m for m in self._active(items) if m.chat_id == chat_id]
 
     def active_for_user(self, user_id: int) -> list[Match]:

@@ -8,7 +8,7 @@ Units follow DynamoDB's rules (Developer Guide, "Read/write capacity mode" and "
   and nulls: one byte; lists and maps: three bytes plus one per element plus the elements);
 - a write costs one unit per started KB of the larger of the item before and after it (both
   read here, unmetered, around the write); a failed condition still costs the write;
-- an index write costs as :func:`index_units` says;
+- an index write costs as :func:`index_units` says (the projections of template.yaml);
 - a strongly consistent read costs one unit per started 4 KB, an eventually consistent one half
   that; a query rounds the sum of the items it returns, with at least one unit;
 - in a transaction every unit counts twice.
@@ -113,21 +113,37 @@ def _index_entry(item: dict[str, Any], pk: str, sk: str) -> tuple[Any, Any] | No
     return (item[pk], item.get(sk)) if pk in item else None
 
 
+def _projections() -> list[tuple[str, str, str]]:
+    """(hash key, range key, projection) of each index of template.yaml's table."""
+    from tests.storage.aws import table_properties
+
+    out = []
+    for index in table_properties()["GlobalSecondaryIndexes"]:
+        names = [k["AttributeName"] for k in index["KeySchema"]] + [""]
+        out.append((names[0], names[1], index["Projection"]["ProjectionType"]))
+    return out
+
+
+INDEXES = _projections()
+
+
 def index_units(old: dict[str, Any], new: dict[str, Any]) -> int:
-    """Write units the table's indexes (template.yaml) add when ``old`` becomes ``new`` ({}
-    for none): GSI1 projects keys only, so only a change of its keys writes there (one small
-    unit, two for a move); GSI2 projects the whole item, so any change of an item in it
-    writes the item there (a move: the old one deleted, the new one put). Index writes are
-    not doubled by a transaction."""
+    """Write units the table's indexes (:data:`INDEXES`, from template.yaml) add when ``old``
+    becomes ``new`` ({} for none): an index that projects keys only is written only when the
+    item's keys there change (one small unit, two for a move); one that projects the whole
+    item is written at any change of an item in it (a move: the old one deleted, the new one
+    put). Index writes are not doubled by a transaction."""
     units = 0
-    before, after = _index_entry(old, "GSI1PK", "GSI1SK"), _index_entry(new, "GSI1PK", "GSI1SK")
-    if before != after:
-        units += (before is not None) + (after is not None)
-    before, after = _index_entry(old, "GSI2PK", "GSI2SK"), _index_entry(new, "GSI2PK", "GSI2SK")
-    if before is not None and before != after:
-        units += write_units(item_size(old))
-    if after is not None and (before != after or old != new):
-        units += write_units(item_size(new))
+    for pk, sk, projection in INDEXES:
+        before, after = _index_entry(old, pk, sk), _index_entry(new, pk, sk)
+        if projection == "KEYS_ONLY":
+            if before != after:
+                units += (before is not None) + (after is not None)
+            continue
+        if before is not None and before != after:
+            units += write_units(item_size(old))
+        if after is not None and (before != after or old != new):
+            units += write_units(item_size(new))
     return units
 
 

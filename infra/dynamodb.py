@@ -6,7 +6,7 @@ Single-table layout (details and the reasoning in ``docs/storage.md``):
 item                PK                     SK                          index keys
 ==================  =====================  ==========================  =========================
 match               ``MATCH#<id>``         ``CUR#MATCH``               GSI1 (deadline, sparse),
-                                                                       GSI3 (chat, sparse)
+                                                                       ChatKeys (chat, sparse)
 sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
 turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
 membership          ``USER#<user id>``     ``MATCH#<id>``              -
@@ -61,9 +61,9 @@ log = logging.getLogger("sekundant.storage")
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
 ZLIB_LEVEL = 6  # documents compress to about a third; level 9 gains little for more CPU
 DEADLINE_INDEX = "GSI1"
-# Matches of a chat, keys only (GSI2 projected whole items: every match save wrote the item
-# there too; docs/deploy.md, "Cost per 1,000 turns", and the two-step deploy it needs).
-CHAT_INDEX = "GSI3"
+CHAT_INDEX = "ChatKeys"
+"""Matches of a chat (sparse: unfinished ones), keys only: projecting whole items doubled every
+write of a match (docs/deploy.md, "Load and cost"); a lookup reads the matches it lists."""
 MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
@@ -493,8 +493,8 @@ class DynamoRepository:
         return sorted(out, key=lambda m: (m.created_at, m.id))
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
-        # The chat index holds only unfinished matches (sparse), keys only: their ids, then
-        # the matches themselves.
+        # The chat index holds the keys of unfinished matches (sparse): a Query, then the
+        # matches themselves, read consistently (an index lags its table).
         keys = self._query(
             IndexName=CHAT_INDEX,
             KeyConditionExpression="GSI2PK = :c",

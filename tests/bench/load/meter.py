@@ -8,7 +8,7 @@ Units follow DynamoDB's rules (Developer Guide, "Read/write capacity mode" and "
   and nulls: one byte; lists and maps: three bytes plus one per element plus the elements);
 - a write costs one unit per started KB of the larger of the item before and after it (both
   read here, unmetered, around the write); a failed condition still costs the write;
-- an index write costs as :func:`index_units` says (the projections of template.yaml);
+- an index write costs as :func:`index_units` says;
 - a strongly consistent read costs one unit per started 4 KB, an eventually consistent one half
   that; a query rounds the sum of the items it returns, with at least one unit;
 - in a transaction every unit counts twice.
@@ -113,37 +113,16 @@ def _index_entry(item: dict[str, Any], pk: str, sk: str) -> tuple[Any, Any] | No
     return (item[pk], item.get(sk)) if pk in item else None
 
 
-def _projections() -> list[tuple[str, str, str]]:
-    """(hash key, range key, projection) of each index of template.yaml's table."""
-    from tests.storage.aws import table_properties
-
-    out = []
-    for index in table_properties()["GlobalSecondaryIndexes"]:
-        names = [k["AttributeName"] for k in index["KeySchema"]] + [""]
-        out.append((names[0], names[1], index["Projection"]["ProjectionType"]))
-    return out
-
-
-INDEXES = _projections()
-
-
 def index_units(old: dict[str, Any], new: dict[str, Any]) -> int:
-    """Write units the table's indexes (:data:`INDEXES`, from template.yaml) add when ``old``
-    becomes ``new`` ({} for none): an index that projects keys only is written only when the
-    item's keys there change (one small unit, two for a move); one that projects the whole
-    item is written at any change of an item in it (a move: the old one deleted, the new one
-    put). Index writes are not doubled by a transaction."""
+    """Write units the table's indexes (template.yaml) add when ``old`` becomes ``new`` ({}
+    for none): both project keys only (GSI1: deadlines and owed messages; ChatKeys: a chat's
+    matches), so only a change of an index's keys writes there (one small unit, two for a
+    move). Index writes are not doubled by a transaction."""
     units = 0
-    for pk, sk, projection in INDEXES:
+    for pk, sk in (("GSI1PK", "GSI1SK"), ("GSI2PK", "GSI2SK")):
         before, after = _index_entry(old, pk, sk), _index_entry(new, pk, sk)
-        if projection == "KEYS_ONLY":
-            if before != after:
-                units += (before is not None) + (after is not None)
-            continue
-        if before is not None and before != after:
-            units += write_units(item_size(old))
-        if after is not None and (before != after or old != new):
-            units += write_units(item_size(new))
+        if before != after:
+            units += (before is not None) + (after is not None)
     return units
 
 

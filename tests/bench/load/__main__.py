@@ -152,9 +152,10 @@ def _by_kind(reports: list[dict[str, Any]]) -> dict[str, float]:
 def report(f: dict[str, Any]) -> None:
     """Print the figures with their targets."""
     t = max(f["turns_resolved"], 1)
-    print(f"   {f['matches']} matches, {f['workers']} workers, {f.get('turns_played', '?')} rounds"
-          f" of seals, {f['turns_resolved']} turns resolved"
-          f" (setup {f['setup_seconds']:.0f} s, turns {f.get('turn_seconds', 0):.0f} s)")  # fmt: skip
+    rounds, took = f.get("turns_played", "?"), f.get("turn_seconds", 0.0)
+    print(f"   {f['matches']} matches, {f['workers']} workers, {rounds} rounds of seals,"
+          f" {f['turns_resolved']} turns resolved"
+          f" (setup {f['setup_seconds']:.0f} s, turns {took:.0f} s)")  # fmt: skip
     print(f"   lost {f['lost']}, doubled {f['doubled']}, stale {f['stale']},"
           f" matches whose setup failed {f.get('setup_failed', 0)}   target 0 each")  # fmt: skip
     print(f"   updates/s {f['updates_per_second']:.1f}; per update p50 {f['p50'] * 1000:.0f} ms,"

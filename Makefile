@@ -52,7 +52,7 @@ pictures: $(BOT)
 webapp-pictures: $(DEV)
 	$(BIN)/python -m tests.webapp.pictures docs/img
 
-## proof-bundle: the proof page's verifier, handlers/webapp/static/proof.bundle.js, built from
+## proof-bundle: the proof page's verifier, handlers/webapp/static/proof-bundle.js, built from
 ## webapp-verifier/ with the locked packages (needs node and npm; the build is checked by
 ## tests/webapp/test_proof_bundle.py)
 proof-bundle:

@@ -1,4 +1,4 @@
-// Builds ../handlers/webapp/static/proof.bundle.js (or the path given): one ES module,
+// Builds ../handlers/webapp/static/proof-bundle.js (or the path given): one ES module,
 // minified, no source map, no timestamps or absolute paths, so the same sources and the same
 // locked packages give the same bytes (tests/webapp/test_proof_bundle.py checks it).
 import { build } from 'esbuild';
@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, resolve } from 'node:path';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = resolve(process.argv[2] || resolve(here, '../handlers/webapp/static/proof.bundle.js'));
+const out = resolve(process.argv[2] || resolve(here, '../handlers/webapp/static/proof-bundle.js'));
 
 await build({
   absWorkingDir: here,

@@ -1,5 +1,5 @@
 """The proof page's verifier (``webapp-verifier/``: docs/fairness.md in JavaScript, bundled as
-``handlers/webapp/static/proof.bundle.js``):
+``handlers/webapp/static/proof-bundle.js``):
 
 - the checked-in bundle is exactly what its sources and locked packages build (``npm ci`` and
   the build in a temporary copy: a bundle edited by hand, or built from other sources or
@@ -25,7 +25,7 @@ from tests.webapp.proof_cases import all_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCE = ROOT / "webapp-verifier"
-BUNDLE = ROOT / "handlers" / "webapp" / "static" / "proof.bundle.js"
+BUNDLE = ROOT / "handlers" / "webapp" / "static" / "proof-bundle.js"
 REQUIRED = os.environ.get("SEKUNDANT_REQUIRE_NODE") == "1"
 OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH")
 
@@ -40,7 +40,9 @@ def _need(*tools: str) -> None:
 
 
 def _run(args: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        args, check=False, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +57,15 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not REQUIRED and any(code in output for code in OFFLINE):
             pytest.skip("npm ci cannot reach the registry (offline)")
         pytest.fail(f"npm ci failed:\n{output[-2000:]}")
-    build = _run(["node", "build.mjs", str(work / "proof.bundle.js")], work)
+    build = _run(["node", "build.mjs", str(work / "proof-bundle.js")], work)
     assert build.returncode == 0, build.stderr
     return work
 
 
 def test_the_checked_in_bundle_is_the_build_of_its_sources(built: Path) -> None:
-    fresh = (built / "proof.bundle.js").read_bytes()
+    fresh = (built / "proof-bundle.js").read_bytes()
     assert fresh == BUNDLE.read_bytes(), (
-        "handlers/webapp/static/proof.bundle.js is not the build of webapp-verifier/: "
+        "handlers/webapp/static/proof-bundle.js is not the build of webapp-verifier/: "
         "run `make proof-bundle` and commit the result"
     )
 
@@ -75,7 +77,7 @@ def test_the_verifiers_pure_parts(built: Path) -> None:
 
 def test_the_bundle_gives_the_verdict_of_sekundant_verify_on_every_case(tmp_path: Path) -> None:
     _need("node")
-    module = tmp_path / "proof.bundle.mjs"  # node reads a .js outside a package as CommonJS
+    module = tmp_path / "proof-bundle.mjs"  # node reads a .js outside a package as CommonJS
     module.write_bytes(BUNDLE.read_bytes())
     cases = all_cases()
     paths = []
@@ -107,7 +109,7 @@ def test_the_bundle_refuses_every_torsion_variant_of_a_real_round(tmp_path: Path
     from tests.fairness.test_beacon import ROUND, SIGNATURE
     from tests.fairness.test_subgroup import VARIANTS, _flip
 
-    module = tmp_path / "proof.bundle.mjs"
+    module = tmp_path / "proof-bundle.mjs"
     module.write_bytes(BUNDLE.read_bytes())
     signatures = [SIGNATURE, *(v for _, v in VARIANTS)]
     signatures += [_flip(SIGNATURE, 0x20), _flip(SIGNATURE, 0x40), SIGNATURE[:-2]]

@@ -31,6 +31,7 @@ from handlers.telegram.shared.guards import (
     _require_turn,
 )
 from handlers.telegram.shared.offloop import off_loop
+from handlers.telegram.shared.page_button import proof_link
 from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.summary import summary_screen
 from handlers.telegram.shared.turns import (
@@ -183,7 +184,7 @@ async def btn_summary_undo(
     if match.phase is not Phase.FINISHED or match.turn != cb.turn:
         raise Alert(tr("err.stale"))
     gtr = Tr(match.lang)
-    summary = summary_screen(gtr, match)
+    summary = summary_screen(gtr, match, proof_link(context, match))
     if cb.kind == "gsb":  # back: the summary as it was
         await edit(context, msg.chat.id, msg.message_id, summary)
         return None

@@ -48,7 +48,8 @@ log = logging.getLogger("sekundant.bot")
 
 @command
 async def cmd_start(update: Update, context: Ctx) -> None:
-    """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``) or the welcome."""
+    """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``, ``proof_<id>``) or
+    the welcome."""
     svc = context.svc
     user, chat = sender(update)
     tr = context.tr(user)
@@ -62,6 +63,11 @@ async def cmd_start(update: Update, context: Ctx) -> None:
                 await refresh_status(context, changed)
     if payload.startswith("join_"):
         await _join(update, context, payload.removeprefix("join_"))
+        return
+    if payload.startswith("proof_"):  # the final message's "📜 Proof" link
+        from handlers.telegram.features.proof import open_proof
+
+        await open_proof(context, user, payload.removeprefix("proof_"))
         return
     if payload.startswith("play_"):
         match = svc.deps.repo.load(payload.removeprefix("play_")).match

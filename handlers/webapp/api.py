@@ -307,6 +307,27 @@ class WebApp:
         done = seal.seal(self.backend, user, loaded.match, pid, order, key)
         return {"sealed": True, "fingerprint": done.fingerprint, "duplicate": done.duplicate}
 
+    def dossier(self, user: User, tr: Tr, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The match's record for the proof page (:mod:`handlers.webapp.proof`)."""
+        from handlers.telegram.screens.render import match_title
+        from handlers.webapp.text import plain
+        from handlers.webapp.views import strings
+
+        mid = data.get("match")
+        if not isinstance(mid, str) or not _ID.match(mid):
+            raise Refused(400, "webapp.err.field", field="match")
+        try:
+            match, text = proof.dossier_text(self.backend.deps, mid, user.id)
+        except proof.NotAllowedError:
+            raise Refused(403, "webapp.err.no_dossier") from None
+        return {
+            "dossier": text,
+            "title": plain(match_title(tr, match)),
+            "ruleset": tr(f"ruleset.{match.ruleset}"),
+            "lang": tr.lang,
+            "strings": strings(tr.lang),
+        }
+
 
 Route = Callable[[WebApp, User, Tr, Mapping[str, Any]], dict[str, Any]]
 ROUTES: dict[str, Route] = {
@@ -314,5 +335,5 @@ ROUTES: dict[str, Route] = {
     "/api/view": WebApp.view,
     "/api/odds": WebApp.odds,
     "/api/seal": WebApp.seal,
-    "/api/dossier": proof.dossier,
+    "/api/dossier": WebApp.dossier,
 }

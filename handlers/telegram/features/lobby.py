@@ -34,6 +34,7 @@ from handlers.telegram.shared.guards import (
     user_of,
 )
 from handlers.telegram.shared.offloop import off_loop
+from handlers.telegram.shared.page_button import open_proof
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
     _lobby_url,
@@ -65,8 +66,6 @@ async def cmd_start(update: Update, context: Ctx) -> None:
         await _join(update, context, payload.removeprefix("join_"))
         return
     if payload.startswith("proof_"):  # the final message's "📜 Proof" link
-        from handlers.telegram.features.proof import open_proof
-
         await open_proof(context, user, payload.removeprefix("proof_"))
         return
     if payload.startswith("play_"):

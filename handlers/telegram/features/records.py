@@ -20,6 +20,7 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import fairness, render
 from handlers.telegram.shared import finished
 from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.dossier_access import dossier_allowed
 from handlers.telegram.shared.guards import (
     Alert,
     _load,
@@ -96,14 +97,6 @@ async def cmd_history(update: Update, context: Ctx) -> None:
     tr = Tr(match.lang if chat.type != "private" else svc.user_lang(user))
     records = usecases.history(svc.deps, match.id)
     await send(context, chat.id, Screen(history_text(tr, match, records)))
-
-
-def dossier_allowed(match: Match, user_id: int) -> bool:
-    """The GM at any time (no unrevealed order ever enters a dossier); any participant once
-    the match is over. The proof page (``handlers.webapp.proof``) follows the same rule."""
-    if user_id == match.gm_user_id:
-        return True
-    return match.phase is Phase.FINISHED and any(s.user_id == user_id for s in match.seats)
 
 
 async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from telegram import User
+
 from engine.match import Match
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx, Services
@@ -49,3 +51,25 @@ def proof_link(context: Ctx, match: Match) -> str | None:
     from handlers.telegram.shared.send import deep_link
 
     return deep_link(context, f"proof_{match.id}")
+
+
+async def open_proof(context: Ctx, user: User, match_id: str) -> None:
+    """``/start proof_<id>`` (the final message's "📜 Proof" link): the page's button, in
+    private, for who may have the record (``/dossier``'s rule). An old link on a bot without
+    the page says where the record is."""
+    from engine.errors import Rejection
+    from handlers.telegram.i18n import Raw
+    from handlers.telegram.screens.render import match_title
+    from handlers.telegram.shared.dossier_access import dossier_allowed
+    from handlers.telegram.shared.send import send
+
+    tr = context.own_tr(user)
+    match = context.svc.deps.repo.load(match_id).match
+    if not dossier_allowed(match, user.id):
+        raise Rejection("dossier_not_allowed")
+    button = proof_button(context.svc, tr, match)
+    if button is None:
+        await send(context, user.id, Screen(tr("webapp.proof.no_page")))
+        return
+    title = Raw(match_title(tr, match))
+    await send(context, user.id, Screen(tr("webapp.proof.open", title=title), [[button]]))

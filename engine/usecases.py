@@ -308,12 +308,13 @@ def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
 def add_turn_ui(deps: Deps, match_id: str, key: str, turn: int, items: list[Any]) -> Match:
     """Add ``items`` (edge data of ``turn``, e.g. message ids) to ``ui[key]``, which holds the
     items of one turn: those of an earlier turn are dropped; nothing changes once ``turn`` is
-    over."""
+    over. Turn 0 is the lobby (e.g. the character pickers, made inert at the start)."""
 
     def step() -> Match:
         loaded = deps.repo.load(match_id)
         match = loaded.match
-        if match.turn != turn or match.phase is not Phase.RUNNING:
+        phase = Phase.LOBBY if turn == 0 else Phase.RUNNING
+        if match.turn != turn or match.phase is not phase:
             return match
         kept = match.ui.get(key)
         old = list(kept["items"]) if isinstance(kept, dict) and kept.get("turn") == turn else []

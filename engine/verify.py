@@ -30,6 +30,7 @@ from engine.beacon import PUBLIC_NETWORKS, BeaconRound, Network, mix, round_afte
 from engine.beacon import verify_signature as beacon_signature_ok
 from engine.dice import CommittedDice, TurnLog
 from engine.dossier import FORMAT, SUPPORTED_VERSIONS
+from engine.errors import Rejection
 from engine.events import Event
 from engine.match import canonical_json, order_fingerprint
 from engine.ruleset import Entrant, Sealed
@@ -142,6 +143,24 @@ def check(dossier: Mapping[str, Any]) -> Report:
     )
 
 
+def _played_on(
+    record: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
+    """The record of the turn before that ``record`` (an undone one) was played after: the
+    latest of that turn's records (kept, or undone later) resolved by then and not yet undone
+    when ``record`` resolved."""
+    number, resolved = int(record["turn"]), float(record["resolved_at"])
+    live = [
+        r
+        for r in records
+        if r is not record
+        and int(r["turn"]) == number - 1
+        and float(r["resolved_at"]) <= resolved
+        and (r.get("undone_at") is None or float(r["undone_at"]) >= resolved)
+    ]
+    return max(live, key=lambda r: float(r["resolved_at"]), default=None)
+
+
 class _Verifier:
     def __init__(self, dossier: Mapping[str, Any]) -> None:
         self.d = dossier
@@ -173,6 +192,11 @@ class _Verifier:
         if str(match["ruleset_version"]) != rules.version:
             self.add(None, "match ruleset version", match["ruleset_version"], rules.version)
             return
+        try:
+            rules.config(match["config"])
+        except Rejection:
+            self.add(None, "configuration", match["config"], "one the rules accept")
+            return
         self.interventions: list[Mapping[str, Any]] = list(d.get("interventions") or [])
         self.seats = {s["pid"]: s for s in match["seats"]}
         turns: list[Mapping[str, Any]] = list(d["turns"])
@@ -188,26 +212,58 @@ class _Verifier:
             previous = turn
         self._undone = True
         for turn in undone:
-            self._turn(turn, None, int(turn["turn"]))
+            number = int(turn["turn"])
+            self._turn(turn, _played_on(turn, [*turns, *undone]), number)
+            if turn.get("undone_at") is not None and float(turn["undone_at"]) < float(
+                turn["resolved_at"]
+            ):
+                self.add(
+                    number,
+                    "undone before it resolved",
+                    turn["undone_at"],
+                    f">= {turn['resolved_at']}",
+                )
         self._undone = False
         self._note_undos()
         self._check_binding()
         self._check_forced(turns, undone)
         self._check_pauses([*turns, *undone])
-        self._check_locks(turns)
+        self._check_locks(turns, undone)
         self._check_match(turns)
 
     def _check_binding(self) -> None:
         """The bookkeeping fields bound against each other (``engine/verify_binding.py``)."""
         from engine.verify_binding import check_binding
+        from engine.verify_fields import check_fields
 
-        for turn, what, says, gives, undone in check_binding(self.d):
+        for turn, what, says, gives, undone in [*check_binding(self.d), *check_fields(self.d)]:
             self.findings.append(Finding(turn, what, says, gives, undone))
 
-    def _check_locks(self, turns: Sequence[Mapping[str, Any]]) -> None:
-        """The lock messages (``engine.lock_checks``, ``docs/fairness.md``)."""
+    def _check_locks(
+        self, turns: Sequence[Mapping[str, Any]], undone: Sequence[Mapping[str, Any]]
+    ) -> None:
+        """The lock messages (``engine.lock_checks``, ``docs/fairness.md``); an undone
+        record's lock message comes before the commitment of the turn played again."""
         for f in lock_checks.check(turns, self._network_quiet):
             self.add(f.turn, f.what, f.says, f.gives)
+        locks = [int(t["lock_message"]) for t in [*turns, *undone] if t.get("lock_message")]
+        for message in sorted({m for m in locks if locks.count(m) > 1}):
+            self.add(None, "lock message shared by two records", message, "one per record")
+        self._undone = True
+        for record in undone:
+            number = int(record["turn"])
+            again = [t for t in turns if int(t["turn"]) == number]
+            for f in lock_checks.check([record, *again[:1]], self._network_quiet):
+                if f.turn == number and "shared" not in f.what:
+                    self.add(f.turn, f.what, f.says, f.gives)
+                    break
+            # The turn played again opens after the undo: its commitment is a later message.
+            lock, later = record.get("lock_message"), [t.get("commitment_message") for t in again]
+            if lock is not None and later and later[0] is not None and lock >= later[0]:
+                self.add(
+                    number, "lock message after the undo's new commitment", lock, f"< {later[0]}"
+                )
+        self._undone = False
 
     def _network_quiet(self, name: str) -> Network | None:
         listed = (self.d.get("beacon_networks") or {}).get(name)
@@ -321,7 +377,14 @@ class _Verifier:
                 )
                 for s in self.match["seats"]
             ]
-            state = rules.setup(config, entrants, log)
+            try:
+                state = rules.setup(config, entrants, log)
+            except Rejection:
+                characters = {e.pid: e.character for e in entrants}
+                self.add(0, "characters of the seats", characters, "ones the rules accept")
+                return
+            if turn.get("state_before") not in ({}, None):
+                self.add(0, "state before the setup", turn["state_before"], {})
         else:
             if previous is not None:
                 self._chain(number, previous, turn)
@@ -380,6 +443,22 @@ class _Verifier:
         posted = turn.get("commitment_posted_at")
         if posted is not None and opened is not None and float(posted) < float(opened):
             self.add(number, "commitment posted before the turn opened", posted, f">= {opened}")
+        if posted is not None and float(posted) > resolved:
+            self.add(number, "commitment posted after the turn resolved", posted, f"<= {resolved}")
+        frozen = turn.get("frozen_at")
+        sealed_times = [float(o["sealed_at"]) for o in turn["orders"] if not o.get("default")]
+        earliest = max(
+            [*sealed_times, *([float(opened)] if opened is not None else [])], default=None
+        )
+        if frozen is not None and (
+            float(frozen) > resolved or (earliest is not None and float(frozen) < earliest)
+        ):
+            self.add(
+                number,
+                "time the turn stopped taking orders",
+                frozen,
+                f"between {earliest} and {resolved}",
+            )
         end = resolved if locked is None else lock_checks.window_end(turn)
         start = (
             opened
@@ -510,11 +589,27 @@ class _Verifier:
             a
             for a in self.interventions
             if a.get("action") == "edit"
+            and a.get("pid") in self.seats
             and int(a.get("turn", -1)) == number
             and t0 <= float(a["at"]) <= t1
         ]
         for a in rulings:
-            state = rules.edit(state, a["pid"], a["field"], a["new"])
+            pid, field = a["pid"], a["field"]
+            try:
+                old = rules.editable(state, pid).get(field, _UNSET)
+                state = rules.edit(state, pid, field, a["new"])
+            except Rejection:
+                self.add(
+                    number, f"GM ruling on {pid}'s {field}", a["new"], "a value the rules allow"
+                )
+                return
+            if old is _UNSET or canonical_json(old) != canonical_json(a.get("old")):
+                self.add(
+                    number,
+                    f"value before the GM's ruling on {pid}'s {field}",
+                    a.get("old"),
+                    None if old is _UNSET else old,
+                )
         expected = rules.dump_state(state)
         if canonical_json(turn["state_before"]) != canonical_json(expected):
             what = "state before the turn differs from the previous turn's end"
@@ -561,6 +656,12 @@ class _Verifier:
             self.add(
                 number, "sealing order (seq) of the sealed orders", seqs, "distinct numbers from 1"
             )
+        by_seq = sorted(
+            (int(o["seq"]), float(o["sealed_at"])) for o in turn["orders"] if not o.get("default")
+        )
+        times = [at for _, at in by_seq]
+        if times != sorted(times):
+            self.add(number, "sealing order (seq) vs the sealing times", by_seq, "numbered in time")
         sealed: dict[str, Sealed[Any]] = {}
         for order in turn["orders"]:
             pid = order["pid"]
@@ -593,7 +694,11 @@ class _Verifier:
                 if fp != order["fingerprint"]:
                     self.add(number, f"fingerprint of {pid}'s order", order["fingerprint"], fp)
                 self._sealer(number, order)
-            parsed = rules.parse_order(before, pid, order["order"])
+            try:
+                parsed = rules.parse_order(before, pid, order["order"])
+            except Rejection:
+                self.add(number, f"{pid}'s order", order["order"], "an order the rules accept")
+                return None
             sealed[pid] = Sealed(parsed, seq=int(order["seq"]), default=bool(order.get("default")))
         return sealed
 

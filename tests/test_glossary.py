@@ -141,7 +141,7 @@ _ALLOWED_LATIN = re.compile(
     r"|@\w+"  # usernames
     r"|\b\d*d(?:\d+|N)\b"  # dice
     r"|\bsha256\b|\bJSON\b|\bTelegram\b|\bSavage Worlds\b|\bSWADE\b|\bSWD\b|\bdrand\b"
-    r"|\bYAML\b|\bUTF-8\b|\bBBCode\b|\bMarkdown\b",
+    r"|\bYAML\b|\bUTF-8\b|\bBBCode\b|\bMarkdown\b|\bUTC\b",
 )
 
 
@@ -307,3 +307,31 @@ def test_every_shown_name_has_its_glossary_row() -> None:
     }
     listed = {t.key for t in terms()}
     assert sorted(keys - listed) == []
+
+
+# The modules that draw text into pictures (issue 24 point 4): their words come from the
+# catalogs only, so the checks above (every catalog, all areas) cover the pictures too.
+PICTURE_CODE = [
+    *sorted((ROOT / "handlers" / "telegram" / "screens" / "pictures").glob("*.py")),
+    ROOT / "handlers" / "telegram" / "screens" / "odds_chart.py",
+    ROOT / "handlers" / "telegram" / "screens" / "ladder_picture.py",
+    ROOT / "handlers" / "telegram" / "screens" / "canvas.py",
+]
+
+
+def test_picture_texts_are_checked_for_declined_names() -> None:
+    """ "обмен за {name}" (``pic.exchange``) and every other picture text: each key the
+    drawing code asks for is in the Russian catalog (so the name and Latin checks read it),
+    none declines a name, and the drawing code writes no Russian words of its own."""
+    keys: set[str] = set()
+    for path in PICTURE_CODE:
+        source = path.read_text(encoding="utf-8")
+        assert not re.search(r"[А-Яа-яЁё]", source), f"{path.name}: Russian outside a catalog"
+        keys |= set(re.findall(r"""tr\(\s*["']((?:pic|odds|ladder)\.[\w.]+)["']""", source))
+    assert "pic.exchange" in keys and len(keys) > 20
+    ru = catalog("ru")
+    missing = sorted(k for k in keys if k not in ru)
+    assert missing == []
+    bad = [f"{k}: {found}" for k in sorted(keys) for s in ru[k] if (found := declined_names(s))]
+    assert bad == []
+    assert declined_names("{score}: {name} — обмен за {name}") == ["за {name}"]

@@ -26,7 +26,7 @@ from engine import usecases
 from engine.errors import NotFoundError, Rejection
 from engine.match import Match
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("sekundant.bot")
 KEY = "live"
+PICKS = "picks"  # the lobby's character pickers (turn 0), made inert when the match starts
 KIND = "done"  # the callback kind of the "turn N resolved" button
 
 
@@ -91,3 +92,26 @@ async def clear(context: Ctx, match: Match, turn: int, skip: int | None = None) 
         except (BadRequest, Forbidden) as exc:  # gone, not modified, or blocked: nothing live
             log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
     return calls
+
+
+async def remember_picker(context: Ctx, match: Match, message: Message) -> None:
+    """A character picker sent in ``match``'s lobby: it goes inert at the start
+    (:func:`close_pickers`). One store write."""
+    with contextlib.suppress(Rejection, NotFoundError, usecases.TryAgainError):
+        pair = [message.chat.id, message.message_id]
+        usecases.add_turn_ui(context.svc.deps, match.id, PICKS, 0, [pair])
+
+
+async def close_pickers(context: Ctx, match: Match) -> None:
+    """The match started: each remembered character picker becomes one plain line without
+    buttons (issue 24: no live-looking lobby keyboards after the start)."""
+    from handlers.telegram.screens import render
+    from handlers.telegram.shared.send import edit
+    from handlers.telegram.ui import Screen
+
+    kept: Any = match.ui.get(PICKS) or {}
+    items = kept.get("items", []) if isinstance(kept, dict) else []
+    for chat, mid in items:
+        tr = Tr(context.svc.lang_for(int(chat), match.lang))
+        line = tr("traps.pickers_closed", title=Raw(render.match_title(tr, match)))
+        await edit(context, int(chat), int(mid), Screen(line))

@@ -75,6 +75,26 @@ class RuTable:
                 for b in row:
                     yield int(chat or 0), str(b.get("text", ""))
 
+    def dossier_md(self) -> str:
+        """The readable dossier ``/dossier`` sends the GM privately (at any time)."""
+        h, gm = self.h, self.uid(self.gm)
+        before = len(h.api.documents(gm))
+        h.say(self.gm, gm, f"/dossier {MID}")
+        docs = h.api.documents(gm)[before:]
+        return next(d.content.decode() for d in docs if d.file_name.endswith(".md"))
+
+    def dossier_untranslated(self) -> list[str]:
+        """Latin words of the readable dossier outside its code spans (issue 24: "Правила:
+        pistol", "Фаза: finished", reasons like all_sealed), the players' names aside."""
+        md = self.dossier_md()
+        assert tr("phase.finished") in md or tr("phase.running") in md
+        names = ("Мастер", "Алиса", "Борис")
+        return [
+            f"{words}: {line!r}"
+            for line in md.splitlines()
+            if (words := [w for w in latin_words(line) if w not in names])
+        ]
+
     def untranslated(self) -> list[str]:
         names = ("Мастер", "Алиса", "Борис")
         bad = []
@@ -105,6 +125,9 @@ def test_a_pistol_duel_in_russian_has_no_english_game_word(table: RuTable) -> No
             h.say(user, t.uid(user), t.example(user))
     assert t.match().phase is Phase.FINISHED
     assert t.untranslated() == [], "\n".join(t.untranslated())
+    md = t.dossier_md()
+    assert f"Правила: {tr('ruleset.pistol')}" in md and f"Фаза: {tr('phase.finished')}" in md
+    assert t.dossier_untranslated() == [], "\n".join(t.dossier_untranslated())
 
 
 def test_a_plans_duel_in_russian_has_no_english_game_word(table: RuTable) -> None:
@@ -120,6 +143,7 @@ def test_a_plans_duel_in_russian_has_no_english_game_word(table: RuTable) -> Non
             h.say(user, t.uid(user), t.example(user))
     assert t.match().turn > 2 or t.match().phase is Phase.FINISHED
     assert t.untranslated() == [], "\n".join(t.untranslated())
+    assert t.dossier_untranslated() == [], "\n".join(t.dossier_untranslated())
 
 
 def test_a_dragon_battle_in_russian_has_no_english_game_word_and_is_no_duel(
@@ -138,6 +162,7 @@ def test_a_dragon_battle_in_russian_has_no_english_game_word_and_is_no_duel(
             h.say(user, t.uid(user), t.example(user))
     assert t.match().turn > 2 or t.match().phase is Phase.FINISHED
     assert t.untranslated() == [], "\n".join(t.untranslated())
+    assert t.dossier_untranslated() == [], "\n".join(t.dossier_untranslated())
     rulesets = {tr("ruleset.pistol"), tr("ruleset.plans")}  # the buttons of /duel
     duel = [text for _, text in t.sent() if re.search(r"дуэл", text, re.I) and text not in rulesets]
     assert duel == [], "\n".join(duel)

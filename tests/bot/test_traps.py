@@ -283,3 +283,19 @@ def test_players_of_a_match_the_gm_ends_are_told_and_keep_no_live_buttons(duel: 
     assert not _builder_keys(duel, duel.a) and not _builder_keys(duel, duel.b)
     h.click(duel.alice, builder, old)
     assert h.api.alerts[-1][1] == "Матч m00001 уже окончен."
+
+
+def test_lobby_character_pickers_go_inert_at_the_start(duel: Duel) -> None:
+    """A player who typed a character keeps the picker the join sent him: at the start it
+    becomes one plain line without buttons (and so does one asked for again by /character),
+    in the reader's language."""
+    h = duel.h
+    duel.lobby()
+    picker = h.last(duel.b, with_buttons=True)
+    h.say(duel.alice, duel.a, "/character")  # Alice asks for the picker again
+    again = h.last(duel.a, with_buttons=True)
+    assert picker.buttons and again.buttons
+    h.press_text(duel.gm, duel.lobby_msg, "Start")
+    assert duel.match().phase is Phase.RUNNING
+    assert not picker.buttons and "has started" in plain(picker.text)
+    assert not again.buttons and "матч начался" in plain(again.text)

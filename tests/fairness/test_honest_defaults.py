@@ -60,7 +60,10 @@ def _play(beacon: LocalBeacon | None) -> tuple[uc.Deps, str]:
 def _dossier(deps: uc.Deps, mid: str) -> dict[str, Any]:
     loaded = deps.repo.load(mid)
     return build_dossier(
-        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=1.0
+        loaded.match,
+        deps.repo.history(mid),
+        list(loaded.orders.values()),
+        generated_at=deps.clock(),
     )
 
 

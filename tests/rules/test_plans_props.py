@@ -189,5 +189,5 @@ def test_a_whole_plans_match_through_the_use_cases(deps: uc.Deps) -> None:
     assert history[-1].turn == final.turn - 1
     assert R.outcome(R.load_state(final.state or {})).status == final.outcome["status"]
     # The dossier replays every turn (seeds, orders, dice, events, states) and verifies.
-    dossier = build_dossier(final, history, generated_at=0.0)
+    dossier = build_dossier(final, history, generated_at=deps.clock())
     assert verify(json.loads(json.dumps(dossier))) == []

@@ -108,7 +108,8 @@ async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
         raise Rejection("not_a_participant")
     if match.phase is Phase.LOBBY:
         mine = campaign.character_rows(context.svc, tr, match, pid, user_id)
-        await send(context, user_id, character_screen(tr, match, pid, mine))
+        picker = await send(context, user_id, character_screen(tr, match, pid, mine))
+        await stale.remember_picker(context, match, picker)
     elif match.phase is Phase.RUNNING and pid in lifecycle.acting(match):
         msg = await send(context, user_id, render.builder_screen(tr, match, pid, ()))
         await stale.remember(context, match, [msg])
@@ -176,7 +177,8 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     assert pid is not None
     if not words:
         mine = campaign.character_rows(svc, tr, match, pid, user.id)
-        await send(context, user.id, character_screen(tr, match, pid, mine))
+        picker = await send(context, user.id, character_screen(tr, match, pid, mine))
+        await stale.remember_picker(context, match, picker)
         return
     lobby = match
     with plain.with_example(lambda: hints.character_example(lobby)):

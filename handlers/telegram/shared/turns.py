@@ -21,7 +21,7 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
-from handlers.telegram.shared import campaign, commitments, outbox
+from handlers.telegram.shared import campaign, commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.offloop import off_loop
@@ -29,7 +29,7 @@ from handlers.telegram.shared.page_button import proof_link, with_page
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
-from handlers.telegram.shared.summary import send_summary, summary_screen
+from handlers.telegram.shared.summary import summary_screen
 from handlers.telegram.ui import Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
@@ -146,6 +146,7 @@ async def announce_started(
             carrier = (await send(context, match.chat_id, Screen("\n".join(lines)))).message_id
     if fold:
         match = commitments.folded(context.svc.deps, match, carrier)
+    await stale.close_pickers(context, match)  # the lobby's character pickers go inert
     if opened:
         await open_turn(context, match)
 
@@ -330,13 +331,15 @@ async def announce_resolved(
     if status_id is not None:
         await close_status(context, status_id, after, record)
     await stale.clear(context, after, record.turn, skip=edited)
-    after = await send_reveal(context, after, record, last=last, preface=preface)
+    final = None
+    if last and after.phase is Phase.FINISHED:  # the summary ends the final reveal
+        final = summary_screen(Tr(after.lang), after, proof_link(context, after))
+    after = await send_reveal(context, after, record, last=last, preface=preface, final=final)
     if not last:
         return
     if after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)  # the ladder's result (features/ladder.py)
-        with outbox.labelled(f"summary:{record.turn}"):
-            await send_summary(context, after)  # its own message: an undo withdraws it
+        finished.remember(context.svc, after)  # /dossier and /history answer about it
         return
     await open_turn(context, after)
     with outbox.labelled(f"absentees:{after.turn}"):

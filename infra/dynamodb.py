@@ -6,7 +6,7 @@ Single-table layout (details and the reasoning in ``docs/storage.md``):
 item                PK                     SK                          index keys
 ==================  =====================  ==========================  =========================
 match               ``MATCH#<id>``         ``CUR#MATCH``               GSI1 (deadline, sparse),
-                                                                       GSI2 (chat, sparse)
+                                                                       ChatKeys (chat, sparse)
 sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
 turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
 membership          ``USER#<user id>``     ``MATCH#<id>``              -
@@ -60,7 +60,9 @@ log = logging.getLogger("sekundant.storage")
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
 ZLIB_LEVEL = 6  # documents compress to about a third; level 9 gains little for more CPU
 DEADLINE_INDEX = "GSI1"
-CHAT_INDEX = "GSI2"
+CHAT_INDEX = "ChatKeys"
+"""Matches of a chat (sparse: unfinished ones), keys only: projecting whole items doubled every
+write of a match (docs/deploy.md, "Load and cost"); a lookup reads the matches it lists."""
 MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
@@ -469,14 +471,14 @@ class DynamoRepository:
         return sorted(out, key=lambda m: (m.created_at, m.id))
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
-        # GSI2 holds only unfinished matches (sparse), projected whole: one Query.
-        items = list(
-            self._query(
-                IndexName=CHAT_INDEX,
-                KeyConditionExpression="GSI2PK = :c",
-                ExpressionAttributeValues={":c": _s(f"CHAT#{chat_id}")},
-            )
+        # The chat index holds the keys of unfinished matches (sparse): a Query, then the
+        # matches themselves, read consistently (an index lags its table).
+        keys = self._query(
+            IndexName=CHAT_INDEX,
+            KeyConditionExpression="GSI2PK = :c",
+            ExpressionAttributeValues={":c": _s(f"CHAT#{chat_id}")},
         )
+        items = self._batch_get([{"PK": k["PK"], "SK": k["SK"]} for k in keys])
         return [m for m in self._active(items) if m.chat_id == chat_id]
 
     def active_for_user(self, user_id: int) -> list[Match]:

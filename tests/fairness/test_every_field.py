@@ -90,7 +90,8 @@ class _Bot:
         self.after(mid)
 
 
-def _play() -> Dossier:
+def _started(target: int) -> tuple[uc.Deps, FakeClock, _Bot, str]:
+    """A coin match (first to ``target``) of Ann and Bob, started, as the bot runs it."""
     clock = FakeClock()
     deps = uc.Deps(
         repo=MemoryRepository(),
@@ -100,8 +101,8 @@ def _play() -> Dossier:
         lock_by_message=True,
     )
     bot = _Bot(deps)
-    m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 9})
-    mid = m.id
+    config = {"target": target}
+    mid = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config=config).id
     bot.after(mid)
     uc.join(deps, mid, ANN, "Ann")
     uc.join(deps, mid, BOB, "Bob")
@@ -109,6 +110,17 @@ def _play() -> Dossier:
     uc.set_character(deps, mid, BOB, "p2", {})
     clock.advance(7)
     bot.do(mid, lambda: uc.start(deps, mid, GM))
+    return deps, clock, bot, mid
+
+
+def _dossier(deps: uc.Deps, mid: str) -> Dossier:
+    loaded = deps.repo.load(mid)
+    orders = list(loaded.orders.values())
+    return build_dossier(loaded.match, deps.repo.history(mid), orders, generated_at=deps.clock())
+
+
+def _play() -> Dossier:
+    deps, clock, bot, mid = _started(9)
     for turn in (1, 2, 3):
         clock.advance(7)
         bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", {"call": turn}))
@@ -137,10 +149,7 @@ def _play() -> Dossier:
     bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", {"call": 1}))
     bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", {"call": 1}))
     clock.advance(30)
-    loaded = deps.repo.load(mid)
-    return build_dossier(
-        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
-    )
+    return _dossier(deps, mid)
 
 
 @pytest.fixture(scope="module")
@@ -316,25 +325,7 @@ def test_an_undone_turn_played_on_a_turn_undone_later_verifies() -> None:
     """Undo turn 3, then turn 2, and play on: the undone turn 3 was played on the first turn 2
     (undone later), not on the kept turn 2, which resolved after it (a false alarm the
     GM-action property test found once the undone records were checked like kept ones)."""
-    clock = FakeClock()
-    deps = uc.Deps(
-        repo=MemoryRepository(),
-        clock=clock,
-        entropy=uc.SystemEntropy(),
-        beacon=LocalBeacon(),
-        lock_by_message=True,
-    )
-    bot = _Bot(deps)
-    mid = uc.create_match(
-        deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 99}
-    ).id
-    bot.after(mid)
-    uc.join(deps, mid, ANN, "Ann")
-    uc.join(deps, mid, BOB, "Bob")
-    uc.set_character(deps, mid, ANN, "p1", {})
-    uc.set_character(deps, mid, BOB, "p2", {})
-    clock.advance(7)
-    bot.do(mid, lambda: uc.start(deps, mid, GM))
+    deps, clock, bot, mid = _started(99)
 
     def play_turn() -> None:
         clock.advance(7)
@@ -349,10 +340,7 @@ def test_an_undone_turn_played_on_a_turn_undone_later_verifies() -> None:
     bot.do(mid, lambda: uc.undo(deps, mid, GM, "", turn=3))
     play_turn()
     play_turn()
-    loaded = deps.repo.load(mid)
-    d = build_dossier(
-        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
-    )
+    d = _dossier(deps, mid)
     assert [t["turn"] for t in d["undone"]] == [3, 2]
     assert d["undone"][0]["resolved_at"] < d["turns"][2]["resolved_at"]
     assert verify(d) == []

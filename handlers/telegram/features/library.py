@@ -19,7 +19,6 @@ from engine import rulesets as registry
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
-from engine.ports import CampaignRepository
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.screens import campaign_text
@@ -35,21 +34,10 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import refresh_lobby
-from handlers.telegram.ui import Button, Screen, has_ui
+from handlers.telegram.ui import Button, Screen
 
 SECTIONS = ("characters", "npcs")
 SIDES = "ABCDEF"
-
-
-def _store(svc: Services) -> CampaignRepository:
-    found = campaign.store(svc)
-    if found is None:
-        raise Rejection("campaign_unavailable")
-    return found
-
-
-def _rulesets() -> list[str]:
-    return [r for r in registry.available() if has_ui(r)]
 
 
 def _lobby(svc: Services, chat_id: int) -> Match | None:
@@ -68,11 +56,11 @@ async def _may_manage(context: Ctx, chat_id: int, user_id: int) -> bool:
 def library_screen(svc: Services, tr: Tr, chat_id: int) -> Screen:
     from engine.campaign.library import presets
 
-    store = _store(svc)
+    store = campaign.required_store(svc)
     lines = [tr("library.title")]
     rows: list[list[Button]] = []
     lobby = _lobby(svc, chat_id)
-    for rid in _rulesets():
+    for rid in campaign.rulesets():
         lib = store.library(chat_id, rid)
         if lib is None:
             continue
@@ -145,15 +133,15 @@ async def on_document(update: Update, context: Ctx) -> None:
         data = await campaign.download(context, msg.document.file_id, msg.document.file_size)
         parsed = documents.load_text(data)
         rid = parsed.get("ruleset") if isinstance(parsed, dict) else None
-        if rid not in _rulesets():
-            problem = Rejection("doc_no_ruleset", known=", ".join(_rulesets()))
+        if rid not in campaign.rulesets():
+            problem = Rejection("doc_no_ruleset", known=", ".join(campaign.rulesets()))
             raise documents.DocumentError([documents.EntryError("", problem)])
         rules = registry.get(rid)
         doc = library.parse_library(rules, data, rid, by=user.id, now=svc.deps.clock())
     except documents.DocumentError as exc:
         await send(context, chat.id, Screen(campaign_text.errors_text(tr, exc.errors)))
         return
-    _store(svc).put_library(chat.id, rid, doc)
+    campaign.required_store(svc).put_library(chat.id, rid, doc)
     counts = {s: len(doc.get(s, [])) for s in SECTIONS}
     text = tr("library.saved", ruleset=tr(f"ruleset.{rid}"), **counts)
     await send(context, chat.id, Screen(text))
@@ -172,7 +160,7 @@ async def btn_manage(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         await edit(context, chat_id, msg.message_id, library_screen(svc, gtr, chat_id))
         return None
     rid = cb.arg(0)
-    lib = _store(svc).library(chat_id, rid) if rid in _rulesets() else None
+    lib = campaign.required_store(svc).library(chat_id, rid) if rid in campaign.rulesets() else None
     if lib is None:
         raise Alert(tr("err.stale"))
     if cb.kind == "lbd":
@@ -183,14 +171,14 @@ async def btn_manage(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     if not await _may_manage(context, chat_id, user.id):
         raise Alert(tr("err.library_gm_only"))
     if cb.kind == "lbz":
-        _store(svc).delete_library(chat_id, rid)
+        campaign.required_store(svc).delete_library(chat_id, rid)
     elif cb.kind == "lbx":
         section = SECTIONS[cb.int_arg(1)]
         names = [n for n, _ in presets(lib, section)]
         i = cb.int_arg(2)
         if i >= len(names) or campaign.tag(names[i]) != cb.arg(3):
             raise Alert(tr("err.stale"))
-        _store(svc).put_library(chat_id, rid, without(lib, section, names[i]))
+        campaign.required_store(svc).put_library(chat_id, rid, without(lib, section, names[i]))
     else:  # lbr: the entries, each with its remove button
         await edit(context, chat_id, msg.message_id, _remove_screen(gtr, rid, lib))
         return None
@@ -222,7 +210,7 @@ async def btn_tables(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 
     svc = context.svc
     match = gm_lobby(svc, tr, cb, user)
-    lib = _store(svc).library(match.chat_id, match.ruleset) or {}
+    lib = campaign.required_store(svc).library(match.chat_id, match.ruleset) or {}
     if not lib.get("tables"):
         raise Alert(tr("err.stale"))
     patch = tables_patch(match.rules, match.ruleset, lib["tables"])
@@ -241,7 +229,7 @@ async def btn_add_npc(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
         raise Alert(tr("err.stale"))
     if match.gm_user_id != user.id:
         raise Alert(tr("err.gm_only"))
-    npcs = presets(_store(svc).library(match.chat_id, match.ruleset), "npcs")
+    npcs = presets(campaign.required_store(svc).library(match.chat_id, match.ruleset), "npcs")
     i = cb.int_arg(0)
     if i >= len(npcs) or campaign.tag(npcs[i][0]) != cb.arg(1):
         raise Alert(tr("err.stale"))

@@ -20,7 +20,6 @@ from engine import rulesets as registry
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Phase
-from engine.ports import CampaignRepository
 from handlers.telegram import plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
@@ -30,25 +29,14 @@ from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.guards import Alert, _load, command, message_of, sender
 from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import refresh_lobby
-from handlers.telegram.ui import Button, Screen, get_ui, has_ui
-
-
-def _store(svc: Services) -> CampaignRepository:
-    found = campaign.store(svc)
-    if found is None:
-        raise Rejection("campaign_unavailable")
-    return found
-
-
-def _rulesets() -> list[str]:
-    return [r for r in registry.available() if has_ui(r)]
+from handlers.telegram.ui import Button, Screen, get_ui
 
 
 def list_screen(svc: Services, tr: Tr, user_id: int) -> Screen:
-    store = _store(svc)
+    store = campaign.required_store(svc)
     lines = [tr("roster.title")]
     rows: list[list[Button]] = []
-    for rid in _rulesets():
+    for rid in campaign.rulesets():
         kept = store.roster(user_id, rid)
         if not kept:
             continue
@@ -84,7 +72,7 @@ async def _set(context: Ctx, tr: Tr, user_id: int, words: list[str]) -> None:
 
     svc = context.svc
     example = "/characters set pistol Duelist = weapon=revolver perks=lucky"
-    if len(words) < 3 or "=" not in words or words[0] not in _rulesets():
+    if len(words) < 3 or "=" not in words or words[0] not in campaign.rulesets():
         raise Rejection("roster_set_usage", example=example)
     rid, cut = words[0], words.index("=")
     name, sheet_words = " ".join(words[1:cut]).strip(), words[cut + 1 :]
@@ -97,7 +85,7 @@ async def _set(context: Ctx, tr: Tr, user_id: int, words: list[str]) -> None:
             raise bad or Rejection("roster_set_usage")
         sheet = get_ui(rid).parse_character(sheet_words)
         rules.check_character(rules.config(), sheet)
-    store = _store(svc)
+    store = campaign.required_store(svc)
     kept = store.roster(user_id, rid)
     entry = roster.entry_doc(rid, name, sheet, svc.deps.clock())
     if entry["key"] not in {e["key"] for e in kept} and len(kept) >= roster.ROSTER_MAX:
@@ -109,7 +97,7 @@ async def _set(context: Ctx, tr: Tr, user_id: int, words: list[str]) -> None:
 
 def _entry(svc: Services, user_id: int, tr: Tr, cb: Callback) -> dict[str, object]:
     rid = cb.arg(0)
-    kept = _store(svc).roster(user_id, rid) if rid in _rulesets() else []
+    kept = campaign.required_store(svc).roster(user_id, rid) if rid in campaign.rulesets() else []
     i = cb.int_arg(1)
     if i >= len(kept) or campaign.tag(kept[i]["name"]) != cb.arg(2):
         raise Alert(tr("err.stale"))
@@ -128,7 +116,7 @@ async def btn_roster(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     entry = _entry(svc, user.id, tr, cb)
     rid, name = cb.arg(0), str(entry["name"])
     if cb.kind == "rsd":
-        _store(svc).delete_character(user.id, rid, str(entry["key"]))
+        campaign.required_store(svc).delete_character(user.id, rid, str(entry["key"]))
         await edit(context, msg.chat.id, msg.message_id, list_screen(svc, tr, user.id))
         return tr("roster.deleted", name=name)
     sheet = dict(entry["sheet"])  # type: ignore[call-overload]
@@ -147,9 +135,9 @@ async def btn_roster(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
 async def _export(context: Ctx, tr: Tr, user_id: int, rid: str) -> None:
     from engine.campaign import roster
 
-    if rid not in _rulesets():
+    if rid not in campaign.rulesets():
         raise Alert(tr("err.stale"))
-    doc = roster.export(rid, _store(context.svc).roster(user_id, rid))
+    doc = roster.export(rid, campaign.required_store(context.svc).roster(user_id, rid))
     data = InputFile(campaign_text.sheet_file(doc), filename=f"characters-{rid}.json")
     caption = tr("roster.export_caption")
     await _api(context.svc, lambda: context.bot.send_document(user_id, data, caption=caption))
@@ -170,15 +158,15 @@ async def on_document(update: Update, context: Ctx) -> None:
         data = await campaign.download(context, doc.file_id, doc.file_size)
         parsed = documents.load_text(data)
         rid = parsed.get("ruleset") if isinstance(parsed, dict) else None
-        if rid not in _rulesets():
+        if rid not in campaign.rulesets():
             raise documents.DocumentError(
                 [
                     documents.EntryError(
-                        "", Rejection("doc_no_ruleset", known=", ".join(_rulesets()))
+                        "", Rejection("doc_no_ruleset", known=", ".join(campaign.rulesets()))
                     )
                 ]
             )
-        store = _store(svc)
+        store = campaign.required_store(svc)
         kept = store.roster(user.id, rid)
         entries = roster.parse_import(registry.get(rid), data, rid, kept, svc.deps.clock())
     except documents.DocumentError as exc:

@@ -17,6 +17,7 @@ import logging
 import re
 from typing import Any
 
+from engine import rulesets as registry
 from engine.errors import Rejection
 from engine.match import Match
 from engine.ports import CampaignRepository
@@ -24,7 +25,7 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.send import _api
-from handlers.telegram.ui import Button, get_ui
+from handlers.telegram.ui import Button, get_ui, has_ui
 
 log = logging.getLogger("sekundant.campaign")
 
@@ -40,6 +41,19 @@ def strip_html(text: str) -> str:
 def store(svc: Services) -> CampaignRepository | None:
     repo = svc.deps.repo
     return repo if isinstance(repo, CampaignRepository) else None
+
+
+def required_store(svc: Services) -> CampaignRepository:
+    """The campaign store, or the plain refusal when this deployment has none."""
+    found = store(svc)
+    if found is None:
+        raise Rejection("campaign_unavailable")
+    return found
+
+
+def rulesets() -> list[str]:
+    """The rulesets a roster or a library can hold sheets of: those with a chat UI."""
+    return [r for r in registry.available() if has_ui(r)]
 
 
 def tag(name: str) -> str:

@@ -115,19 +115,14 @@ def _index_entry(item: dict[str, Any], pk: str, sk: str) -> tuple[Any, Any] | No
 
 def index_units(old: dict[str, Any], new: dict[str, Any]) -> int:
     """Write units the table's indexes (template.yaml) add when ``old`` becomes ``new`` ({}
-    for none): GSI1 projects keys only, so only a change of its keys writes there (one small
-    unit, two for a move); GSI2 projects the whole item, so any change of an item in it
-    writes the item there (a move: the old one deleted, the new one put). Index writes are
-    not doubled by a transaction."""
+    for none): both project keys only (GSI1: deadlines and owed messages; ChatKeys: a chat's
+    matches), so only a change of an index's keys writes there (one small unit, two for a
+    move). Index writes are not doubled by a transaction."""
     units = 0
-    before, after = _index_entry(old, "GSI1PK", "GSI1SK"), _index_entry(new, "GSI1PK", "GSI1SK")
-    if before != after:
-        units += (before is not None) + (after is not None)
-    before, after = _index_entry(old, "GSI2PK", "GSI2SK"), _index_entry(new, "GSI2PK", "GSI2SK")
-    if before is not None and before != after:
-        units += write_units(item_size(old))
-    if after is not None and (before != after or old != new):
-        units += write_units(item_size(new))
+    for pk, sk in (("GSI1PK", "GSI1SK"), ("GSI2PK", "GSI2SK")):
+        before, after = _index_entry(old, pk, sk), _index_entry(new, pk, sk)
+        if before != after:
+            units += (before is not None) + (after is not None)
     return units
 
 

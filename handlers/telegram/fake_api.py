@@ -6,8 +6,14 @@ records every call, and behaves like Telegram where it matters to the bot:
 - a private chat with a user who never pressed Start (or blocked the bot) answers sendMessage
   with 403 ``Forbidden: bot can't initiate conversation with a user``;
 - an edit that changes nothing answers 400 ``message is not modified``;
-- callback data over 64 bytes, texts over 4096 characters and captions over 1024 answer 400;
+- callback data over 64 bytes, texts over 4096 characters and captions over 1024 answer 400
+  (counted as Telegram counts them: after the HTML entities are parsed, in UTF-16 units);
 - ``sendPhoto`` and ``sendDocument`` keep the uploaded bytes (``photos``, ``documents``);
+- ``editMessageMedia`` replaces a message's photo and caption, and adds a photo to a text
+  message (Bot API 10.0: "or to add media to text messages"); a photo's text is its caption:
+  ``editMessageText`` on it answers 400 ``there is no text in the message to edit``, as
+  ``editMessageCaption`` on a text message answers ``there is no caption in the message to
+  edit``;
 - ``getFile`` and the file download serve ``files`` (a user's upload, :meth:`add_file`, and
   every document the bot sent), so a bot can read a file a user sends;
 - scripted failures (``fail_next``) simulate 429 ``RetryAfter`` and other errors.
@@ -21,10 +27,35 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from telegram.request import BaseRequest, RequestData
+
+from handlers.telegram.fake_media import (
+    MAX_CAPTION,
+    MAX_TEXT,
+    Call,
+    FakeChat,
+    FakeDocument,
+    FakeMessage,
+    MediaMethods,
+    _ApiError,
+    shown_length,
+)
+
+__all__ = [
+    "BOT_ID",
+    "BOT_INFO",
+    "BOT_USERNAME",
+    "MAX_CAPTION",
+    "MAX_TEXT",
+    "Call",
+    "FakeBotAPI",
+    "FakeChat",
+    "FakeDocument",
+    "FakeMessage",
+    "shown_length",
+]
 
 BOT_ID = 7000000001
 BOT_USERNAME = "sekundant_bot"
@@ -37,56 +68,9 @@ BOT_INFO: dict[str, Any] = {
     "can_read_all_group_messages": False,
     "supports_inline_queries": False,
 }
-MAX_TEXT = 4096
-MAX_CAPTION = 1024
 
 
-@dataclass
-class FakeMessage:
-    """A message as a chat shows it now (edits applied)."""
-
-    message_id: int
-    chat_id: int
-    text: str
-    from_bot: bool = True
-    user_id: int | None = None
-    reply_markup: dict[str, Any] | None = None
-    edits: int = 0
-    document: FakeDocument | None = None
-    photo: bytes | None = None  # a sendPhoto's image; ``text`` is its caption
-    date: int = 0  # Telegram's date (whole seconds), set when the message is first returned
-
-    @property
-    def buttons(self) -> list[dict[str, Any]]:
-        """Every inline button, row by row, flattened (the sandbox numbers them)."""
-        rows = (self.reply_markup or {}).get("inline_keyboard", [])
-        return [b for row in rows for b in row]
-
-
-@dataclass
-class FakeDocument:
-    """A file the bot sent (sendDocument): its name and bytes."""
-
-    file_name: str
-    content: bytes
-    mime_type: str = ""
-
-
-@dataclass
-class FakeChat:
-    id: int
-    type: str  # private | group | supergroup
-    title: str = ""
-    messages: list[FakeMessage] = field(default_factory=list)
-
-
-@dataclass
-class Call:
-    method: str
-    params: dict[str, Any]
-
-
-class FakeBotAPI(BaseRequest):
+class FakeBotAPI(MediaMethods, BaseRequest):
     """The fake Bot API server, as a PTB request object (no sockets)."""
 
     def __init__(self, clock: Callable[[], float] = time.time) -> None:
@@ -143,8 +127,15 @@ class FakeBotAPI(BaseRequest):
             "message_id": m.message_id,
             "date": self._date(m),
             "chat": self.chat_json(m.chat_id),
-            "text": m.text,
         }
+        if m.photo is None:
+            out["text"] = m.text
+        else:  # a photo: its text is its caption
+            out["caption"] = m.text
+            out["photo"] = [
+                {"file_id": f"ph{m.message_id}", "file_unique_id": f"u{m.message_id}",
+                 "width": 1, "height": 1}
+            ]  # fmt: skip
         if m.from_bot:
             out["from"] = {k: BOT_INFO[k] for k in ("id", "is_bot", "first_name", "username")}
         elif m.user_id is not None:
@@ -229,7 +220,14 @@ class FakeBotAPI(BaseRequest):
         if api == "sendPhoto":
             return self._send_photo(p)
         if api == "editMessageText":
+            found = self.message(int(p["chat_id"]), int(p["message_id"]))
+            if found is not None and found.photo is not None:
+                raise _ApiError(400, "Bad Request: there is no text in the message to edit")
             return self._edit(p, text=str(p["text"]))
+        if api == "editMessageCaption":
+            return self._edit_caption(p)
+        if api == "editMessageMedia":
+            return self._edit_media(p)
         if api == "editMessageReplyMarkup":
             return self._edit(p, text=None)
         if api == "answerCallbackQuery":
@@ -313,63 +311,6 @@ class FakeBotAPI(BaseRequest):
         chat.messages.append(m)
         return self.message_json(m)
 
-    def _upload(self, p: dict[str, Any], field: str) -> tuple[int, tuple[Any, bytes, Any]]:
-        """The chat and the (name, bytes, mime) of an upload's ``field`` (multipart, as PTB
-        sends files), checked as Telegram checks a message to that chat."""
-        chat_id = int(p["chat_id"])
-        chat = self.chat(chat_id, "private" if chat_id > 0 else "supergroup")
-        if chat.type == "private" and chat_id not in self.started:
-            raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
-        files = p.get("_files") or {}
-        ref = str(p.get(field, "")).removeprefix("attach://")
-        ref = ref if ref in files else field
-        if ref not in files:
-            raise _ApiError(400, f"Bad Request: there is no {field} in the request")
-        name, content, mime = files[ref][:3]
-        if hasattr(content, "read"):
-            content = content.read()
-        return chat_id, (name, bytes(content), mime)
-
-    def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
-        """A document upload: kept as a message whose text is the caption."""
-        chat_id, (name, content, mime) = self._upload(p, "document")
-        doc = FakeDocument(str(name), content, str(mime or ""))
-        m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
-        m.reply_markup = self._check_markup(p.get("reply_markup"), chat_id)
-        self.chat(chat_id).messages.append(m)
-        out = self.message_json(m)
-        self.files[f"doc{m.message_id}"] = content
-        out["document"] = {
-            "file_id": f"doc{m.message_id}",
-            "file_unique_id": f"u{m.message_id}",
-            "file_name": doc.file_name,
-        }
-        return out
-
-    def _send_photo(self, p: dict[str, Any]) -> dict[str, Any]:
-        """A photo upload: kept as a message whose text is the caption (at most 1024
-        characters, as Telegram's limit) and whose ``photo`` is the image."""
-        caption = str(p.get("caption", ""))
-        if len(caption) > MAX_CAPTION:
-            raise _ApiError(400, "Bad Request: message caption is too long")
-        chat_id, (_, content, _) = self._upload(p, "photo")
-        m = FakeMessage(self.new_message_id(), chat_id, caption, photo=content)
-        self.chat(chat_id).messages.append(m)
-        out = self.message_json(m)
-        out["photo"] = [
-            {"file_id": f"ph{m.message_id}", "file_unique_id": f"u{m.message_id}", "width": 1,
-             "height": 1}
-        ]  # fmt: skip
-        return out
-
-    def photos(self, chat_id: int) -> list[bytes]:
-        """The images sent to ``chat_id``, oldest first."""
-        return [m.photo for m in self.chat(chat_id).messages if m.photo is not None]
-
-    def documents(self, chat_id: int) -> list[FakeDocument]:
-        """The files sent to ``chat_id``, oldest first."""
-        return [m.document for m in self.chat(chat_id).messages if m.document is not None]
-
     def _edit(self, p: dict[str, Any], text: str | None) -> dict[str, Any]:
         chat_id = int(p["chat_id"])
         m = self.message(chat_id, int(p["message_id"]))
@@ -377,17 +318,10 @@ class FakeBotAPI(BaseRequest):
             raise _ApiError(400, "Bad Request: message to edit not found")
         markup = self._check_markup(p.get("reply_markup"), chat_id)
         new_text = m.text if text is None else text
-        if len(new_text) > MAX_TEXT:
+        if shown_length(new_text, p.get("parse_mode")) > MAX_TEXT:
             raise _ApiError(400, "Bad Request: message is too long")
         if new_text == m.text and markup == m.reply_markup:
             raise _ApiError(400, "Bad Request: message is not modified")
         m.text, m.reply_markup = new_text, markup
         m.edits += 1
         return self.message_json(m)
-
-
-class _ApiError(Exception):
-    def __init__(self, code: int, description: str) -> None:
-        super().__init__(description)
-        self.code = code
-        self.description = description

@@ -190,6 +190,18 @@ class Harness:
     def texts(self, chat_id: int) -> list[str]:
         return [m.text for m in self.api.chat(chat_id).messages if m.from_bot]
 
+    def reveals(self, chat_id: int) -> list[str]:
+        """:meth:`texts`, a picture's caption joined with the message after it: a reveal as
+        one text (the story as the picture's caption, the details and the proof after it)."""
+        msgs = [m for m in self.api.chat(chat_id).messages if m.from_bot]
+        out = []
+        for i, m in enumerate(msgs):
+            if i and msgs[i - 1].photo is not None:
+                continue  # joined to the picture before it
+            nxt = msgs[i + 1].text if m.photo is not None and i + 1 < len(msgs) else ""
+            out.append(m.text + ("\n\n" + nxt if nxt else ""))
+        return out
+
     def find_button(self, message: FakeMessage, needle: str) -> int:
         for i, b in enumerate(message.buttons):
             if needle in b["text"]:

@@ -53,7 +53,7 @@ def accepted(match: Match, pid: str, words: str) -> bool:
         return False
     rules = match.rules
     try:
-        raw = get_ui(match.ruleset).parse_typed([words])
+        raw = get_ui(match.ruleset).parse_typed_in(match, [words])
         rules.check_order(loaded_state(match), pid, raw)
     except (Rejection, ValueError, KeyError, TypeError):
         return False
@@ -82,8 +82,12 @@ def order_example(tr: Tr, match: Match, pid: str, *, with_id: bool = False) -> s
     return " ".join(parts)
 
 
-def character_example(match: Match, *, with_id: bool = False) -> str:
-    """A typed ``/character`` line the ruleset accepts (a filled-in sheet in its syntax)."""
+def character_example(match: Match, *, with_id: bool = False, lang: str = "en") -> str:
+    """A typed ``/character`` line the ruleset accepts (a filled-in sheet in its syntax), in
+    the words of ``lang`` when its catalog has them (``character.example.<ruleset>``: the
+    Russian keys and names, accepted as typed)."""
     ui = get_ui(match.ruleset)
-    words = ui.character_words(match)
+    tr = Tr(lang)
+    key = f"character.example.{match.ruleset}"
+    words = tr(key) if lang != "en" and tr.has(key) else ui.character_words(match)
     return " ".join(["/character", *([match.id] if with_id else []), words])

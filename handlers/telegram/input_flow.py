@@ -33,7 +33,7 @@ def next_step(tr: Tr, matches: list[Match], user_id: int) -> str:
             example = hints.order_example(tr, m, seat.pid)
             return tr("input.next.order", turn=m.turn, id=m.id, example=example)
         if m.phase is Phase.LOBBY and seat.character is None:
-            return tr("input.next.lobby", id=m.id, example=hints.character_example(m))
+            return tr("input.next.lobby", id=m.id, example=hints.character_example(m, lang=tr.lang))
     for m in matches:
         seat = m.seat_of_user(user_id)
         if seat is None:

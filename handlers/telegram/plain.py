@@ -59,6 +59,8 @@ def field_name(tr: Tr, field: str) -> str:
     if m:
         kind, index, sub = m.groups()
         n: Any = int(index) + 1 if index.isdigit() else index
+        if kind == "skills" and not index.isdigit():
+            n = Raw(id_list(tr, index) or html.escape(index))  # the skill's shown name
         text = tr(f"input.field.{kind}_n", n=n)
         if sub:
             text += " — " + field_name(tr, sub)
@@ -100,7 +102,51 @@ _PHRASES = {
     "1-20 bytes (a Latin letter is 1, a Cyrillic one 2, an emoji 4), no ':'": "side_name",
     "level, climb, dive, aero, attack, tail, force, break, power": "dragon_words",
     "move, aim, pick": "pistol_words",
+    "integer": "whole_number",
+    # Syntax patterns: placeholders in the reader's words, literal tokens in <code>.
+    "WEAPON TARGET": "weapon_target",
+    "TARGET": "target",
+    "up|down [climb|dive]": "force_choice",
+    "NAME:DAMAGE[:melee][:apN][:SHORT/MEDIUM/LONG]": "dragon_weapon",
+    "NAME:LETHALITY": "plans_weapon",
+    "LEVEL:GROUP[,GROUP] (physical, magical, mental)": "plans_skill",
+    "+GROUP SKILL": "second_skill",
+    "soak:, restore:, guess:": "plan_options",
+    "GROUP/SKILL/ACTION": "guess_syntax",
+    "-- TEXT": "text_syntax",
+    "skill and group": "skill_and_group",
 }
+# Ids of the rulesets' data an expectation may list ("fencer, pyromancer"): by the names the
+# bot shows for them (accepted back when typed: docs/glossary.md).
+_ID_PREFIXES = (
+    "plans.group.",
+    "plans.action.",
+    "plans.skill.",
+    "plans.preset.",
+    "preset.",
+    "dr.preset.",
+    "dr.weapon.",
+    "weapon.",
+    "perk.",
+)
+_ID_LIST = re.compile(r"^[A-Za-z_][\w:+-]*(?:, [A-Za-z_][\w:+-]*)*$")
+
+
+def id_list(tr: Tr, ids: str, prefixes: tuple[str, ...] = _ID_PREFIXES) -> str | None:
+    """A list of ids (``a, b``) in the reader's words: each by the name the bot shows for it
+    (:data:`_ID_PREFIXES`), else as a literal token in ``<code>`` (typed as it is: a clock
+    key, a language code); None when ``ids`` is not such a list."""
+    if not _ID_LIST.match(ids):
+        return None
+    from handlers.telegram.ui.words import bare_name
+
+    shown = []
+    for i in ids.split(", "):
+        key = next((p + i for p in prefixes if tr.has(p + i)), None)
+        shown.append(bare_name(tr(key)) if key else f"<code>{html.escape(i)}</code>")
+    return Raw(", ".join(shown))
+
+
 _PREFIXES = {"9 numbers: ": "nine_numbers"}
 _VALIDATOR = re.compile(
     r"^(Input should|Value error|String should|Field required|Extra inputs|Assertion failed"
@@ -116,11 +162,14 @@ def phrase(tr: Tr, expected: str) -> str:
         return Raw(tr(f"input.exp.{key}"))
     for prefix, key in _PREFIXES.items():
         if expected.startswith(prefix):
-            return Raw(tr(f"input.exp.{key}", items=expected.removeprefix(prefix)))
+            items = expected.removeprefix(prefix).replace(",", ", ")  # attributes, typed back
+            named_items = id_list(tr, items, ("input.field.",)) or items
+            return Raw(tr(f"input.exp.{key}", items=Raw(named_items)))
     if expected.endswith(" or a JSON stat block"):
         presets = expected.removesuffix(" or a JSON stat block")
-        return Raw(tr("input.exp.preset_or_json", presets=presets))
-    return expected.replace("'", "")
+        return Raw(tr("input.exp.preset_or_json", presets=Raw(id_list(tr, presets) or presets)))
+    listed = id_list(tr, expected)
+    return listed if listed is not None else expected.replace("'", "")
 
 
 def expected_text(tr: Tr, field: str, expected: str) -> str:
@@ -167,6 +216,10 @@ _NAMED: dict[tuple[str, str], str] = {
     ("second_group_same", "group"): "plans.group.",
     ("reserve_empty", "group"): "plans.group.",
     ("restore_group_used", "group"): "plans.group.",
+    ("pick_not_allowed", "weapon"): "weapon.",
+    ("attribute_out_of_range", "attribute"): "input.field.",
+    ("attribute_missing", "attribute"): "input.field.",
+    ("unknown_attribute", "expected"): "input.field.",
 }
 
 
@@ -198,10 +251,14 @@ def params(tr: Tr, code: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         elif k == "what":
             key = f"input.what.{v}"
             out[k] = Raw(tr(key)) if tr.has(key) else str(v)
+        elif k == "command" and tr.has(f"input.cmd.{v}"):  # a typed keyword, in the reader's
+            out[k] = tr(f"input.cmd.{v}")
         elif isinstance(v, int | float):
             out[k] = v
+        elif k in _OWN_WORDS:
+            out[k] = id_list(tr, str(v)) or str(v)
         else:
-            out[k] = str(v) if k in _OWN_WORDS else clip(str(v))
+            out[k] = clip(str(v))
     return out
 
 

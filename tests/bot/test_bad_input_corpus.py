@@ -12,6 +12,7 @@ import pytest
 from engine.match import Match
 from handlers.telegram.harness import GROUP_ID, Harness, plain
 from handlers.telegram.i18n import Tr
+from tests.test_glossary import latin_words
 
 # What no reply may contain: field paths, internal names, validator kinds and phrases, reprs.
 DENY = [
@@ -34,6 +35,17 @@ DENY = [
 ]
 DENIED = re.compile("|".join(DENY))
 
+# Names of the cast and of the NPC (shown as typed in every language).
+NAMES = {"alice", "bob", "carol", "wingman"}
+
+
+def english_words(reply: str, typed: str) -> list[str]:
+    """Latin-script words of a Russian reply outside ``<code>`` (docs/glossary.md, "Latin in
+    Russian text"): not the user's own words quoted back, nor a name."""
+    own = {w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z_'-]*", typed)}
+    return [w for w in latin_words(reply) if w.casefold() not in own | NAMES]
+
+
 ORDER_BAD = {
     "pistol": [
         "blah",
@@ -50,6 +62,9 @@ ORDER_BAD = {
         '{"move": 1, "aim": "0:0", "zap": 1}',
         "move 1 aim 0:0 pick 9:9",
         "[1, 2]",
+        "шаг x прицел 0:0",
+        "шаг 1",
+        "прыжок 1 прицел 0:0",
     ],
     "dragons": [
         "blah",
@@ -74,6 +89,12 @@ ORDER_BAD = {
         '{"n": "x"}',
         "{broken",
         "power fire",
+        "атака",
+        "атака когти",
+        "хвост",
+        "принуждение вбок",
+        "по уровню x",
+        "отрыв p2 p3",
     ],
     "plans": [
         "blah",
@@ -89,6 +110,10 @@ ORDER_BAD = {
         "physical fencing +magical -- a long enough text",
         "physical fencing strong guess:?/nothing/? -- a long enough text",
         "-- only text here",
+        "физическая -- достаточно длинный отыгрыш",
+        "физическая фехтование +магическая -- достаточно длинный отыгрыш",
+        "физическая фехтование сильное догадка:x -- достаточно длинный отыгрыш",
+        "физическая фехтование сильное зап:1 -- достаточно длинный отыгрыш",
     ],
 }
 CHARACTER_BAD = {
@@ -100,6 +125,8 @@ CHARACTER_BAD = {
         '{"weapon": 5}',
         "weapon=pistol perks=lucky,lucky",
         "{oops",
+        "оружие=базука",
+        "оружие=винтовка особенности=летучий",
     ],
     "dragons": [
         "blah",
@@ -128,6 +155,9 @@ CHARACTER_BAD = {
         "preset=fencer weapon=saber",
         "fencing=3:physical",
         '{"attributes": 5}',
+        "заготовка=волшебник",
+        "заготовка=фехтовальщик ловкость=x",
+        "заготовка=фехтовальщик мудрость=3",
     ],
 }
 GROUP_BAD = [
@@ -185,11 +215,16 @@ class Corpus:
         before_state = self.match()
         before = len(h.texts(chat))
         h.say(user, chat, text)
-        replies = [plain(t) for t in h.texts(chat)[before:]]
+        raw = h.texts(chat)[before:]
+        replies = [plain(t) for t in raw]
         assert replies, f"no answer to {text!r}"
         for reply in replies:
             found = DENIED.search(reply)
             assert found is None, (text, found.group(0) if found else "", reply)
+        if self.lang == "ru":
+            for reply in raw:
+                english = english_words(reply, text)
+                assert english == [], (text, english, plain(reply))
         after = self.match()
         assert after.sealed == before_state.sealed, text
         assert [s.character for s in after.seats] == [s.character for s in before_state.seats]

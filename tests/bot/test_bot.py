@@ -21,7 +21,7 @@ def test_whole_duel_from_duel_command_to_final_summary(duel: Duel) -> None:
         h.say(duel.bob, duel.b, "/order move -1 aim 0:0")
     finished = h.deps.repo.load("m00001").match
     assert finished.phase is Phase.FINISHED
-    group = h.texts(duel.g)
+    group = h.reveals(duel.g)  # a reveal: the picture's caption and the message after it
     reveals = [t for t in group if "reveal" in t]
     assert reveals, "a reveal per turn"
     # P20: the story in plain words, every die one tap away (a collapsed block)
@@ -81,7 +81,7 @@ def test_gm_force_asks_for_confirmation_then_defaults_missing_orders(duel: Duel)
     assert duel.match().turn == 1
     assert "default" in status.text
     h.press_text(duel.gm, status, "Confirm")
-    reveal = [t for t in h.texts(duel.g) if "reveal" in t][-1]
+    reveal = [t for t in h.reveals(duel.g) if "reveal" in t][-1]
     assert "no order sealed: default" in reveal
 
 

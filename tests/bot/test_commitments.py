@@ -16,11 +16,15 @@ def never_edited_after_the_commitment(h: Any, chat: int, message_id: int, record
     """The message carrying a turn's commitment (its own, or the reveal or start it is
     folded into: issue 24) was sent with it or got it in its last edit (repeated identically
     by a resumed delivery at most)."""
-    edits = [
-        str(c.params["text"])
-        for c in h.api.calls_of("editMessageText")
-        if int(c.params["chat_id"]) == chat and int(c.params["message_id"]) == message_id
-    ]
+    edits = []
+    for c in h.api.calls:  # a text's edits, a caption's, a picture's (editMessageMedia)
+        if c.method not in ("editMessageText", "editMessageCaption", "editMessageMedia"):
+            continue
+        if int(c.params["chat_id"]) != chat or int(c.params["message_id"]) != message_id:
+            continue
+        media = c.params.get("media")
+        media = json.loads(media) if isinstance(media, str) else media or {}
+        edits.append(str(c.params.get("text") or c.params.get("caption") or media.get("caption")))
     carrying = [i for i, text in enumerate(edits) if record.commitment in text]
     if not carrying:
         return not edits

@@ -192,12 +192,12 @@ def test_2v2_battle_buttons_typed_and_npc_orders_over_several_turns(battle: Batt
         assert not m.sealed
         acting = lifecycle.acting(m)
         everyone_orders(battle)
-        group = [t for t in h.texts(battle.g) if "reveal" in t]
+        group = [t for t in h.reveals(battle.g) if "reveal" in t]
         now = battle.match()
         assert len(group) == reveals + 1, (turn, now.sealed, acting, h.texts(333)[-1][:300])
         reveals += 1
     assert reveals >= 2
-    first = next(t for t in h.texts(battle.g) if "reveal" in t)
+    first = next(t for t in h.reveals(battle.g) if "reveal" in t)
     text = plain(first)
     assert "Initiative:" in text and "▶ Alice" in text and "▶ Wingman" in text
     assert "Alice: level; attack Bob with claws" in text
@@ -214,7 +214,7 @@ def test_D36_reveal_has_table_and_sky_chart(battle: Battle) -> None:
     h.say(battle.bob, 222, "/order level +1")
     h.say(battle.gm, 333, "/npcorder n1 climb 1")
     h.say(battle.gm, 333, "/npcorder n2 level 0")
-    reveal = next(t for t in h.texts(battle.g) if "reveal" in t)
+    reveal = next(t for t in h.reveals(battle.g) if "reveal" in t)
     table = reveal.split("<pre>")[1].split("</pre>")[0]
     # Before the proof block and the next turn's commitment (folded in: a quiet group).
     chart = reveal.split("<blockquote expandable>")[-3]
@@ -326,13 +326,14 @@ def test_secrecy_no_order_content_outside_the_sealer_before_reveal(battle: Battl
     battle.start()
     _seal_alice_by_buttons(battle, "climb 1", ("Attack", "breath@Raider 1"))
     h.say(battle.gm, 333, "/npcorder n2 climb 2; attack breath p1")
-    secrets = ["climb 1;", "n2 with breath", "climb 2;", "attack Alice", "attack p1 with"]
+    secrets = ["climb 1;", "Raider 1 with breath", "climb 2;", "attack Alice", "attack p1 with"]
     for uid in (battle.g, 222):
         for t in h.texts(uid):
             assert not any(s in plain(t) for s in secrets), t
     for t in h.texts(333):  # the GM does not see players' orders either
-        assert "climb 1;" not in plain(t) and "n2 with breath" not in plain(t), t
-    assert "climb 1; attack n2 with breath" in plain(h.texts(111)[-1])
+        assert "climb 1;" not in plain(t) and "Raider 1 with breath" not in plain(t), t
+    # The receipt names the target as the bot shows it (issue 24), not by its pid.
+    assert "climb 1; attack Raider 1 with breath" in plain(h.texts(111)[-1])
 
 
 def _consume(h: Harness, pid: str) -> None:
@@ -437,7 +438,7 @@ def test_D34a_a_power_built_by_buttons_gets_its_effect_from_a_reply(battle: Batt
     h.say(battle.alice, 111, "/order level 0")
     h.say(battle.gm, 333, "/npcorder n1 level 0")
     h.say(battle.gm, 333, "/npcorder n2 level 0")
-    reveal = plain(next(t for t in h.texts(battle.g) if "reveal" in t))
+    reveal = plain(next(t for t in h.reveals(battle.g) if "reveal" in t))
     assert "a gale that pushes Alice down" in reveal
 
 

@@ -92,7 +92,7 @@ def test_reveal_publishes_the_seed_and_every_salt(duel: Duel) -> None:
     duel.alice_seals(0, -3, 3)
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
     record = h.deps.repo.history(MID)[1]
-    reveal = next(t for t in h.texts(duel.g) if "Turn 1 — reveal" in t)
+    reveal = next(t for t in h.reveals(duel.g) if "Turn 1 — reveal" in t)
     assert record.seed in reveal and record.commitment in reveal
     for o in record.orders:
         assert o.salt in reveal and o.fingerprint in reveal

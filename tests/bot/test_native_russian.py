@@ -166,3 +166,20 @@ def test_a_dragon_battle_in_russian_has_no_english_game_word_and_is_no_duel(
     rulesets = {tr("ruleset.pistol"), tr("ruleset.plans")}  # the buttons of /duel
     duel = [text for _, text in t.sent() if re.search(r"дуэл", text, re.I) and text not in rulesets]
     assert duel == [], "\n".join(duel)
+
+
+@pytest.mark.parametrize("button", ["пистолет", "планов", "драконов"])
+def test_the_character_example_a_russian_player_sees_is_russian_and_accepted(
+    table: RuTable, button: str
+) -> None:
+    """The picker's typed example is in the reader's words (оружие=винтовка, not
+    weapon=rifle) and sets the character when sent back as shown."""
+    t, h = table, table.h
+    t.open(button)
+    picker = h.last(t.uid(t.alice), with_buttons=True)
+    (example,) = [
+        html.unescape(c) for c in re.findall(r"<code>(/character[^<]*)</code>", picker.text)
+    ]
+    assert not re.search(r"[A-Za-z]{3,}", example.removeprefix("/character")), example
+    h.say(t.alice, t.uid(t.alice), example)
+    assert t.match().seats[0].character, (example, h.texts(t.uid(t.alice))[-1])

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from handlers.telegram.harness import GROUP_ID
+from handlers.telegram.harness import GROUP_ID, plain
 from handlers.telegram.picture_demo import RULESETS, play
 from handlers.telegram.sandbox import Sandbox
-from handlers.telegram.screens import pictures
+from handlers.telegram.screens import pictures, render
 from tests.bench.bench_lambda import WIRED
 from tests.bot.conftest import Duel
 
@@ -25,12 +25,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_every_reveal_comes_with_a_picture_before_its_text(ruleset: str) -> None:
+    """Issue 24: the picture carries the story as its caption when the story fits Telegram's
+    caption limit (else a short caption); the details and the proof follow it."""
     h = play(ruleset)
     group = [m for m in h.api.chat(GROUP_ID).messages if m.from_bot]
     photo = next(i for i, m in enumerate(group) if m.photo is not None)
-    reveal = group[photo + 1]  # the text reveal right after its picture
-    assert "<blockquote expandable>" in reveal.text
-    assert group[photo].text == "Turn 1 at a glance"  # a short caption
+    caption = group[photo].text
+    assert render.shown_length(caption) <= render.MAX_CAPTION
+    if caption != "Turn 1 at a glance":  # the story: who did what, and the turn counter
+        assert "turn 1" in plain(caption) and "🔐" not in caption, caption
+    reveal = group[photo + 1]  # the details and the proof right after the picture
+    assert "<blockquote expandable>" in reveal.text and "🔐" in reveal.text
     png = group[photo].photo
     assert png is not None and len(png) <= pictures.MAX_BYTES
     image = Image.open(io.BytesIO(png))

@@ -137,7 +137,7 @@ def test_typed_sheets_with_bad_values_name_the_field(pd: PlansDuel) -> None:
         "/character fencing=3:physical": "no attribute “dexterity”",
         "/character preset=fencer fencing=x:physical": "skill fencing",
         "/character preset=fencer fencing=3:cosmic": "LEVEL:GROUP",
-        "/character preset=wizard": "fencer, pyromancer",
+        "/character preset=wizard": "Fencer, Pyromancer",
         "/character attrs=1,2,3": "9 numbers",
     }
     before = pd.match().seat("p2").character
@@ -214,7 +214,7 @@ def test_whole_duel_with_buttons_replies_and_typed_plans(pd: PlansDuel) -> None:
         pd.bob_types(turn)
     finished = h.deps.repo.load("m00001").match
     assert finished.phase is Phase.FINISHED
-    group = h.texts(pd.g)
+    group = h.reveals(pd.g)
     reveals = [t for t in group if "вскрытие" in t.lower() or "reveal" in t.lower()]
     assert reveals
     first = reveals[0]

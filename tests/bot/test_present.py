@@ -47,7 +47,7 @@ def test_pistol_reveals_are_short_stories_with_the_dice_collapsed() -> None:
                 break
             duel.alice_seals((seed + turn) % 5 - 2, (turn % 3) - 1, 1 - seed % 3)
             h.say(duel.bob, duel.b, f"/order move {(seed * 2 + turn) % 5 - 2} aim {seed % 3 - 1}:0")
-        for text in _reveals(h.texts(duel.g)):
+        for text in _reveals(h.reveals(duel.g)):
             seen += 1
             shown = visible(text)
             assert len(shown) <= PISTOL_MAX, shown
@@ -67,7 +67,7 @@ def test_dragons_four_dragon_reveals_stay_under_1500_characters() -> None:
         if battle.match().phase is not Phase.RUNNING:
             break
         everyone_orders(battle)
-    reveals = _reveals(h.texts(battle.g))
+    reveals = _reveals(h.reveals(battle.g))
     assert len(reveals) >= 2
     for text in reveals:
         shown = visible(text)
@@ -104,7 +104,7 @@ def test_plans_reveal_names_no_rules_and_keeps_the_texts_visible() -> None:
     pd.reply(pd.alice, confirm, "a low lunge")
     pd.seal_shown(pd.alice)
     pd.bob_types(1)
-    (reveal,) = _reveals(h.texts(pd.g))
+    (reveal,) = _reveals(h.reveals(pd.g))
     shown = visible(reveal)
     assert "a low lunge" in shown and "🔮" in shown  # plans, texts and guesses: the story
     assert not RULE_ID.search(shown), shown

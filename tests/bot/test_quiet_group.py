@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from handlers.telegram.fake_api import MAX_CAPTION, shown_length
 from handlers.telegram.harness import Harness, plain
 from infra.beacon import LocalBeacon
 from tests.bot.conftest import Duel
@@ -79,6 +80,11 @@ def check_group(h: Harness, group: int) -> None:
         assert never_edited_after_the_commitment(h, group, record.commitment_message, record)
     for text in h.texts(group):
         assert '{"' not in plain(text) and "local-test" not in text  # proofs in words
+    photos = [m for m in h.api.chat(group).messages if m.photo is not None]
+    assert len(photos) >= len(history) - 1  # a picture for every resolved turn…
+    for m in photos:  # …whose caption is the turn's story (it fits: a caption, issue 24)
+        assert "reveal" in plain(m.text) and "🔐" not in m.text, m.text
+        assert shown_length(m.text) <= MAX_CAPTION
 
 
 def test_pistol_five_turns(harness: Harness) -> None:

@@ -64,7 +64,7 @@ def _builder_orders(match: Match, pid: str) -> Iterator[dict]:  # type: ignore[t
 def _suggestions(match: Match, pid: str) -> Iterator[tuple[str, dict]]:  # type: ignore[type-arg]
     ui = get_ui("dragons")
     words = order_words(Tr("en"), match, pid)  # the typed example the bot shows
-    yield f"example {words}", ui.parse_typed([words])
+    yield f"example {words}", ui.parse_typed_in(match, [words])  # names as shown
     nearest = ui.nearest_order(match, pid)  # type: ignore[attr-defined]
     if nearest is not None:
         yield "nearest", nearest

@@ -4,6 +4,8 @@ translated names of weapons and skills (one alias table per ruleset:
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -84,3 +86,47 @@ def pd_start() -> Iterator[PlansDuel]:
     pd.start()
     yield pd
     h.close()
+
+
+def test_dragon_targets_are_typed_by_the_names_the_bot_shows() -> None:
+    """Issue 24: a target is typed by the rider's or the dragon's shown name (any case, in
+    either language's order words), not only p2; the examples the bot shows use those names
+    and are accepted back."""
+    h = Harness()
+    try:
+        battle = Battle(h)
+        battle.start()
+        h.say(battle.alice, 111, "/order по уровню 0; атака когти bOB")
+        assert "p1" in battle.match().sealed
+        order = usecases.my_orders(h.deps, "m00001", 111)[0].order
+        assert order["actions"] == [{"type": "attack", "weapon": "claws", "target": "p2"}]
+        example = next(
+            c
+            for m in reversed(h.api.chat(222).messages)
+            for c in re.findall(r"<code>(/order [^<]*)</code>", m.text)
+        )
+        assert "attack" in example and not re.search(r"\b[pn]\d\b", example), example
+        h.say(battle.bob, 222, html.unescape(example))
+        assert "p2" in battle.match().sealed or battle.match().turn == 2, example
+    finally:
+        h.close()
+
+
+def test_an_npc_target_is_typed_by_its_name_by_the_gm() -> None:
+    h = Harness()
+    try:
+        battle = Battle(h)
+        battle.start()
+        names = {s.pid: s.name for s in battle.match().seats}
+        assert names["n1"] == "Wingman"
+        order = get_ui("dragons").parse_typed_in(battle.match(), ["tail WINGMAN; break wingman"])
+        assert order["actions"] == [
+            {"type": "tail", "target": "n1"},
+            {"type": "break", "target": "n1"},
+        ]
+        h.say(battle.gm, 333, "/npcorder n1 level 0; tail BOB")  # the GM's NPC, by name too
+        assert "n1" in battle.match().sealed
+        (sealed,) = [o for o in usecases.my_orders(h.deps, "m00001", 333) if o.pid == "n1"]
+        assert sealed.order["actions"] == [{"type": "tail", "target": "p2"}]
+    finally:
+        h.close()

@@ -25,7 +25,7 @@ from engine.rulesets.dragons.orders import Action, DragonOrder
 from engine.rulesets.dragons.ruleset import RULESET, DragonsRuleset
 from engine.rulesets.dragons.sheet import CharacterSpec, build_stats, presets
 from engine.rulesets.dragons.state import Dragon, DragonsState
-from engine.rulesets.dragons.typed import parse_typed
+from engine.rulesets.dragons.typed import parse_typed, typed_command
 from engine.rulesets.dragons.view import sky_chart
 
 __all__ = [
@@ -50,4 +50,5 @@ __all__ = [
     "parse_typed",
     "presets",
     "sky_chart",
+    "typed_command",
 ]

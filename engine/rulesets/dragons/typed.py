@@ -26,6 +26,11 @@ _FORCE_WORDS: dict[str, str] = {
 }  # fmt: skip
 
 
+def typed_command(word: str) -> str | None:
+    """The command a typed keyword stands for (``атака`` -> ``attack``), or None."""
+    return _WORDS.get(word.lower())
+
+
 def parse_typed(text: str) -> dict[str, Any]:
     """Parse the typed order syntax into an order dict (shape checked later by
     :meth:`DragonsRuleset.parse_order`), e.g. ``/order level +2; attack breath n1; tail p3``.

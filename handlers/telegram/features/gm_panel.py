@@ -22,7 +22,6 @@ from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared import campaign, farewell
-from handlers.telegram.shared.clock_notices import deadline_text
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -33,7 +32,7 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.page_button import proof_link
-from handlers.telegram.shared.reveal_post import final_screen, story_text
+from handlers.telegram.shared.reveal_post import edit_buttons, edit_final
 from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.summary import summary_screen
 from handlers.telegram.shared.turns import (
@@ -186,10 +185,11 @@ async def btn_summary_undo(
     if match.phase is not Phase.FINISHED or match.turn != cb.turn:
         raise Alert(tr("err.stale"))
     gtr = Tr(match.lang)
-    summary = summary_screen(gtr, match, proof_link(context, match))
-    story = _final_story(context, match)
-    if cb.kind == "gsb":  # back: the final message as it was
-        await edit(context, msg.chat.id, msg.message_id, final_screen(story, summary))
+    # The final message (the last turn's reveal, a picture's caption perhaps) keeps its text
+    # until the undo is confirmed: only its buttons change, and the question pops up.
+    if cb.kind == "gsb":  # back: the summary's buttons again
+        rows = summary_screen(gtr, match, proof_link(context, match)).rows
+        await edit_buttons(context, msg, rows)
         return None
     if cb.kind == "gsu":
         rows = [
@@ -198,26 +198,16 @@ async def btn_summary_undo(
                 Button(gtr("btn.back"), Callback("gsb", match.id, match.turn)),
             ]
         ]
-        text = final_screen(story, summary).text
-        text += "\n\n" + gtr("gm.undo_confirm", turn=match.turn - 1)
-        await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
-        return None
+        await edit_buttons(context, msg, rows)
+        raise Alert(tr("gm.undo_confirm", turn=match.turn - 1))
     notes = _undo_notes(context, match)
     after, undone = usecases.undo(svc.deps, match.id, user.id, turn=match.turn, notes=notes)
     # The result no longer stands: the final message (the last turn's reveal, which the
     # summary ended) must not name a winner while play goes on, nor tell an undone turn.
     withdrawn = gtr("traps.final.undone", turn=undone.turn)
-    await edit(context, msg.chat.id, msg.message_id, Screen(withdrawn))
+    await edit_final(context, msg, Screen(withdrawn))
     await _after_undo(context, after, undone)
     return None
-
-
-def _final_story(context: Ctx, match: Match) -> str:
-    """The final turn's reveal text as the group got it (``shared.reveal_post``), the
-    deadline's word heading it when the deadline resolved that turn."""
-    record = context.svc.deps.repo.history(match.id)[-1]
-    preface = deadline_text(match, record) if record.reason == "deadline" else ""
-    return story_text(Tr(match.lang), match, record, preface)
 
 
 def _undo_notes(context: Ctx, match: Match) -> list[dict[str, Any]]:

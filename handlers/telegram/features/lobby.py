@@ -133,7 +133,7 @@ def character_screen(
     text = tr(
         "character.pick",
         title=Raw(render.match_title(tr, match)),
-        example=Raw(esc(hints.character_example(match))),
+        example=Raw(esc(hints.character_example(match, lang=tr.lang))),
     )
     return Screen(text, rows)
 
@@ -170,7 +170,9 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     tr = context.tr(user)
     match, candidates, words = _pick_match(svc, user.id, list(context.args or []), Phase.LOBBY)
     if match is None:
-        example = hints.character_example(candidates[0], with_id=True) if candidates else ""
+        example = (
+            hints.character_example(candidates[0], with_id=True, lang=tr.lang) if candidates else ""
+        )
         await _choose(context, tr, user.id, candidates, user.id, example)
         return
     pid = _own_seat(match, user.id)
@@ -181,7 +183,7 @@ async def cmd_character(update: Update, context: Ctx) -> None:
         await stale.remember_picker(context, match, picker)
         return
     lobby = match
-    with plain.with_example(lambda: hints.character_example(lobby)):
+    with plain.with_example(lambda: hints.character_example(lobby, lang=tr.lang)):
         sheet = get_ui(match.ruleset).parse_character(words)
         match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
     label = get_ui(match.ruleset).character_label(tr, sheet)

@@ -215,7 +215,7 @@ async def cmd_npcorder(update: Update, context: Ctx) -> None:
         if match.seat(pid) not in match.controlled_by(user.id) or pid != words[0]:
             raise Rejection("not_your_seat")
         refuse_if_before_turn(update, match)
-        order = get_ui(match.ruleset).parse_typed(words[1:])
+        order = get_ui(match.ruleset).parse_typed_in(match, words[1:])
         await _seal(context, tr, match, pid, user.id, order, message=None)
 
 

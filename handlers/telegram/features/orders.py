@@ -52,7 +52,7 @@ async def cmd_order(update: Update, context: Ctx) -> None:
         return
     refuse_if_before_turn(update, match)
     with plain.with_example(lambda: hints.order_example(tr, match, pid)):
-        order = get_ui(match.ruleset).parse_typed(words)
+        order = get_ui(match.ruleset).parse_typed_in(match, words)
         await _seal(context, tr, match, pid, user.id, order, message=None)
 
 

@@ -47,7 +47,7 @@ def receipt_screen(
             key,
             turn=Raw(turn_label(tr, match, order.turn)),
             id=match.id,
-            order=Raw(ui.order_text(tr, order.order)),
+            order=Raw(ui.reveal_order_text(tr, order.order, names_of(match))),  # targets by name
             fp=short_fp(order.fingerprint),
         ),
     ]
@@ -96,7 +96,7 @@ def reveal_proof(tr: Tr, match: Match, record: TurnRecord) -> str:
         lines.append(tr("fair.proof_seed_only", round=record.beacon_round))
     for o in sorted(record.orders, key=lambda o: o.seq):
         name = Raw(names.get(o.pid, esc(o.pid)))
-        order = Raw(ui.order_text(tr, o.order))  # the order in words, never JSON
+        order = Raw(ui.reveal_order_text(tr, o.order, names))  # in words, targets by name
         if o.default:
             lines.append(tr("proof.default", name=name, order=order))
         else:

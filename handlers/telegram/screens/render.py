@@ -6,6 +6,8 @@ Pure functions from a match to a :class:`~handlers.telegram.ui.Screen`; the per-
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Mapping, Sequence
 
 from engine import match as lifecycle
@@ -17,6 +19,14 @@ from handlers.telegram.screens.labels import turn_label as turn_label  # noqa: P
 from handlers.telegram.ui import Button, Screen, esc, get_ui, names_of
 
 MAX_TEXT = 4096
+MAX_CAPTION = 1024  # a photo's caption (docs/bot.md: the picture and the story in one message)
+
+
+def shown_length(text: str) -> int:
+    """The length of ``text`` (HTML) as Telegram checks it against its limits: after the
+    entities are parsed (tags dropped, ``&lt;`` one character), in UTF-16 code units."""
+    shown = html.unescape(re.sub(r"<[^>]+>", "", text))
+    return len(shown.encode("utf-16-le")) // 2
 
 
 def lobby_screen(tr: Tr, match: Match, join_url: str) -> Screen:

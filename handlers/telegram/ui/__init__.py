@@ -200,6 +200,11 @@ class RulesetUI:
         """A typed order (the words after ``/order``): JSON or ``key value`` pairs."""
         return parse_words(words, what="order")
 
+    def parse_typed_in(self, match: Match, words: Sequence[str]) -> dict[str, Any]:
+        """:meth:`parse_typed` for ``match``: rulesets whose orders name participants accept
+        the names the bot shows for them (not only p1, n1)."""
+        return self.parse_typed(words)
+
     def typed_example(self) -> str:
         return "key value"
 

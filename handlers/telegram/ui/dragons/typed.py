@@ -48,6 +48,38 @@ def canonical_order(text: str) -> str:
     return "; ".join(c for c in commands if c)
 
 
+_TARGETED = {"attack": 2, "tail": 1, "break": 1}  # the words before a command's target
+
+
+def shown_targets(match: Match) -> dict[str, str]:
+    """Every name the bot shows for a participant (its seat's - the rider's or the NPC
+    dragon's - and its dragon's own name), case-folded, to its pid; a name two participants
+    share names neither."""
+    seen: dict[str, set[str]] = {}
+    for seat in match.seats:
+        names = {seat.name, str((seat.character or {}).get("name") or "")}
+        for name in names:
+            key = " ".join(name.split()).casefold()
+            if key and key != seat.pid:
+                seen.setdefault(key, set()).add(seat.pid)
+    return {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+
+def targets_by_name(text: str, names: Mapping[str, str]) -> str:
+    """``text`` (an order, its keywords canonical) with each target typed by a shown name
+    replaced by its pid; everything else as typed."""
+    parts = []
+    for part in text.split(";"):
+        words = part.split()
+        skip = _TARGETED.get(dr.typed_command(words[0]) or "") if words else None
+        if skip is not None and len(words) > skip:
+            typed = " ".join(words[skip:]).rstrip(".,!").casefold()
+            if typed in names:
+                words = [*words[:skip], names[typed]]
+        parts.append(" ".join(words))
+    return "; ".join(parts)
+
+
 def _typed_words(tr: Tr) -> dict[str, str]:
     """The order keywords a reader of ``tr`` is shown (Russian or English; both parse)."""
     if tr.lang == "ru":
@@ -91,11 +123,19 @@ class DragonsTyped(DragonsSheet):
             name = str(weapon_name(tr, weapon)).lower()
             return name if WEAPONS.get(name) == weapon else weapon
 
+        shown = shown_targets(match)
+
+        def named(foe: str) -> str:  # the foe as the player sees it, when that name is typable
+            name = next((s.name for s in match.seats if s.pid == foe), foe)
+            key = " ".join(name.split()).casefold()
+            return name if shown.get(key) == foe and ";" not in name else foe
+
         for move, n in moves[:6]:
             for w in weapons:
                 for foe in foes:
                     if dr.attack_check(st, pid, w.name, foe.pid, (move, n)).possible:
-                        yield f"{_move_words(words, move, n)}; {attack} {typed(w.name)} {foe.pid}"
+                        order = f"{attack} {typed(w.name)} {named(foe.pid)}"
+                        yield f"{_move_words(words, move, n)}; {order}"
         yield from (_move_words(words, m, n) for m, n in moves)
 
     def parse_typed(self, words: Sequence[str]) -> dict[str, Any]:
@@ -105,6 +145,14 @@ class DragonsTyped(DragonsSheet):
         if not text:
             raise Rejection("typed_empty", what="order")
         return dr.parse_typed(canonical_order(text))
+
+    def parse_typed_in(self, match: Match, words: Sequence[str]) -> dict[str, Any]:
+        """A target typed by the name the bot shows (the rider's or the dragon's, any case,
+        several words too) stands for its pid: ``атака когти Wingman`` = ``атака когти n1``."""
+        text = " ".join(words).strip()
+        if text.startswith("{") or not text:
+            return self.parse_typed(words)
+        return self.parse_typed([targets_by_name(canonical_order(text), shown_targets(match))])
 
     @staticmethod
     def _foes(st: DragonsState, pid: str) -> list[dr.Dragon]:

@@ -198,13 +198,20 @@ def _retry(step: Callable[[], T]) -> T:
     raise TryAgainError
 
 
-def _update(deps: Deps, match_id: str, change: Callable[[Loaded], Match]) -> Match:
-    """Load, apply a pure change, save conditionally; retried on conflicts."""
+def _update(
+    deps: Deps,
+    match_id: str,
+    change: Callable[[Loaded], Match],
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> Match:
+    """Load, apply a pure change, save conditionally with what it owes (``notes``: see
+    :func:`_notes`); retried on conflicts."""
 
     def step() -> Match:
         loaded = deps.repo.load(match_id)
         new = change(loaded)
-        return deps.repo.save(new, expected_version=loaded.match.version)
+        owe = _notes(loaded.match, deps.clock(), notes) if notes else ()
+        return deps.repo.save(new, expected_version=loaded.match.version, owe=owe)
 
     return _retry(step)
 
@@ -242,8 +249,16 @@ def create_match(
     return deps.repo.create(match)
 
 
-def join(deps: Deps, match_id: str, user_id: int, name: str) -> Match:
-    return _update(deps, match_id, lambda ld: lifecycle.join(ld.match, user_id, name))
+def join(
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    name: str,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> Match:
+    """Join the lobby; ``notes``: what the join owes (the player's answer, the lobby)."""
+    return _update(deps, match_id, lambda ld: lifecycle.join(ld.match, user_id, name), notes)
 
 
 def leave(deps: Deps, match_id: str, user_id: int) -> Match:
@@ -263,10 +278,19 @@ def set_language(deps: Deps, match_id: str, user_id: int, lang: str) -> Match:
 
 
 def set_character(
-    deps: Deps, match_id: str, user_id: int, pid: str, character: Mapping[str, Any]
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    pid: str,
+    character: Mapping[str, Any],
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> Match:
     return _update(
-        deps, match_id, lambda ld: lifecycle.set_character(ld.match, user_id, pid, character)
+        deps,
+        match_id,
+        lambda ld: lifecycle.set_character(ld.match, user_id, pid, character),
+        notes,
     )
 
 
@@ -302,7 +326,16 @@ def commitment_posted(
 
 def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
     """Remember edge data (message ids) on the match."""
-    return _update(deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}))
+    return update_ui_owing(deps, match_id, values, ())
+
+
+def update_ui_owing(
+    deps: Deps, match_id: str, values: Mapping[str, Any], notes: Sequence[Mapping[str, Any]]
+) -> Match:
+    """:func:`update_ui` with what it owes (``notes``: :func:`_notes`) in the same write."""
+    return _update(
+        deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}), notes
+    )
 
 
 def add_turn_ui(deps: Deps, match_id: str, key: str, turn: int, items: list[Any]) -> Match:
@@ -777,10 +810,20 @@ SweepResult = Resolution | Reminder | Resumed | Parked | BeaconLate
 
 def _notes(before: Match, now: float, notes: Sequence[Mapping[str, Any]]) -> list[Owed]:
     """A GM action's announcements, owed in the action's own write (the outbox, issue 28):
-    edge data only (what to say, to whom: ``chat``, default the group), rendered when sent."""
+    edge data only (what to say, to whom: ``chat``, default the group), rendered when sent;
+    owed as ``kind`` (default ``note``)."""
     key = f"note:{before.version + 1}"
     return [
-        _owed(before, "note", before.turn, now, 1 + i, chat_id=n.get("chat"), key=f"{key}:{i}", **n)
+        _owed(
+            before,
+            str(n.get("kind", "note")),
+            before.turn,
+            now,
+            1 + i,
+            chat_id=n.get("chat"),
+            key=f"{key}:{i}",
+            **{k: v for k, v in n.items() if k != "kind"},
+        )
         for i, n in enumerate(notes)
     ]
 
@@ -870,8 +913,17 @@ def extend(
     return _gm_step(deps, match_id, lambda m, now: gm.extend(m, user_id, now, seconds), notes)
 
 
-def configure_clock(deps: Deps, match_id: str, user_id: int, **options: Any) -> Match:
-    return _gm_step(deps, match_id, lambda m, now: gm.configure_clock(m, user_id, now, **options))
+def configure_clock(
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
+    **options: Any,
+) -> Match:
+    return _gm_step(
+        deps, match_id, lambda m, now: gm.configure_clock(m, user_id, now, **options), notes
+    )
 
 
 def undo(

@@ -22,8 +22,9 @@ result (member)     ``USER#<user id>``     ``RESULT#<chat>#<match>``   -
 ==================  =====================  ==========================  =========================
 
 ``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
-current turn's orders, never the history); ``save`` is ONE TransactWriteItems whose match Put
-is conditional on the loaded version, so concurrent writers cannot both win. No code path
+current turn's orders, never the history); ``save`` is ONE write whose match Put is
+conditional on the loaded version, so concurrent writers cannot both win: a TransactWriteItems
+when other items go with it, else a PutItem (half the write units). No code path
 scans the table. The client is the low-level ``boto3.client("dynamodb")`` (typed values), so
 the endpoint comes from the standard SDK configuration (``AWS_ENDPOINT_URL_DYNAMODB``).
 """
@@ -414,25 +415,46 @@ class DynamoRepository:
                 put(self._put_member(uid, match)["Put"]["Item"])
             for uid in before - users:
                 delete(self._member_key(uid, match.id))
+        if ops:
+            self._transact(match.id, [head, *ops.values()])
+        else:
+            self._put_alone(match.id, head["Put"])
+        self._remember(match.id, version, users)
+        for _, sk in ops:
+            if sk.startswith(CONF_SK) and len(self._configs) < 4096:
+                self._configs.add((match.id, sk.removeprefix(CONF_SK)))
+        return codec.match_from_doc(doc)
+
+    def _transact(self, match_id: str, items: list[dict[str, Any]]) -> None:
+        """The match item's conditional write (first) with the items that go with it, all or
+        nothing."""
         try:
-            self.client.transact_write_items(TransactItems=[head, *ops.values()])
+            self.client.transact_write_items(TransactItems=items)
         except ClientError as exc:
             codes = cancel_codes(exc)
             if not codes:
                 raise
             if codes[0] == "ConditionalCheckFailed":
                 reasons = exc.response.get("CancellationReasons") or [{}]
-                if "Item" not in reasons[0] and not self._exists(match.id):
-                    raise NotFoundError(match.id) from None
-                raise ConflictError(match.id) from None
+                if "Item" not in reasons[0] and not self._exists(match_id):
+                    raise NotFoundError(match_id) from None
+                raise ConflictError(match_id) from None
             if "TransactionConflict" in codes:  # another transaction on these items
-                raise ConflictError(match.id) from None
+                raise ConflictError(match_id) from None
             raise
-        self._remember(match.id, version, users)
-        for _, sk in ops:
-            if sk.startswith(CONF_SK) and len(self._configs) < 4096:
-                self._configs.add((match.id, sk.removeprefix(CONF_SK)))
-        return codec.match_from_doc(doc)
+
+    def _put_alone(self, match_id: str, put: dict[str, Any]) -> None:
+        """The match item's conditional write when nothing goes with it (the status pointer,
+        remembered messages, the commitment's id): one PutItem, atomic on its own, at half a
+        transaction's write units (docs/deploy.md, "Cost per 1,000 turns")."""
+        try:
+            self.client.put_item(**put)
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                raise
+            if "Item" not in exc.response and not self._exists(match_id):
+                raise NotFoundError(match_id) from None
+            raise ConflictError(match_id) from None
 
     def _exists(self, match_id: str) -> bool:
         """Whether the match item exists (only asked after a failed condition that did not

@@ -222,6 +222,7 @@ SENDERS: Mapping[str, outbox.Sender] = MappingProxyType(
         "beacon_late": owed.send_beacon_late,
         "lock": owed.send_lock,
         "note": owed.send_note,
+        "joined": lobby.send_joined,
     }
 )
 

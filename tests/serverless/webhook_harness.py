@@ -100,18 +100,20 @@ class WebhookHarness(Harness):
 
 
 def race_loads(runtimes: Sequence[Runtime]) -> None:
-    """Hold the first repository load of each runtime (per thread) until every runtime has
-    made one: all loads happen before any save, so the writers truly race."""
-    barrier = threading.Barrier(len(runtimes), timeout=10)
+    """Hold the first repository load of each runtime (in whichever thread it runs) until
+    every runtime has made one: all loads happen before any save, so the writers truly race.
+    Only that first load waits: a runtime's later loads (its outbox, in another thread) go
+    straight through, so nothing waits for a partner that never comes (the barrier's time-out
+    used to decide which runtime delivered what)."""
+    barrier = threading.Barrier(len(runtimes), timeout=30)
     for rt in runtimes:
         repo: Any = rt.deps.repo
         real_load = repo.load
-        armed = threading.local()
+        first = threading.Lock()  # held by nobody: taken once, by the runtime's first load
 
-        def load(mid: str, real_load: Any = real_load, armed: Any = armed) -> Any:
+        def load(mid: str, real_load: Any = real_load, first: Any = first) -> Any:
             loaded = real_load(mid)
-            if not getattr(armed, "done", False):
-                armed.done = True
+            if first.acquire(blocking=False):  # never released: only the first load waits
                 barrier.wait()
             return loaded
 

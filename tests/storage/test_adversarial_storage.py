@@ -4,6 +4,7 @@ store path that points at something that is not (or not yet) a Sekundant store."
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from engine import usecases
-from engine.errors import ConflictError
+from engine.errors import ConflictError, NotFoundError
 from infra.dynamodb import DynamoRepository
 from infra.settings import Settings
 from infra.sqlite import LAYOUT_VERSION, SqliteRepository, StoreOpenError
@@ -80,14 +81,58 @@ def test_a_throttled_create_is_not_reported_as_an_existing_match(
 def test_a_throttled_save_writes_nothing_and_is_not_a_conflict(
     dynamo_repo: DynamoRepository,
 ) -> None:
+    """A save with what goes with it (here a withdrawn order) is a transaction."""
     deps = make_deps(dynamo_repo)
     match = started(deps)
     real = dynamo_repo.client
     dynamo_repo.client = CancelWrites(real, "None", "ThrottlingError")
-    with pytest.raises(ClientError):
-        dynamo_repo.save(match, expected_version=match.version)
+    with pytest.raises(ClientError):  # not ConflictError (not a ClientError)
+        dynamo_repo.save(match, expected_version=match.version, withdraw="p1")
     dynamo_repo.client = real
     assert dynamo_repo.load(match.id).match == match
+
+
+class ThrottlePuts:
+    """The repository's client, but every ``put_item`` is throttled."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def put_item(self, **kwargs: Any) -> Any:
+        error = {"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}}
+        raise ClientError(error, "PutItem")  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_match_saved_alone_is_one_conditional_put(dynamo_repo: DynamoRepository) -> None:
+    """A save of the match item alone (nothing goes with it) is one PutItem, not a
+    transaction (half the write units); it keeps the conditions: a stale version is a
+    conflict, a missing match is not found, a throttled one writes nothing and is neither."""
+    deps = make_deps(dynamo_repo)
+    match = started(deps)
+    real = dynamo_repo.client
+    calls: list[str] = []
+
+    class Spy:
+        def __getattr__(self, name: str) -> Any:
+            calls.append(name)
+            return getattr(real, name)
+
+    dynamo_repo.client = Spy()
+    saved = dynamo_repo.save(replace(match, ui={"status": 7}), expected_version=match.version)
+    assert "put_item" in calls and "transact_write_items" not in calls
+    assert saved.version == match.version + 1
+    with pytest.raises(ConflictError):
+        dynamo_repo.save(replace(match, ui={"status": 8}), expected_version=match.version)
+    with pytest.raises(NotFoundError):
+        dynamo_repo.save(replace(match, id="nope"), expected_version=1)
+    dynamo_repo.client = ThrottlePuts(real)
+    with pytest.raises(ClientError):  # neither ConflictError nor NotFoundError
+        dynamo_repo.save(replace(match, ui={"status": 9}), expected_version=saved.version)
+    dynamo_repo.client = real
+    assert dynamo_repo.load(match.id).match.ui == {"status": 7}
 
 
 # --------------------------------------------------------------------------- SQLite

@@ -43,15 +43,20 @@ def test_no_repository_method_calls_scan(
     assert not [c for c in dynamo_spy.calls if "scan" in c.lower()]
 
 
-def test_load_is_one_query_and_save_one_transaction(
+def test_load_is_one_query_and_save_one_write(
     dynamo_repo: DynamoRepository, dynamo_spy: ClientSpy
 ) -> None:
+    """A save is one request: a PutItem for the match item alone, a transaction when other
+    items go with it."""
     m = started(make_deps(dynamo_repo))
     dynamo_spy.calls.clear()
     loaded = dynamo_repo.load(m.id)
     assert dynamo_spy.calls == ["query"]
     dynamo_spy.calls.clear()
-    dynamo_repo.save(loaded.match, expected_version=loaded.match.version)
+    saved = dynamo_repo.save(loaded.match, expected_version=loaded.match.version)
+    assert dynamo_spy.calls == ["put_item"]
+    dynamo_spy.calls.clear()
+    dynamo_repo.save(saved, expected_version=saved.version, withdraw="p1")
     assert dynamo_spy.calls == ["transact_write_items"]
 
 

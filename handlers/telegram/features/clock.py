@@ -29,9 +29,10 @@ from handlers.telegram.shared import outbox
 from handlers.telegram.shared.clock_notices import announce_parked
 from handlers.telegram.shared.context import SERVICES, Ctx, SekundantContext, Services
 from handlers.telegram.shared.guards import command, gm_lobby, group_match, sender
+from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import send
-from handlers.telegram.shared.turns import refresh_lobby
+from handlers.telegram.shared.turns import note, refresh_lobby
 from handlers.telegram.ui import Screen
 
 log = logging.getLogger("sekundant.clock")
@@ -72,10 +73,14 @@ async def cmd_clock(update: Update, context: Ctx) -> None:
 
         with plain.with_example(lambda: "/clock turn=90m reminder=30m"):
             options = clock_text.parse_clock_args(words)
-            match = usecases.configure_clock(svc.deps, match.id, user.id, **options)
-        await refresh_lobby(context, match)
-        if match.phase is Phase.RUNNING:
-            await send(context, chat.id, Screen(tr("clock.changed_running")))
+            # What the change says is owed with it (the outbox, issue 28).
+            notes = [show("lobby")]
+            if match.phase is Phase.RUNNING:
+                notes.append(note("clock.changed_running"))
+            notes.append(show("clock"))
+            match = usecases.configure_clock(svc.deps, match.id, user.id, notes=notes, **options)
+        await outbox.deliver(context, match.id)
+        return
     await send(context, chat.id, Screen(clock_text.settings_text(tr, match)))
 
 

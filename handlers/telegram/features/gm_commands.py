@@ -13,12 +13,10 @@ from telegram.ext import (
     ApplicationHandlerStop,
 )
 
-from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.screens import render
 from handlers.telegram.shared import farewell
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import _name
@@ -29,15 +27,15 @@ from handlers.telegram.shared.guards import (
     sender,
     user_of,
 )
-from handlers.telegram.shared.send import deep_link, send
+from handlers.telegram.shared.notes import show
+from handlers.telegram.shared.send import send
 from handlers.telegram.shared.turns import (
     announce,
     gm_changed,
     note,
-    refresh_lobby,
     refresh_status,
 )
-from handlers.telegram.ui import Button, Screen, esc
+from handlers.telegram.ui import Screen, esc
 
 log = logging.getLogger("sekundant.bot")
 
@@ -126,18 +124,10 @@ async def cmd_replace(update: Update, context: Ctx) -> None:
     # "from": the seat's holder now. The offer is for their seat: if it changes hands first
     # (they leave the lobby and a newcomer gets the same pid), the offer is void.
     offers[pid] = {"to": target[0] if target else 0, "by": user.id, "from": seat.user_id}
-    match = usecases.update_ui(svc.deps, match.id, offers=offers)
-    tr = Tr(match.lang)
-    who = target[1] if target else tr("gm.anyone")
-    url = deep_link(context, f"claim_{match.id}_{pid}")
-    await send(
-        context,
-        chat.id,
-        Screen(
-            tr("gm.replace_offer", name=seat.name, who=who),
-            [[Button(tr("gm.btn_claim"), url=url)]],
-        ),
-    )
+    who = target[1] if target else Tr(match.lang)("gm.anyone")
+    offer = show("offer", chat=chat.id, pid=pid, who=who)  # owed with it (the outbox)
+    match = usecases.update_ui_owing(svc.deps, match.id, {"offers": offers}, [offer])
+    await announce(context, match)
 
 
 async def cmd_claim(update: Update, context: Ctx) -> None:
@@ -168,22 +158,20 @@ async def _claim(update: Update, context: Ctx) -> None:
     told = [note("gm.replaced", old=old, new=user.full_name)]
     if old_user != user.id:
         told += farewell.replaced_notes(match, old_user, user.full_name)
+    # The new holder's answer, the status or lobby and their order screen: owed with the
+    # handover (the outbox, issue 28).
+    told += [
+        note("gm.claimed", chat=user.id, user=user.id, id=match.id),
+        show("status"),
+        show("lobby"),
+        show("builder", chat=user.id, user=user.id, pid=pid),
+    ]
     after = usecases.replace_player(
         svc.deps, match.id, match.gm_user_id, pid, user.id, user.full_name, notes=told
     )
     offers = {k: v for k, v in (after.ui.get("offers") or {}).items() if k != pid}
     after = usecases.update_ui(svc.deps, after.id, offers=offers)
     await announce(context, after)
-    if old_user != user.id and old_user is not None:
-        await farewell.inert(context, match, old_user)  # its line is owed
-    tr = context.tr(user)
-    await send(context, user.id, Screen(tr("gm.claimed", id=after.id)))
-    if after.phase is Phase.RUNNING:
-        await refresh_status(context, after)
-        if pid in lifecycle.acting(after):
-            await send(context, user.id, render.builder_screen(tr, after, pid, ()))
-    else:
-        await refresh_lobby(context, after)
 
 
 @command

@@ -274,8 +274,6 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     )
     await announce(context, after)
     await _after_change(context, match, after, record)
-    if gone is not None:
-        await farewell.inert(context, match, gone)  # its line is owed; no live keys
     return None
 
 
@@ -303,7 +301,6 @@ async def btn_result(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
     notes = [SUMMARY, *farewell.ended_notes(match)]
     after = usecases.end_match(svc.deps, match.id, user.id, outcome, notes=notes)
     await _after_change(context, match, after, None)
-    await farewell.inert(context, match)  # the players' lines are owed
     return None
 
 

@@ -76,9 +76,7 @@ async def btn_force(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback
     res = await force_resolve(context, match.id, user.id, match.turn)
     if res is None:  # locked: the lock message is out, the reveal follows
         return None
-    from handlers.telegram import input_flow
-
-    await input_flow.tell_defaulted(context, res.match, res.record)  # as the deadline does
+    # The defaulted players are told by the turn's owed announcement (shared.owed).
     await on_resolved(context, match, res.match, res.record)
     return None
 
@@ -107,8 +105,6 @@ async def btn_end(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
     ended = usecases.end_match(svc.deps, match.id, user.id, draw, notes=summary)
     await edit(context, msg.chat.id, msg.message_id, Screen(gtr("gm.ended")))
     await announce(context, ended)
-    if running:
-        await farewell.inert(context, match)  # the players' lines are owed
     return None
 
 

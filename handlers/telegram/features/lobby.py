@@ -13,6 +13,7 @@ from engine import rulesets as registry
 from engine import usecases
 from engine.errors import ChatBusyError, ConflictError, Rejection
 from engine.match import Match, Phase
+from engine.ports import Owed
 from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import LANGS, Raw, Tr
@@ -33,12 +34,13 @@ from handlers.telegram.shared.guards import (
     sender,
     user_of,
 )
+from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.page_button import open_proof
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
     _lobby_url,
-    post_commitment,
+    note,
     refresh_lobby,
     refresh_status,
 )
@@ -80,8 +82,10 @@ async def _join(update: Update, context: Ctx, match_id: str) -> None:
     user = user_of(update)
     tr = context.tr(user)
     try:
-        match = usecases.join(svc.deps, match_id, user.id, user.full_name)
-        await refresh_lobby(context, match)
+        # The player's answer and the lobby are owed with the join (the outbox, issue 28).
+        joined = {"kind": "joined", "chat": user.id, "user": user.id}
+        notes = [joined, show("lobby")]
+        match = usecases.join(svc.deps, match_id, user.id, user.full_name, notes=notes)
     except Rejection as exc:
         match = svc.deps.repo.load(match_id).match
         if exc.code != "already_joined" and match.seat_of_user(user.id) is None:
@@ -91,8 +95,19 @@ async def _join(update: Update, context: Ctx, match_id: str) -> None:
         if match.phase is not Phase.LOBBY or seat is None or seat.character is None:
             await _open_match(context, tr, match, user.id)  # what is still to do, if anything
         return
-    await send(context, user.id, Screen(tr("join.done", title=Raw(render.match_title(tr, match)))))
-    await _open_match(context, tr, match, user.id)
+    await outbox.deliver(context, match.id)
+
+
+async def send_joined(context: Ctx, item: Owed) -> None:
+    """The outbox's sender of a join's answer: "joined", then what to do now."""
+    svc = context.svc
+    latest = svc.deps.repo.load(item.match_id).match
+    if latest.seat_of_user(item.chat_id) is None:
+        return  # left meanwhile
+    tr = Tr(svc.lang_for(item.chat_id, latest.lang))
+    title = Raw(render.match_title(tr, latest))
+    await send(context, item.chat_id, Screen(tr("join.done", title=title)))
+    await _open_match(context, tr, latest, item.chat_id)
 
 
 async def _open_match(context: Ctx, tr: Tr, match: Match, user_id: int) -> None:
@@ -185,13 +200,15 @@ async def cmd_character(update: Update, context: Ctx) -> None:
     lobby = match
     with plain.with_example(lambda: hints.character_example(lobby, lang=tr.lang)):
         sheet = get_ui(match.ruleset).parse_character(words)
-        match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet)
-    label = get_ui(match.ruleset).character_label(tr, sheet)
-    text = tr("character.set", character=Raw(label))
-    if kept := campaign.keep_built(svc, tr, user.id, match, sheet):
-        text += "\n" + tr("campaign.kept", name=get_ui(match.ruleset).sheet_name(tr, kept))
-    await send(context, user.id, Screen(text))
-    await refresh_lobby(context, match)
+        lobby_ok = lifecycle.set_character(match, user.id, pid, sheet)  # refused: nothing kept
+        label = get_ui(match.ruleset).character_label(tr, sheet)
+        told = note("character.set", chat=user.id, user=user.id, character=Raw(label))
+        if kept := campaign.keep_built(svc, tr, user.id, lobby_ok, sheet):
+            name = get_ui(match.ruleset).sheet_name(tr, kept)
+            told["more"] = [note("campaign.kept", name=name)]
+        notes = [told, show("lobby")]  # owed with the character (the outbox, issue 28)
+        match = usecases.set_character(svc.deps, match.id, user.id, pid, sheet, notes=notes)
+    await outbox.deliver(context, match.id)
 
 
 async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
@@ -230,8 +247,9 @@ async def btn_new(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) 
         msg.message_id,
         render.lobby_screen(gtr, match, _lobby_url(context, match)),
     )
-    usecases.update_ui(svc.deps, match.id, lobby=msg.message_id)
-    await post_commitment(context, match)  # turn 0's, as its own message
+    # Turn 0's commitment, as its own message, owed with the lobby's id (the outbox).
+    usecases.update_ui_owing(svc.deps, match.id, {"lobby": msg.message_id}, [show("commitment")])
+    await outbox.deliver(context, match.id)
     return None
 
 
@@ -273,12 +291,14 @@ async def btn_character(context: Ctx, msg: Message, user: User, tr: Tr, cb: Call
     presets = rules.presets(rules.config(match.config))
     if preset not in presets:
         raise Alert(tr("err.stale"))
-    match = usecases.set_character(svc.deps, match.id, user.id, pid, presets[preset])
+    match = usecases.set_character(
+        svc.deps, match.id, user.id, pid, presets[preset], notes=[show("lobby")]
+    )
     label = get_ui(match.ruleset).character_label(tr, presets[preset])
     await edit(
         context, msg.chat.id, msg.message_id, Screen(tr("character.set", character=Raw(label)))
     )
-    await refresh_lobby(context, match)
+    await outbox.deliver(context, match.id)  # the lobby, owed with the character
     return None
 
 

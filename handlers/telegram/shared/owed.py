@@ -14,17 +14,19 @@ from typing import Any
 from engine import match as lifecycle
 from engine.match import Phase
 from engine.ports import Owed
+from handlers.telegram import stale
 from handlers.telegram.i18n import Raw, Tr
-from handlers.telegram.screens import clock_text
+from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared import clock_notices as clock
-from handlers.telegram.shared import lock, outbox, summary, turns
-from handlers.telegram.shared.send import send
-from handlers.telegram.ui import Screen
+from handlers.telegram.shared import farewell, lock, outbox, summary, turns
+from handlers.telegram.shared.send import deep_link, edit, send
+from handlers.telegram.ui import Button, Screen
 
 
 async def send_resolved(context: Any, item: Owed) -> None:
     """A resolved turn: with ``reason`` deadline the default orders first (group and each
-    defaulted player), then the reveal and the next turn (``turns.announce_resolved``)."""
+    defaulted player; ``forced``: each defaulted player), then the reveal and the next turn
+    (``turns.announce_resolved``)."""
     repo = context.svc.deps.repo
     latest = repo.load(item.match_id).match
     history = repo.history(item.match_id)
@@ -36,6 +38,11 @@ async def send_resolved(context: Any, item: Owed) -> None:
         preface = clock.deadline_text(latest, record)
         with outbox.labelled(f"deadline:{record.turn}"):
             await clock.announce_deadline(context, latest, record, group=False)
+    elif record.reason == "forced":  # the GM resolved it: each defaulted player is told
+        from handlers.telegram import input_flow
+
+        with outbox.labelled(f"forced:{record.turn}"):
+            await input_flow.tell_defaulted(context, latest, record)
     status, edited = item.data.get("status"), item.data.get("edited")
     last = record.turn == history[-1].turn
     await turns.announce_resolved(
@@ -98,20 +105,34 @@ async def send_note(context: Any, item: Owed) -> None:
         # the summary (turns.announce_resolved).
         resolved = any(r.turn >= item.turn for r in svc.deps.repo.history(item.match_id))
         if latest.phase is Phase.FINISHED and not resolved:
+            status = latest.ui.get("status")
+            if status is not None:  # the open turn's status, closed
+                closed = Screen(tr("gm.status_closed", turn=item.turn))
+                await edit(context, latest.chat_id, int(status), closed)
             await summary.send_summary(context, latest)  # also remembered as finished
+        return
+    if "show" in item.data:
+        await _show(context, item, latest, tr)
         return
     if "open" in item.data:  # an undo reopened this turn: open it, unless it moved on
         if latest.phase is Phase.RUNNING and latest.turn == item.data["open"]:
             await turns.open_turn(context, latest)
         return
-    raw = set(item.data.get("raw") or ())
+    lines = [item.data, *(item.data.get("more") or ())]  # "more": lines of the same message
+    text = "\n".join(_said(svc, tr, latest, line) for line in lines)
+    await send(context, item.chat_id, Screen(text))
+
+
+def _said(svc: Any, tr: Tr, latest: Any, line: dict[str, Any]) -> str:
+    """One line of a note (``turns.note``) in ``tr``'s language."""
+    raw = set(line.get("raw") or ())
     params: dict[str, Any] = {}
-    for name, value in (item.data.get("params") or {}).items():
+    for name, value in (line.get("params") or {}).items():
         if value == turns.DEADLINE:
             params[name] = Raw(clock_text.deadline_line(tr, latest, svc.deps.clock()))
         else:
             params[name] = Raw(value) if name in raw else value
-    await send(context, item.chat_id, Screen(tr(str(item.data["say"]), **params)))
+    return tr(str(line["say"]), **params)
 
 
 async def send_resumed(context: Any, item: Owed) -> None:
@@ -133,3 +154,31 @@ async def send_beacon_late(context: Any, item: Owed) -> None:
     if latest.phase is not Phase.RUNNING or latest.turn != item.turn or latest.locked_at is None:
         return
     await send(context, latest.chat_id, clock.beacon_late_screen(latest))
+
+
+async def _show(context: Any, item: Owed, latest: Any, tr: Tr) -> None:
+    what, data = item.data["show"], item.data
+    running = latest.phase is Phase.RUNNING
+    if what == "lobby" and latest.phase is Phase.LOBBY:
+        await turns.refresh_lobby(context, latest)
+    elif what == "status":
+        await turns.refresh_status(context, latest)
+    elif what == "commitment":
+        await turns.post_commitment(context, latest, strict=True)
+    elif what == "clock":
+        await send(context, item.chat_id, Screen(clock_text.settings_text(tr, latest)))
+    elif what == "offer":
+        seat = next((s for s in latest.seats if s.pid == data.get("pid")), None)
+        if seat is None or latest.phase is Phase.FINISHED:
+            return
+        url = deep_link(context, f"claim_{latest.id}_{seat.pid}")
+        text = tr("gm.replace_offer", name=seat.name, who=str(data.get("who") or ""))
+        await send(context, item.chat_id, Screen(text, [[Button(tr("gm.btn_claim"), url=url)]]))
+    elif what == "builder" and running and data.get("pid") in lifecycle.acting(latest):
+        if latest.seat(str(data["pid"])).user_id == item.chat_id:
+            screen = render.builder_screen(tr, latest, data["pid"], ())
+            # Remembered as the turn's first message in that chat: what is typed after it is
+            # for this turn, a redelivered order included (turns.refuse_if_before_turn).
+            await stale.remember(context, latest, [await send(context, item.chat_id, screen)])
+    elif what == "inert":
+        await farewell.inert(context, list(data.get("messages") or ()))

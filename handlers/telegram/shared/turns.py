@@ -236,8 +236,10 @@ async def _seal(
     res = await off_loop(  # it may wait for the turn's beacon round
         usecases.seal_order, svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
     )
-    if res.unchanged:  # the same order again: its receipt, nothing sealed anew
+    if res.unchanged:  # the same order again (or Telegram's redelivery after a failed
+        # send): its receipt and the group's status again, nothing sealed anew
         await send_receipt(context, tr, res.match, res.order, False, where)
+        await refresh_status(context, res.match)
         return
     sent: Message | None = None
     try:
@@ -377,8 +379,8 @@ async def _after_change(
         await on_resolved(context, before, after, record)
     elif after.phase is Phase.FINISHED:
         campaign.sync_result(context.svc, after)
-        await _close_status(context, before, after)
-        await outbox.deliver(context, after.id)  # the summary: owed by the action (SUMMARY)
+        # The status closed and the summary: owed by the action (SUMMARY, shared.owed).
+        await outbox.deliver(context, after.id)
     else:
         await refresh_status(context, after)
         await after_lock(context, after)

@@ -41,8 +41,10 @@ def _repo(moto_url: str) -> Any:
     return DynamoRepository(aws.client("dynamodb", endpoint_url=moto_url), TABLE)
 
 
-def run(matches: int, workers: int, turns: int) -> dict[str, Any]:
-    """Play the run; the figures as a dict (also what the smoke test reads)."""
+def run(matches: int, workers: int, turns: int, budget: float = 0.0) -> dict[str, Any]:
+    """Play the run; the figures as a dict (also what the smoke test reads). ``budget``
+    (seconds, 0: none): no turn is started once the run has taken that long (the turns
+    played are reported; at least one is)."""
     import os
 
     from tests.bench.load.worker import REGION
@@ -52,7 +54,7 @@ def run(matches: int, workers: int, turns: int) -> dict[str, Any]:
     with moto_server() as url, Cluster(url, workers) as cluster:
         h = LoadHarness(cluster, _repo(url))
         tables = make_tables(h, plans(matches))
-        started = time.perf_counter()
+        begun = started = time.perf_counter()
         with ThreadPoolExecutor(max(4 * workers, 8)) as pool:
             ready = list(pool.map(lambda t: _set_up(h, t), tables))
             failed = ready.count(False)
@@ -61,10 +63,14 @@ def run(matches: int, workers: int, turns: int) -> dict[str, Any]:
             outcomes: list[TurnOutcome] = []
             started = time.perf_counter()
             for _ in range(turns):
+                if outcomes and budget and time.perf_counter() - begun > budget:
+                    break
                 outcomes.append(play_turn(h, tables, pool))
             turn_seconds = time.perf_counter() - started
     figures = summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
     figures["setup_failed"] = failed
+    figures["turns_played"] = len(outcomes)
+    figures["lost_details"] = [x for o in outcomes for x in o.lost_details]
     return figures
 
 
@@ -131,6 +137,7 @@ def summarize(
         "sweep": sweep,
         "setup": setup_usage,
         "setup_seconds": setup_seconds,
+        "turn_seconds": turn_seconds,
     }
 
 
@@ -145,13 +152,17 @@ def _by_kind(reports: list[dict[str, Any]]) -> dict[str, float]:
 def report(f: dict[str, Any]) -> None:
     """Print the figures with their targets."""
     t = max(f["turns_resolved"], 1)
-    print(f"   {f['matches']} matches, {f['workers']} workers, {f['turns_resolved']} turns resolved"
-          f" (setup {f['setup_seconds']:.0f} s)")  # fmt: skip
+    rounds, took = f.get("turns_played", "?"), f.get("turn_seconds", 0.0)
+    print(f"   {f['matches']} matches, {f['workers']} workers, {rounds} rounds of seals,"
+          f" {f['turns_resolved']} turns resolved"
+          f" (setup {f['setup_seconds']:.0f} s, turns {took:.0f} s)")  # fmt: skip
     print(f"   lost {f['lost']}, doubled {f['doubled']}, stale {f['stale']},"
           f" matches whose setup failed {f.get('setup_failed', 0)}   target 0 each")  # fmt: skip
     print(f"   updates/s {f['updates_per_second']:.1f}; per update p50 {f['p50'] * 1000:.0f} ms,"
           f" p95 {f['p95'] * 1000:.0f} ms, p99 {f['p99'] * 1000:.0f} ms"
           f" (CPU p50 {f['cpu_p50'] * 1000:.0f} ms)")  # fmt: skip
+    for detail in f.get("lost_details", []):
+        print("   LOST " + detail)
     per_turn = [
         f"conflicts {f['conflicts'] / t:.2f}",
         f"Telegram retries {f['retries'] / t:.2f}",
@@ -192,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=200)
     parser.add_argument("--workers", type=int, default=8)
     parser.add_argument("--turns", type=int, default=3)
+    parser.add_argument(
+        "--budget", type=float, default=0.0, help="seconds after which no turn is started"
+    )
     args = parser.parse_args(argv)
-    report(run(args.matches, args.workers, args.turns))
+    report(run(args.matches, args.workers, args.turns, args.budget))
     return 0
 
 

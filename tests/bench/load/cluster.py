@@ -37,10 +37,12 @@ def _free_port() -> int:
 
 @contextlib.contextmanager
 def moto_server() -> Iterator[str]:
-    """``python -m moto.server`` on a free loopback port, with the table of template.yaml."""
+    """moto's server, one request at a time (:mod:`tests.bench.load.moto_serial`: moto's own
+    loses writes under concurrent transactions), on a free loopback port, with the table of
+    template.yaml."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        [sys.executable, "-m", "tests.bench.load.moto_serial", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -67,6 +67,7 @@ class TurnOutcome:
     doubled: int = 0
     stale: int = 0
     group_messages: int = 0  # new messages in the groups this turn
+    lost_details: list[str] = field(default_factory=list)  # what each lost turn was
     by_plan: Counter[Plan] = field(default_factory=Counter)  # resolved turns
 
 
@@ -230,12 +231,19 @@ def _check(
     match, status_id = before
     after = h.repo.load(t.match_id).match
     if after.turn == match.turn and after.phase is Phase.RUNNING:
-        out.lost += int(all(d.ok for d in deliveries))  # every seal taken, yet no reveal
+        if all(d.ok for d in deliveries):  # every seal taken, yet no reveal
+            out.lost += 1
+            out.lost_details.append(_explain(h, t, match, after, deliveries, mark, "unresolved"))
         return
     out.resolved += 1
     out.by_plan[t.plan] += 1
     record = next(r for r in h.repo.history(t.match_id) if r.turn == match.turn)
-    out.lost += sum(1 for o in record.orders if o.default and not _npc(match, o.pid))
+    defaults = [o.pid for o in record.orders if o.default and not _npc(match, o.pid)]
+    if defaults:
+        out.lost += len(defaults)
+        out.lost_details.append(
+            _explain(h, t, match, after, deliveries, mark, f"default orders for {defaults}")
+        )
     with h.lock:
         chats = [t.group, *(int(u["id"]) for u in t.users)]
         for chat_id in chats:
@@ -258,3 +266,28 @@ def _offers_turn(buttons: list[dict[str, Any]], turn: int) -> bool:
 
 def _npc(match: Match, pid: str) -> bool:
     return any(s.pid == pid and (s.npc or s.status != "active") for s in match.seats)
+
+
+def _explain(
+    h: LoadHarness,
+    t: Table,
+    match: Match,
+    after: Match,
+    deliveries: list[Delivery],
+    mark: int,
+    what: str,
+) -> str:
+    """A lost turn in words: the match, what the checker saw, each seal's answers and what the
+    bot said in each chat since the turn began."""
+    lines = [f"{t.plan.ruleset}/{t.plan.players}p match {t.match_id} turn {match.turn}: {what};"
+             f" now turn {after.turn}, {after.phase.value},"
+             f" sealed {sorted(after.sealed)}"]  # fmt: skip
+    for d in deliveries:
+        text = d.update.get("message", {}).get("text", "")
+        lines.append(f"  seal {text!r}: answers {[r['status'] for r in d.reports]}")
+    with h.lock:
+        for chat_id in [t.group, *(int(u["id"]) for u in t.users)]:
+            for m in h.api.chat(chat_id).messages:
+                if m.from_bot and m.message_id > mark:
+                    lines.append(f"  chat {chat_id}: {(m.text or '')[:160]!r}")
+    return "\n".join(lines)

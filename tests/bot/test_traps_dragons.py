@@ -10,6 +10,7 @@ a suggestion is judged when it is made: a foe's own movement can still take it o
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 
 from engine import match as lifecycle
@@ -134,5 +135,27 @@ def test_a_dragon_without_a_side_is_listed_as_such_not_under_its_pid() -> None:
         assert "no side yet (the Side buttons): Alice p1" in plain(lobby.text)
         h.press_text(alice, lobby, "Side A")
         assert "A: Alice p1" in plain(lobby.text) and "no side yet" not in plain(lobby.text)
+    finally:
+        h.close()
+
+
+def test_an_npc_is_added_by_the_preset_name_the_bot_shows_and_its_example_works() -> None:
+    """Sandbox play (issue 24): "/npc налётчик B Гром" was refused while the refusal listed
+    "Налётчик"; the example shown to a Russian GM was "/npc young B Wingman"."""
+    h = Harness()
+    try:
+        gm = h.user(333, "Мастер", lang="ru")
+        h.group(GROUP_ID)
+        h.say(gm, GROUP_ID, "/duel")
+        h.press_text(gm, h.last(GROUP_ID, with_buttons=True), "драконов")
+        h.say(gm, GROUP_ID, "/npc налётчик B Гром")
+        h.say(gm, GROUP_ID, "/npc Боевой дракон A Искра")
+        match = h.deps.repo.active_in_chat(GROUP_ID)[0]
+        assert [(s.name, s.side) for s in match.seats] == [("Гром", "B"), ("Искра", "A")]
+        h.say(gm, GROUP_ID, "/npc дракон")  # refused, with an example in the reader's words
+        (example,) = re.findall(r"<code>(/npc [^<]*)</code>", h.last(GROUP_ID).text)
+        assert "young" not in example and "Wingman" not in example, example
+        h.say(gm, GROUP_ID, example)
+        assert len(h.deps.repo.active_in_chat(GROUP_ID)[0].seats) == 3
     finally:
         h.close()

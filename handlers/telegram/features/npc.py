@@ -44,6 +44,8 @@ from handlers.telegram.shared.guards import (
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import _seal, refresh_lobby, refuse_if_before_turn
 from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
+from handlers.telegram.ui.dragons.common import ALIASES as DRAGON_ALIASES
+from handlers.telegram.ui.words import bare_name, leading_phrase, shown_names
 
 SIDE_LETTERS = "ABCDEF"
 
@@ -59,6 +61,28 @@ def _lobby_for_gm(svc: Services, user_id: int, chat_id: int, private: bool) -> l
             if m.phase is Phase.LOBBY and m.gm_user_id == user_id
         ]
     return [m for m in svc.deps.repo.active_in_chat(chat_id) if m.phase is Phase.LOBBY]
+
+
+# Every name the bot shows for a preset, in every language, with the rulesets' own words for
+# them ("молодой"): typed back as the preset (docs/glossary.md).
+_PRESET_NAMES = {
+    **shown_names("dr.preset.", "preset.", "plans.preset."),
+    **{
+        k: v
+        for k, v in DRAGON_ALIASES.get("character", {}).items()
+        if v in ("young", "war", "raider")
+    },
+}
+
+
+def npc_example(tr: Tr, presets: dict[str, Any]) -> str:
+    """A ``/npc`` line as the reader would type it: the first preset by its shown name."""
+    first = next(iter(presets), "young")
+    key = next(
+        (p + first for p in ("dr.preset.", "preset.", "plans.preset.") if tr.has(p + first)), ""
+    )
+    shown = bare_name(tr(key)) if key else first
+    return f"/npc {shown} B {tr('npc.example_name')}"
 
 
 def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
@@ -77,7 +101,11 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
             raise Rejection("typed_json", what="npc", detail="object expected")
         rest = body[end:].split()
     else:
-        first, *rest = body.split()
+        words = body.split()
+        found = leading_phrase(_PRESET_NAMES, words)  # a shown name: "Молодой дракон"
+        if found is not None and found[0] in presets:
+            words = [found[0], *words[found[1] :]]
+        first, *rest = words
         if first.lower() not in presets:
             raise Rejection(
                 "invalid_field",
@@ -122,7 +150,7 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
         await refresh_lobby(context, match)
         return
     lobby = match
-    with plain.with_example(lambda: f"/npc {next(iter(presets), 'young')} B Wingman"):
+    with plain.with_example(lambda: npc_example(tr, presets)):
         sheet, side, name = parse_npc(text, presets)
         name = name or _auto_name(lobby, sheet)
         match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
@@ -246,7 +274,7 @@ def panel_screen(tr: Tr, match: Match) -> Screen:
     for s in match.seats:
         tag = tr("dr.lobby.npc_tag") if s.npc else ""
         lines.append(f"• <code>{s.pid}</code> {esc(s.name)}{tag} — <b>{esc(s.side)}</b>")
-    lines.append(tr("npc.panel_hint", example=Raw(esc("/npc young B Smaug"))))
+    lines.append(tr("npc.panel_hint", example=Raw(esc(npc_example(tr, dict(presets))))))
     rows: list[list[Button]] = []
     row: list[Button] = []
     for pid_, ch in presets.items():

@@ -20,6 +20,7 @@ fill an NPC order in one tap.
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 from telegram import Message, Update, User
@@ -43,9 +44,17 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.send import dm, edit, send
 from handlers.telegram.shared.turns import _seal, refresh_lobby, refuse_if_before_turn
-from handlers.telegram.ui import Button, Screen, esc, get_ui, parse_words
-from handlers.telegram.ui.dragons.common import ALIASES as DRAGON_ALIASES
-from handlers.telegram.ui.words import bare_name, leading_phrase, shown_names
+from handlers.telegram.ui import (
+    Button,
+    Screen,
+    aliases,
+    bare_name,
+    esc,
+    get_ui,
+    leading_phrase,
+    parse_words,
+    shown_names,
+)
 
 SIDE_LETTERS = "ABCDEF"
 
@@ -63,16 +72,13 @@ def _lobby_for_gm(svc: Services, user_id: int, chat_id: int, private: bool) -> l
     return [m for m in svc.deps.repo.active_in_chat(chat_id) if m.phase is Phase.LOBBY]
 
 
-# Every name the bot shows for a preset, in every language, with the rulesets' own words for
-# them ("молодой"): typed back as the preset (docs/glossary.md).
-_PRESET_NAMES = {
-    **shown_names("dr.preset.", "preset.", "plans.preset."),
-    **{
-        k: v
-        for k, v in DRAGON_ALIASES.get("character", {}).items()
-        if v in ("young", "war", "raider")
-    },
-}
+@cache
+def _preset_names(ruleset: str) -> dict[str, str]:
+    """Every name the bot shows for a preset, in every language, and the ruleset's own typed
+    words (``aliases.json``, "молодой"), to the preset id (docs/glossary.md); built when first
+    needed, never at import (the webhook's cold path)."""
+    typed = aliases(ruleset).get("character", {})
+    return {**shown_names("dr.preset.", "preset.", "plans.preset."), **typed}
 
 
 def npc_example(tr: Tr, presets: dict[str, Any]) -> str:
@@ -85,7 +91,9 @@ def npc_example(tr: Tr, presets: dict[str, Any]) -> str:
     return f"/npc {shown} B {tr('npc.example_name')}"
 
 
-def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
+def parse_npc(
+    text: str, presets: dict[str, Any], ruleset: str = "dragons"
+) -> tuple[dict[str, Any], str, str]:
     """``<preset|{json}> [side] [name…]`` -> (character, side, name). Raises Rejection."""
     body = text.strip()
     if not body:
@@ -102,7 +110,7 @@ def parse_npc(text: str, presets: dict[str, Any]) -> tuple[dict[str, Any], str, 
         rest = body[end:].split()
     else:
         words = body.split()
-        found = leading_phrase(_PRESET_NAMES, words)  # a shown name: "Молодой дракон"
+        found = leading_phrase(_preset_names(ruleset), words)  # a shown name: "Боевой дракон"
         if found is not None and found[0] in presets:
             words = [found[0], *words[found[1] :]]
         first, *rest = words
@@ -151,7 +159,7 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
         return
     lobby = match
     with plain.with_example(lambda: npc_example(tr, presets)):
-        sheet, side, name = parse_npc(text, presets)
+        sheet, side, name = parse_npc(text, presets, match.ruleset)
         name = name or _auto_name(lobby, sheet)
         match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
     seat = match.seats[-1]

@@ -34,8 +34,10 @@ from handlers.telegram.i18n import Tr, add_catalogs
 from handlers.telegram.ui.words import ALIAS_DIR as ALIAS_DIR  # the typed words, re-exported
 from handlers.telegram.ui.words import alias_words as alias_words
 from handlers.telegram.ui.words import aliases as aliases
+from handlers.telegram.ui.words import bare_name as bare_name
 from handlers.telegram.ui.words import leading_phrase as leading_phrase
 from handlers.telegram.ui.words import parse_words as parse_words
+from handlers.telegram.ui.words import shown_names as shown_names
 
 if TYPE_CHECKING:
     from handlers.telegram.shared.routing import Flow

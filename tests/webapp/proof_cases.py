@@ -8,6 +8,7 @@ checked on, with the verdict ``sekundant verify`` (``engine.verify``) gives each
   undone and replayed, a pause, a replacement, two GM rulings, the end), and every tampering of
   that suite applied to it (the few written for its toy ruleset's fields have a pistol
   counterpart here);
+- the plans and dragons matches with an order dropped, a win claimed, a die turned over;
 - the torsion variants of a real quicknet round (``tests/fairness/test_subgroup``).
 
 Both verifiers must agree on every one: same verdict (verifies / does not)."""
@@ -202,13 +203,41 @@ def honest(seed: int = 0, per_ruleset: int = 3) -> list[tuple[str, Dossier]]:
     return out
 
 
+def _others_tampered(name: str, d: Dossier) -> list[tuple[str, Dossier]]:
+    """A plans or dragons match with an order dropped, a winner claimed, a die turned."""
+    out = []
+    played = [k for k, t in enumerate(d["turns"]) if len(t["orders"]) > 1]
+    if played:
+        bad = copy.deepcopy(d)
+        bad["turns"][played[0]]["orders"].pop()
+        out.append((f"{name}: an order dropped", bad))
+    bad = copy.deepcopy(d)
+    bad["match"]["phase"] = "finished"
+    bad["match"]["outcome"] = {"status": "win", "winners": ["p1"], "reason": "claimed"}
+    bad.pop("current", None)
+    out.append((f"{name}: a win claimed", bad))
+    rolls = [(k, e) for k, t in enumerate(d["turns"]) for e in t["events"] if e["kind"] == "roll"]
+    if rolls:
+        bad = copy.deepcopy(d)
+        k, event = rolls[-1]
+        copy_event = next(e for e in bad["turns"][k]["events"] if e == event)
+        copy_event["faces"] = [event["sides"] + 1 - f for f in event["faces"]]
+        if copy_event["faces"] != event["faces"]:
+            out.append((f"{name}: a die turned over", bad))
+    return out
+
+
 @functools.cache
 def all_cases() -> list[tuple[str, str, bool]]:
     """(name, dossier as JSON text, Python's verdict) for every case (built once a process)."""
     base = pistol_match()
     cases: list[tuple[str, Dossier]] = [("pistol match", base)]
     cases.append(("pistol match, running", pistol_match(finish=False)))
-    cases += honest()
+    others = honest()
+    cases += others
+    for name, d in others:  # the other rulesets: who acted and the outcome are checked too
+        if not name.startswith("pistol"):
+            cases += _others_tampered(name, d)
     for name, change in tamperings():
         bad = copy.deepcopy(base)
         change(bad)

@@ -2,10 +2,12 @@
 // ("What `sekundant verify` checks" and "Details an independent verifier needs"). Every
 // mismatch is a finding "turn N: what: dossier says X, replay gives Y"; notes are what a
 // reader should know that is not a mismatch. The `pistol` rules are replayed in full
-// (./pistol.js); for the other rulesets every check but the rules' own (who had to act, the
-// default orders, the events besides the dice, the final state, the outcome) is made, and
-// `replayed` says so.
+// (./pistol.js); for `plans` and `dragons` who must act and the outcome are read from the
+// states (./light.js) and every die is re-derived, but the rules' own part (the default
+// orders' content, the events besides the dice, the states a turn gives, the GM's rulings'
+// effect) is left to `sekundant verify`, and `replayed` says so.
 import { DiceStream, diceKey, roundAfter, sha256Hex, unhex, utf8ToBytes, verifyBeacon } from './crypto.js';
+import * as light from './light.js';
 import * as pistol from './pistol.js';
 import { canonical, codePointCompare, int, isObject, num, parse, same } from './pyjson.js';
 
@@ -29,9 +31,9 @@ const PUBLIC_NETWORKS = { quicknet: QUICKNET };
 
 /** The rulesets this verifier knows: its version and, when ported, its rules. */
 export const RULESETS = {
-  pistol: { version: pistol.VERSION, rules: pistol },
-  plans: { version: '1.0', rules: null },
-  dragons: { version: '2', rules: null },
+  pistol: { version: pistol.VERSION, rules: pistol, light: null },
+  plans: { version: '1.0', rules: null, light: light.plans },
+  dragons: { version: '2', rules: null, light: light.dragons },
 };
 
 const GM_ONLY = new Set([
@@ -160,6 +162,7 @@ class Verifier {
       return;
     }
     this.rules = known.rules;
+    this.light = known.light;
     this.interventions = [...(d.interventions || [])];
     this.seats = new Map(match.seats.map((s) => [s.pid, s]));
     const turns = [...d.turns];
@@ -242,7 +245,8 @@ class Verifier {
     if (!same(after, turn.state_after)) this.add(number, 'state after the turn', turn.state_after, after);
   }
 
-  /** A ruleset not ported: the orders' own checks, the chain without rulings, every die. */
+  /** A ruleset not replayed: who acted and the orders' own checks, the chain without
+   * rulings, every die. */
   partial(turn, previous, number, dice) {
     if (number === 0 && turn.orders.length) this.add(0, 'orders in the setup', turn.orders.length, 0);
     if (number > 0 && previous !== null) this.chain(number, previous, turn);
@@ -404,7 +408,8 @@ class Verifier {
     }
   }
 
-  /** Check 5: who acted, defaults, seq, fingerprints, sealers. `before` null: not ported. */
+  /** Check 5: who acted, defaults, seq, fingerprints, sealers. `before` null: not replayed
+   * (who must act from ./light.js, the defaults' content not compared). */
   orders(number, turn, before) {
     const rules = this.rules;
     const reason = turn.reason;
@@ -417,6 +422,12 @@ class Verifier {
     const pids = sortStrings(turn.orders.map((o) => o.pid));
     if (rules) {
       const must = sortStrings(rules.acting(before).filter((p) => !gone.has(p)));
+      if (!same(pids, must)) {
+        this.add(number, 'seats with an order', pids, must);
+        return null;
+      }
+    } else if (this.light) {
+      const must = sortStrings(this.light.acting(turn.state_before).filter((p) => !gone.has(p)));
       if (!same(pids, must)) {
         this.add(number, 'seats with an order', pids, must);
         return null;
@@ -717,7 +728,10 @@ class Verifier {
       return;
     }
     const forfeit = this.interventions.filter((a) => a.action === 'forfeit');
-    const result = this.rules ? this.rules.outcome(this.rules.loadState(turns[turns.length - 1].state_after)) : null;
+    const final = turns[turns.length - 1].state_after;
+    let result = null;
+    if (this.rules) result = this.rules.outcome(this.rules.loadState(final));
+    else if (this.light?.outcome) result = this.light.outcome(final);
     if (gmEnd !== null) {
       const expected = { status: gmEnd.result ?? null, by_gm: true };
       if ('winners' in gmEnd) expected.winners = [...gmEnd.winners];

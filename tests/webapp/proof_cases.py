@@ -8,7 +8,8 @@ checked on, with the verdict ``sekundant verify`` (``engine.verify``) gives each
   undone and replayed, a pause, a replacement, two GM rulings, the end), and every tampering of
   that suite applied to it (the few written for its toy ruleset's fields have a pistol
   counterpart here);
-- the plans and dragons matches with an order dropped, a win claimed, a die turned over;
+- the plans and dragons matches with an order dropped, a default order changed, a win
+  claimed, a die turned over;
 - the torsion variants of a real quicknet round (``tests/fairness/test_subgroup``).
 
 Both verifiers must agree on every one: same verdict (verifies / does not)."""
@@ -204,7 +205,8 @@ def honest(seed: int = 0, per_ruleset: int = 3) -> list[tuple[str, Dossier]]:
 
 
 def _others_tampered(name: str, d: Dossier) -> list[tuple[str, Dossier]]:
-    """A plans or dragons match with an order dropped, a winner claimed, a die turned."""
+    """A plans or dragons match with an order dropped, a default order changed, a win
+    claimed, a die turned over."""
     out = []
     played = [k for k, t in enumerate(d["turns"]) if len(t["orders"]) > 1]
     if played:
@@ -216,6 +218,15 @@ def _others_tampered(name: str, d: Dossier) -> list[tuple[str, Dossier]]:
     bad["match"]["outcome"] = {"status": "win", "winners": ["p1"], "reason": "claimed"}
     bad.pop("current", None)
     out.append((f"{name}: a win claimed", bad))
+    defaults = [o for t in d["turns"] for o in t["orders"] if o["default"]]
+    if defaults:
+        bad = copy.deepcopy(d)
+        order = next(o for t in bad["turns"] for o in t["orders"] if o["default"])["order"]
+        if "action" in order:  # plans: another action than the configured default's
+            order["action"] = "strong" if order["action"] != "strong" else "precise"
+        else:  # dragons: another Speed change
+            order["n"] += 1
+        out.append((f"{name}: a default order changed", bad))
     rolls = [(k, e) for k, t in enumerate(d["turns"]) for e in t["events"] if e["kind"] == "roll"]
     if rolls:
         bad = copy.deepcopy(d)

@@ -3,8 +3,44 @@
 // docs/rules/plans.md C6/C18/C21). Read from the dossier's state JSON.
 import { int } from './pyjson.js';
 
-/** plans: both duelists while the duel runs; the outcome from wounds, first blood, the cap. */
+const GROUPS = ['physical', 'magical', 'mental'];
+
+/** The first index of the largest value (Python's max(range(n), key=...)). */
+function argmax(values) {
+  return values.reduce((best, v, k) => (v > values[best] ? k : best), 0);
+}
+
+/** plans: both duelists while the duel runs; the outcome from wounds, first blood, the cap;
+ * the default plan (config `default_plan`, docs/rules/plans.md). */
 export const plans = {
+  defaultOrder(state, pid) {
+    const cfg = (state.config || {}).default_plan || {};
+    const me = state.fighters.find((f) => f.pid === pid);
+    const res = GROUPS.map((g) => int(me.reserves[g]));
+    let g;
+    if ((cfg.group ?? 'first_with_reserve') === 'first_with_reserve') g = Math.max(0, res.findIndex((r) => r > 0));
+    else g = argmax(res);
+    const skills = Object.entries(me.sheet.skills); // the sheet's order: first on ties
+    const levels = skills.map(([, s]) => int(s.level));
+    const skill = skills[argmax(levels)][0];
+    let soak = null;
+    if ((cfg.soak ?? 'largest_reserve') === 'largest_reserve') {
+      const after = res.map((r, k) => r - (k === g && r > 0 ? 1 : 0));
+      const best = argmax(after);
+      soak = after[best] > 0 ? GROUPS[best] : null;
+    }
+    return {
+      group: GROUPS[g],
+      skill,
+      action: cfg.action ?? 'defensive',
+      second: null,
+      soak,
+      restore: null,
+      guess: { group: null, skill: null, action: null },
+      text: '',
+      auto: true,
+    };
+  },
   outcome(state) {
     const cfg = state.config || {};
     const [a, b] = state.fighters;
@@ -37,6 +73,15 @@ export const plans = {
  * consumed its pilot gets no order (D34). D35: over when at most one side (a dragon that
  * consumed its pilot is a side of its own) has dragons in; a draw past the turn limit. */
 export const dragons = {
+  /** Level flight, no action; with a configured Speed change, a dragon on a tail keeps its
+   * Speed, and whether another can make the change is geometry left to `sekundant verify`
+   * (undefined: not compared). */
+  defaultOrder(state, pid) {
+    const delta = int((state.config || {}).default_speed_delta ?? 0);
+    const me = state.dragons.find((d) => d.pid === pid);
+    if (delta !== 0 && (me.tail_of ?? null) === null) return undefined;
+    return { move: 'level', n: 0, aerobatics: null, actions: [] };
+  },
   outcome(state) {
     let team = null;
     for (const d of state.dragons) {

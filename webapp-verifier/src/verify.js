@@ -2,10 +2,10 @@
 // ("What `sekundant verify` checks" and "Details an independent verifier needs"). Every
 // mismatch is a finding "turn N: what: dossier says X, replay gives Y"; notes are what a
 // reader should know that is not a mismatch. The `pistol` rules are replayed in full
-// (./pistol.js); for `plans` and `dragons` who must act and the outcome are read from the
-// states (./light.js) and every die is re-derived, but the rules' own part (the default
-// orders' content, the events besides the dice, the states a turn gives, the GM's rulings'
-// effect) is left to `sekundant verify`, and `replayed` says so.
+// (./pistol.js); for `plans` and `dragons` who must act, the default orders and the outcome
+// are computed from the states (./light.js) and every die is re-derived, but the turns are
+// not replayed (the events besides the dice, the state a turn leaves, the GM's rulings'
+// effect are left to `sekundant verify`), and `replayed` says so.
 import { DiceStream, diceKey, roundAfter, sha256Hex, unhex, utf8ToBytes, verifyBeacon } from './crypto.js';
 import * as light from './light.js';
 import * as pistol from './pistol.js';
@@ -409,7 +409,7 @@ class Verifier {
   }
 
   /** Check 5: who acted, defaults, seq, fingerprints, sealers. `before` null: not replayed
-   * (who must act from ./light.js, the defaults' content not compared). */
+   * (who must act and the defaults from ./light.js). */
   orders(number, turn, before) {
     const rules = this.rules;
     const reason = turn.reason;
@@ -458,9 +458,9 @@ class Verifier {
       const pid = order.pid;
       if (int(order.turn ?? number) !== number) this.add(number, `turn of ${pid}'s order`, order.turn, number);
       if (order.default) {
-        if (rules) {
-          const expected = rules.defaultOrder(before, pid);
-          if (!same(expected, order.order)) this.add(number, `default order of ${pid}`, order.order, expected);
+        const expected = rules ? rules.defaultOrder(before, pid) : this.light?.defaultOrder?.(turn.state_before, pid);
+        if (expected !== undefined && !same(expected, order.order)) {
+          this.add(number, `default order of ${pid}`, order.order, expected);
         }
         if (order.salt || order.fingerprint || (order.by_user ?? null) !== null) {
           this.add(

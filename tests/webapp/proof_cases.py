@@ -8,6 +8,8 @@ checked on, with the verdict ``sekundant verify`` (``engine.verify``) gives each
   undone and replayed, a pause, a replacement, two GM rulings, the end), and every tampering of
   that suite applied to it (the few written for its toy ruleset's fields have a pistol
   counterpart here);
+- a pistol match locked by group messages (as the bot locks) with every field changed in turn
+  as ``tests/fairness/test_every_field.py`` changes them;
 - the plans and dragons matches with an order dropped, a default order changed, a win
   claimed, a die turned over;
 - the torsion variants of a real quicknet round (``tests/fairness/test_subgroup``).
@@ -26,7 +28,7 @@ from typing import Any
 from engine import usecases as uc
 from engine.dossier import build_dossier
 from engine.errors import Rejection
-from engine.verify import check
+from engine.verify import NotADossierError, check
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.conftest import FakeClock
@@ -112,6 +114,76 @@ def pistol_match(*, finish: bool = True) -> Dossier:
     )
 
 
+def pistol_locked_match() -> Dossier:
+    """``pistol_match`` played the bot's way of locking (``test_every_field._Bot``): each lock
+    a group message whose date fixes the beacon round, each reveal carrying the next
+    commitment."""
+    from tests.fairness.test_every_field import _Bot
+
+    clock = FakeClock()
+    deps = uc.Deps(
+        repo=MemoryRepository(),
+        clock=clock,
+        entropy=uc.SystemEntropy(),
+        beacon=LocalBeacon(),
+        lock_by_message=True,
+    )
+    bot = _Bot(deps)
+    mid = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="pistol", config=CONFIG).id
+    bot.after(mid)
+    uc.join(deps, mid, ANN, "Ann")
+    uc.join(deps, mid, BOB, "Bob")
+    uc.set_character(deps, mid, ANN, "p1", {"weapon": "revolver", "perks": ["thick_skinned"]})
+    uc.set_character(deps, mid, BOB, "p2", {"weapon": "derringer", "perks": ["lucky"]})
+    clock.advance(7)
+    bot.do(mid, lambda: uc.start(deps, mid, GM))
+    for turn in (1, 2, 3):
+        clock.advance(7)
+        bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", _order(turn - 2)))
+        clock.advance(7)
+        if turn == 2:
+            bot.do(mid, lambda: uc.force_resolve(deps, mid, GM, turn=2))
+        else:
+            bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", _order(1)))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.undo(deps, mid, GM, "misclick", turn=4))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(2)))
+    bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", _order(-2)))
+    clock.advance(7)
+    uc.pause(deps, mid, GM)
+    clock.advance(7)
+    bot.do(mid, lambda: uc.resume(deps, mid, GM))
+    bot.do(mid, lambda: uc.replace_player(deps, mid, GM, "p2", CARL, "Carl"))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(0)))
+    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(-1)))
+    clock.advance(7)
+    uc.edit_state(deps, mid, GM, "p1", "shrugs_left", 3, "ruling")
+    uc.edit_state(deps, mid, GM, "p2", "shrugs_left", 2, "ruling")
+    clock.advance(7)
+    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(1)))
+    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(1)))
+    clock.advance(30)
+    loaded = deps.repo.load(mid)
+    return build_dossier(
+        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
+    )
+
+
+def field_changes(d: Dossier) -> list[tuple[str, Dossier]]:
+    """Every field of ``d`` changed in turn, as ``tests/fairness/test_every_field.py`` changes
+    them (the fields that bind nothing too: both verifiers must then agree it still holds)."""
+    from tests.fairness.test_every_field import _cases, _set
+
+    out = []
+    for _, path, new in _cases(d):
+        bad = copy.deepcopy(d)
+        _set(bad, path, new)
+        out.append((f"field {'/'.join(map(str, path))} = {new!r}", bad))
+    return out
+
+
 def _sealed(d: Dossier, n: int, pid: str) -> dict[str, Any]:
     order: dict[str, Any] = next(o for o in d["turns"][n]["orders"] if o["pid"] == pid)
     return order
@@ -183,11 +255,11 @@ def tamperings() -> list[tuple[str, Callable[[Dossier], None]]]:
 
 
 def python_verdict(dossier: Dossier) -> bool:
-    """``sekundant verify``'s verdict: True when the dossier verifies. A dossier the rules
-    refuse to replay (a Rejection raised through verify) does not verify."""
+    """``sekundant verify``'s verdict: True when the dossier verifies; not a dossier at all
+    (its ``format`` changed) does not."""
     try:
         return not check(dossier).findings
-    except Rejection:
+    except (Rejection, NotADossierError):
         return False
 
 
@@ -244,6 +316,9 @@ def all_cases() -> list[tuple[str, str, bool]]:
     base = pistol_match()
     cases: list[tuple[str, Dossier]] = [("pistol match", base)]
     cases.append(("pistol match, running", pistol_match(finish=False)))
+    locked = pistol_locked_match()
+    cases.append(("pistol match locked by messages", locked))
+    cases += field_changes(locked)
     others = honest()
     cases += others
     for name, d in others:  # the other rulesets: who acted and the outcome are checked too

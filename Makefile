@@ -10,7 +10,7 @@ DEV    := $(VENV)/.installed-dev
 # Test workers: one per core (pytest-xdist); `make test JOBS=0` runs in one process.
 JOBS   ?= auto
 
-.PHONY: run test lint bench deploy clean venv pictures webapp-pictures
+.PHONY: run test lint bench deploy clean venv pictures webapp-pictures proof-bundle
 
 venv: $(DEV)
 
@@ -51,6 +51,12 @@ pictures: $(BOT)
 ## webapp-pictures: the order pages at 390x844 in docs/img/ (needs Chromium, as .ci/run installs)
 webapp-pictures: $(DEV)
 	$(BIN)/python -m tests.webapp.pictures docs/img
+
+## proof-bundle: the proof page's verifier, handlers/webapp/static/proof-bundle.js, built from
+## webapp-verifier/ with the locked packages (needs node and npm; the build is checked by
+## tests/webapp/test_proof_bundle.py)
+proof-bundle:
+	cd webapp-verifier && npm ci --ignore-scripts --no-audit --no-fund && npm run build
 
 ## deploy: build and deploy to AWS with SAM (see docs/deploy.md)
 deploy: $(DEV)

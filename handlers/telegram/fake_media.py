@@ -113,6 +113,7 @@ class MediaMethods:
         chat_id, (name, content, mime) = self._upload(p, "document")
         doc = FakeDocument(str(name), content, str(mime or ""))
         m = FakeMessage(self.new_message_id(), chat_id, str(p.get("caption", "")), document=doc)
+        m.reply_markup = self._check_markup(p.get("reply_markup"), chat_id)
         self.chat(chat_id).messages.append(m)
         out = self.message_json(m)
         self.files[f"doc{m.message_id}"] = content

@@ -10,7 +10,10 @@ Routes (docs/bot.md "The order page"):
 - ``POST /api/matches``: the reader's running matches and seats (the menu button's list);
 - ``POST /api/view``: the reader's view of one seat (:mod:`handlers.webapp.views`);
 - ``POST /api/odds``: the exact odds of a draft order (plans, dragons);
-- ``POST /api/seal``: seal (:mod:`handlers.webapp.seal`).
+- ``POST /api/seal``: seal (:mod:`handlers.webapp.seal`);
+- ``POST /api/dossier``: a match's dossier for the proof page (:mod:`handlers.webapp.proof`);
+- ``POST /api/strings``: the page's texts in a language, without ``initData`` (the proof page
+  checks a dossier file outside Telegram too; nothing but the catalogs' texts).
 
 Security: every API call carries Telegram's ``initData`` in ``Authorization: tma <initData>``,
 validated (:mod:`handlers.webapp.initdata`); the user id comes only from it; a seat is used
@@ -36,7 +39,7 @@ from telegram import User
 
 from engine.errors import NotFoundError, Rejection
 from handlers.telegram.i18n import Tr, normalize
-from handlers.webapp import initdata
+from handlers.webapp import initdata, proof
 from handlers.webapp.seal import Backend
 
 log = logging.getLogger("sekundant.webapp")
@@ -152,6 +155,8 @@ class WebApp:
         auth = lower.get("authorization", "")
         init = auth[4:].strip() if auth.lower().startswith("tma ") else ""
         lang = _loose_lang(init, self.default_lang)
+        if path == "/api/strings" and method == "POST":
+            return self._strings(body)
         try:
             route = ROUTES.get(path)
             if route is None:
@@ -178,6 +183,17 @@ class WebApp:
             return self._refuse(Refused(500, "webapp.err.internal"), lang)
 
     # --- pieces ---
+
+    def _strings(self, body: bytes) -> Response:
+        """The page's texts in the asked language (no user: nothing but the catalogs)."""
+        from handlers.webapp.views import strings
+
+        try:
+            asked = json.loads(body[:256].decode("utf-8")).get("lang") if body else None
+        except (ValueError, UnicodeDecodeError, AttributeError):
+            asked = None
+        lang = normalize(asked if isinstance(asked, str) else None, self.default_lang)
+        return _answer(200, {"lang": lang, "strings": strings(lang)})
 
     def _refuse(self, exc: Refused, lang: str) -> Response:
         return _answer(exc.status, {"error": Tr(lang)(exc.key, **exc.params), "code": exc.key})
@@ -291,6 +307,27 @@ class WebApp:
         done = seal.seal(self.backend, user, loaded.match, pid, order, key)
         return {"sealed": True, "fingerprint": done.fingerprint, "duplicate": done.duplicate}
 
+    def dossier(self, user: User, tr: Tr, data: Mapping[str, Any]) -> dict[str, Any]:
+        """The match's record for the proof page (:mod:`handlers.webapp.proof`)."""
+        from handlers.telegram.screens.render import match_title
+        from handlers.webapp.text import plain
+        from handlers.webapp.views import strings
+
+        mid = data.get("match")
+        if not isinstance(mid, str) or not _ID.match(mid):
+            raise Refused(400, "webapp.err.field", field="match")
+        try:
+            match, text = proof.dossier_text(self.backend.deps, mid, user.id)
+        except proof.NotAllowedError:
+            raise Refused(403, "webapp.err.no_dossier") from None
+        return {
+            "dossier": text,
+            "title": plain(match_title(tr, match)),
+            "ruleset": tr(f"ruleset.{match.ruleset}"),
+            "lang": tr.lang,
+            "strings": strings(tr.lang),
+        }
+
 
 Route = Callable[[WebApp, User, Tr, Mapping[str, Any]], dict[str, Any]]
 ROUTES: dict[str, Route] = {
@@ -298,4 +335,5 @@ ROUTES: dict[str, Route] = {
     "/api/view": WebApp.view,
     "/api/odds": WebApp.odds,
     "/api/seal": WebApp.seal,
+    "/api/dossier": WebApp.dossier,
 }

@@ -183,3 +183,19 @@ def test_the_character_example_a_russian_player_sees_is_russian_and_accepted(
     assert not re.search(r"[A-Za-z]{3,}", example.removeprefix("/character")), example
     h.say(t.alice, t.uid(t.alice), example)
     assert t.match().seats[0].character, (example, h.texts(t.uid(t.alice))[-1])
+
+
+def test_the_plans_builder_buttons_name_skills_in_russian(table: RuTable) -> None:
+    """Sandbox play (issue 24): the builder's skill, second-skill and guess buttons said
+    "fencing 3", "+ feint 2", "pyromancy"; every step's buttons are checked."""
+    t, h = table, table.h
+    lobby = t.open("планов")
+    for user in (t.alice, t.boris):
+        h.press(user, h.last(t.uid(user), with_buttons=True), 0)  # the first preset
+    t.start(lobby)
+    for _ in range(9):  # the first choice of every step
+        builder = h.last(t.uid(t.alice), with_buttons=True)
+        h.press(t.alice, builder, 0)
+    labels = [b["text"] for b in h.api.chat(t.uid(t.alice)).messages[-1].buttons]
+    assert labels, "the builder went through its steps"
+    assert t.untranslated() == [], "\n".join(t.untranslated())

@@ -153,11 +153,11 @@ def test_builder_steps_back_and_cancel(pd: PlansDuel) -> None:
     first = pd.builder()
     assert "Шаг 1/9" in first.text and "/plan" in first.text
     h.press(pd.alice, first, 0)  # physical
-    h.press_text(pd.alice, pd.builder(), "feint")  # C10: no other group can pay a second skill
+    h.press_text(pd.alice, pd.builder(), "финт")  # C10: no other group can pay a second skill
     assert "Шаг 4/9" in pd.builder().text  # the second skill step was skipped
     h.press_text(pd.alice, pd.builder(), "Назад")
     assert "Шаг 2/9" in pd.builder().text  # back skips the skipped step too
-    h.press_text(pd.alice, pd.builder(), "fencing")
+    h.press_text(pd.alice, pd.builder(), "фехтование")
     assert "Шаг 3/9" in pd.builder().text  # fencing can add feint paid by mental
     h.press_text(pd.alice, pd.builder(), "Назад")
     assert "Шаг 2/9" in pd.builder().text

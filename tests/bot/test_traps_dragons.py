@@ -17,7 +17,7 @@ from engine import usecases
 from engine.match import Match, Phase
 from engine.rulesets import dragons as dr
 from handlers.telegram.callbacks import Callback
-from handlers.telegram.harness import Harness, plain
+from handlers.telegram.harness import GROUP_ID, Harness, plain
 from handlers.telegram.hints import order_words
 from handlers.telegram.i18n import Tr
 from handlers.telegram.ui import get_ui
@@ -117,5 +117,22 @@ def test_the_review_names_every_action_that_cannot_succeed_now() -> None:
         review = plain(h.last(111, with_buttons=True).text)
         assert "Action 1 cannot succeed now: not higher than the target nor on its tail" in review
         assert "Action 2 cannot" not in review
+    finally:
+        h.close()
+
+
+def test_a_dragon_without_a_side_is_listed_as_such_not_under_its_pid() -> None:
+    """Sandbox play (issue 24): before a side is picked the lobby said "p1: Alice p1"."""
+    h = Harness()
+    try:
+        gm, alice = h.user(333, "Carol", lang="en"), h.user(111, "Alice", lang="en")
+        h.group(GROUP_ID)
+        h.say(gm, GROUP_ID, "/duel")
+        h.press_text(gm, h.last(GROUP_ID, with_buttons=True), "Dragon")
+        lobby = h.last(GROUP_ID, with_buttons=True)
+        h.press_text(alice, lobby, "Join")
+        assert "no side yet (the Side buttons): Alice p1" in plain(lobby.text)
+        h.press_text(alice, lobby, "Side A")
+        assert "A: Alice p1" in plain(lobby.text) and "no side yet" not in plain(lobby.text)
     finally:
         h.close()

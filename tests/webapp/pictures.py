@@ -1,6 +1,6 @@
-"""``make webapp-pictures``: the order pages at 390x844 (a phone) in docs/img/, taken in
-headless Chromium (tests/webapp/browser.py) over the sandbox's cast, in English, a choice
-made on each page. ``python -m tests.webapp.pictures DIR``."""
+"""``make webapp-pictures``: the order pages and the proof page at 390x844 (a phone) in
+docs/img/, taken in headless Chromium (tests/webapp/browser.py) over the sandbox's cast, in
+English, a choice made on each page. ``python -m tests.webapp.pictures DIR``."""
 
 from __future__ import annotations
 
@@ -98,7 +98,29 @@ def dragons(driver: Any, directory: Path) -> Path:
     return out
 
 
-SCENES = (pistol, plans, dragons)
+def proof(driver: Any, directory: Path) -> Path:
+    """The "📜 Proof" page of a finished duel (dice from a local test beacon, as in the
+    sandbox), its details open."""
+    from infra.beacon import LocalBeacon
+
+    page = Page(Harness(beacon=LocalBeacon()))
+    page.duel.bob["last_name"] = "Smith"
+    page.duel.start()
+    page.duel.play_out()
+
+    def act(d: Any) -> None:
+        _settle(d, lambda d: d.find_elements("css selector", "#verdict .verdict"))
+        browser.tap(d, d.find_element("css selector", "#verdict details summary"))
+        d.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.3)
+
+    out = directory / "webapp-proof.png"
+    _shoot(driver, page, page.duel.bob, "?proof=m00001", act, out)
+    page.h.close()
+    return out
+
+
+SCENES = (pistol, plans, dragons, proof)
 
 
 def main(argv: list[str]) -> int:

@@ -31,6 +31,7 @@ from handlers.telegram.shared.guards import (
     _require_turn,
 )
 from handlers.telegram.shared.offloop import off_loop
+from handlers.telegram.shared.page_button import proof_link
 from handlers.telegram.shared.reveal_post import edit_buttons, edit_final
 from handlers.telegram.shared.send import edit
 from handlers.telegram.shared.summary import summary_screen
@@ -187,7 +188,8 @@ async def btn_summary_undo(
     # The final message (the last turn's reveal, a picture's caption perhaps) keeps its text
     # until the undo is confirmed: only its buttons change, and the question pops up.
     if cb.kind == "gsb":  # back: the summary's buttons again
-        await edit_buttons(context, msg, summary_screen(gtr, match).rows)
+        rows = summary_screen(gtr, match, proof_link(context, match)).rows
+        await edit_buttons(context, msg, rows)
         return None
     if cb.kind == "gsu":
         rows = [

@@ -36,6 +36,7 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.offloop import off_loop
+from handlers.telegram.shared.page_button import open_proof
 from handlers.telegram.shared.send import edit, send
 from handlers.telegram.shared.turns import (
     _lobby_url,
@@ -50,7 +51,8 @@ log = logging.getLogger("sekundant.bot")
 
 @command
 async def cmd_start(update: Update, context: Ctx) -> None:
-    """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``) or the welcome."""
+    """``/start`` in private: a deep link (``join_<id>``, ``play_<id>``, ``proof_<id>``) or
+    the welcome."""
     svc = context.svc
     user, chat = sender(update)
     tr = context.tr(user)
@@ -64,6 +66,9 @@ async def cmd_start(update: Update, context: Ctx) -> None:
                 await refresh_status(context, changed)
     if payload.startswith("join_"):
         await _join(update, context, payload.removeprefix("join_"))
+        return
+    if payload.startswith("proof_"):  # the final message's "📜 Proof" link
+        await open_proof(context, user, payload.removeprefix("proof_"))
         return
     if payload.startswith("play_"):
         match = svc.deps.repo.load(payload.removeprefix("play_")).match

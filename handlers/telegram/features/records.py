@@ -6,6 +6,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from telegram import InputFile, Message, Update, User
 from telegram.error import Forbidden, TelegramError
@@ -19,6 +20,7 @@ from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import fairness, render
 from handlers.telegram.shared import finished
 from handlers.telegram.shared.context import Ctx, Services
+from handlers.telegram.shared.dossier_access import dossier_allowed
 from handlers.telegram.shared.guards import (
     Alert,
     _load,
@@ -26,7 +28,8 @@ from handlers.telegram.shared.guards import (
     group_match,
     sender,
 )
-from handlers.telegram.shared.send import _api, send
+from handlers.telegram.shared.page_button import proof_button
+from handlers.telegram.shared.send import _api, markup, send
 from handlers.telegram.ui import Screen, get_ui, names_of
 
 log = logging.getLogger("sekundant.bot")
@@ -96,20 +99,12 @@ async def cmd_history(update: Update, context: Ctx) -> None:
     await send(context, chat.id, Screen(history_text(tr, match, records)))
 
 
-def _dossier_allowed(match: Match, user_id: int) -> bool:
-    """The GM at any time (no unrevealed order ever enters a dossier); any participant once
-    the match is over."""
-    if user_id == match.gm_user_id:
-        return True
-    return match.phase is Phase.FINISHED and any(s.user_id == user_id for s in match.seats)
-
-
 async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) -> None:
     """Send the dossier privately to ``user``: the JSON (what ``sekundant verify`` checks) and
     a Markdown version in their language."""
     svc = context.svc
     tr = context.own_tr(user)  # the files go to the user's private chat
-    if not _dossier_allowed(match, user.id):
+    if not dossier_allowed(match, user.id):
         raise Rejection("dossier_not_allowed")
     loaded = svc.deps.repo.load(match.id)
     current = list(loaded.orders.values()) if loaded.match.phase is Phase.RUNNING else []
@@ -124,9 +119,16 @@ async def send_dossier(context: Ctx, match: Match, user: User, reply_chat: int) 
             (md, f"{stem}.md", tr("fair.dossier_caption_md")),
         ):
             doc = InputFile(content, filename=name)
+            # The JSON carries the proof page's button: the same record, checked in the app.
+            button = proof_button(svc, tr, match) if name.endswith(".json") else None
+            keys = markup(svc, [[button]]) if button else None
 
-            async def upload(doc: InputFile = doc, caption: str = caption) -> Message:
-                return await context.bot.send_document(user.id, doc, caption=caption)
+            async def upload(
+                doc: InputFile = doc, caption: str = caption, keys: Any = keys
+            ) -> Message:
+                return await context.bot.send_document(
+                    user.id, doc, caption=caption, reply_markup=keys
+                )
 
             await _api(svc, upload)
     except Forbidden:

@@ -25,7 +25,7 @@ from handlers.telegram.shared import campaign, commitments, finished, outbox
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.offloop import off_loop
-from handlers.telegram.shared.page_button import with_page
+from handlers.telegram.shared.page_button import proof_link, with_page
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
 from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
@@ -92,7 +92,8 @@ async def _show_latest(context: Ctx, match: Match, mid: int) -> None:
         screen = render.status_screen(Tr(latest.lang), latest, fps, svc.deps.clock())
         await edit(context, latest.chat_id, mid, screen)
     elif latest.phase is Phase.FINISHED:
-        await edit(context, latest.chat_id, mid, summary_screen(Tr(latest.lang), latest))
+        screen = summary_screen(Tr(latest.lang), latest, proof_link(context, latest))
+        await edit(context, latest.chat_id, mid, screen)
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:
@@ -334,7 +335,7 @@ async def announce_resolved(
     await stale.clear(context, after, record.turn, skip=edited)
     final = None
     if last and after.phase is Phase.FINISHED:  # the summary ends the final reveal
-        final = summary_screen(Tr(after.lang), after)
+        final = summary_screen(Tr(after.lang), after, proof_link(context, after))
     after = await send_reveal(context, after, record, last=last, preface=preface, final=final)
     if not last:
         return

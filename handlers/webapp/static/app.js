@@ -19,6 +19,7 @@ const BOOT = {
 
 let S = {};  // the page's texts, webapp.* keys
 let sealHandler = null;
+let back = () => openList();  // Telegram's BackButton: the list, or closing the proof page
 let sealBusy = false;
 
 export function t(key, fields = {}) {
@@ -191,6 +192,17 @@ async function openList() {
   );
 }
 
+// The "📜 Proof" page (proof.js): a match's dossier, or a file, verified in this browser.
+async function openProof(match) {
+  hideSeal();
+  if (tg?.BackButton) {
+    back = () => tg.close();
+    tg.BackButton.show();
+  }
+  const page = await import("./proof.js");
+  await page.render(document.getElementById("main"), match, { t, el, api, note, lang: clientLang });
+}
+
 async function guarded(fn) {
   try {
     note("");
@@ -207,11 +219,16 @@ function boot() {
     tg.ready();
     tg.expand?.();
     tg.MainButton?.onClick(runSeal);
-    tg.BackButton?.onClick(() => guarded(openList));
+    tg.BackButton?.onClick(() => guarded(back));
   }
   const start = tg?.initDataUnsafe?.start_param || "";
   const match = params.get("m") || (start.match(/^m_([A-Za-z0-9]+)/)?.[1] ?? "");
   const pid = params.get("p") || undefined;
+  const proof = params.get("proof") ?? start.match(/^proof_([A-Za-z0-9_-]+)/)?.[1] ?? null;
+  if (proof !== null || params.has("verify")) {
+    guarded(() => openProof(proof || ""));
+    return;
+  }
   guarded(() => (match ? openSeat(match, pid, false) : openList()));
 }
 

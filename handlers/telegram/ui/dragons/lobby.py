@@ -66,11 +66,14 @@ class DragonsLobby(RulesetUI):
     def lobby_extra(self, tr: Tr, match: Match) -> Screen:
         lines = [tr("dr.lobby.sides")]
         by_side: dict[str, list[str]] = {}
+        pids = {s.pid for s in match.seats}
         for s in match.seats:
             tag = tr("dr.lobby.npc_tag") if s.npc else ""
-            by_side.setdefault(s.side, []).append(f"{esc(s.name)}{tag} <code>{s.pid}</code>")
-        for side, who in by_side.items():
-            lines.append(f"• <b>{esc(side)}</b>: {', '.join(who)}")
+            side = "" if s.side in pids else s.side  # its own pid: no side picked yet
+            by_side.setdefault(side, []).append(f"{esc(s.name)}{tag} <code>{s.pid}</code>")
+        for side, who in sorted(by_side.items(), key=lambda kv: kv[0] == ""):
+            label = f"<b>{esc(side)}</b>" if side else tr("traps.no_side")
+            lines.append(f"• {label}: {', '.join(who)}")
         if not match.seats:
             lines.append("—")
         side_row = [

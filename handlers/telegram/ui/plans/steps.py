@@ -9,7 +9,7 @@ from typing import Any
 
 from engine.rulesets.plans import Fighter
 from engine.rulesets.plans.config import ACTIONS, GROUPS
-from handlers.telegram.i18n import Tr
+from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button
 from handlers.telegram.ui.plans.common import (
     ACTION_ICON,
@@ -20,6 +20,7 @@ from handlers.telegram.ui.plans.common import (
     _opt,
     action_name,
     group_name,
+    skill_name,
 )
 
 Rows = list[list[Button]]
@@ -67,7 +68,8 @@ def skill(c: Choice) -> Rows:
     return [
         [
             Button(
-                f"{sk.id} {sk.level} ({', '.join(group_name(tr, GROUPS[x]) for x in sk.groups)})",
+                f"{skill_name(tr, sk.id)} {sk.level}"
+                f" ({', '.join(group_name(tr, GROUPS[x]) for x in sk.groups)})",
                 cb(s + ALPHA[k]),
             )
         ]
@@ -86,7 +88,7 @@ def second(c: Choice) -> Rows:
             Button(
                 tr(
                     "plans.btn.second",
-                    skill=sheet.skills[j].id,
+                    skill=Raw(skill_name(tr, sheet.skills[j].id)),
                     level=sheet.skills[j].level,
                     icon=ICON[GROUPS[pg]],
                     group=group_name(tr, GROUPS[pg]),
@@ -149,7 +151,10 @@ def guess_skill(c: Choice) -> Rows:
     tr, them, s, cb = c.tr, c.them, c.s, c.cb
     skip = tr("plans.btn.none")
     rows = [
-        [Button(sk.id, cb(s + ALPHA[k])) for k, sk in list(enumerate(them.sheet.skills))[i : i + 3]]
+        [
+            Button(skill_name(tr, sk.id), cb(s + ALPHA[k]))
+            for k, sk in list(enumerate(them.sheet.skills))[i : i + 3]
+        ]
         for i in range(0, len(them.sheet.skills), 3)
     ]
     return [*rows, [Button(skip, cb(s + NONE))]]

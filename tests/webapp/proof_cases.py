@@ -8,6 +8,10 @@ checked on, with the verdict ``sekundant verify`` (``engine.verify``) gives each
   undone and replayed, a pause, a replacement, two GM rulings, the end), and every tampering of
   that suite applied to it (the few written for its toy ruleset's fields have a pistol
   counterpart here);
+- a pistol match locked by group messages (as the bot locks) with every field changed in turn
+  as ``tests/fairness/test_every_field.py`` changes them;
+- the plans and dragons matches with an order dropped, a default order changed, a win
+  claimed, a die turned over;
 - the torsion variants of a real quicknet round (``tests/fairness/test_subgroup``).
 
 Both verifiers must agree on every one: same verdict (verifies / does not)."""
@@ -24,7 +28,7 @@ from typing import Any
 from engine import usecases as uc
 from engine.dossier import build_dossier
 from engine.errors import Rejection
-from engine.verify import check
+from engine.verify import NotADossierError, check
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.conftest import FakeClock
@@ -110,6 +114,76 @@ def pistol_match(*, finish: bool = True) -> Dossier:
     )
 
 
+def pistol_locked_match() -> Dossier:
+    """``pistol_match`` played the bot's way of locking (``test_every_field._Bot``): each lock
+    a group message whose date fixes the beacon round, each reveal carrying the next
+    commitment."""
+    from tests.fairness.test_every_field import _Bot
+
+    clock = FakeClock()
+    deps = uc.Deps(
+        repo=MemoryRepository(),
+        clock=clock,
+        entropy=uc.SystemEntropy(),
+        beacon=LocalBeacon(),
+        lock_by_message=True,
+    )
+    bot = _Bot(deps)
+    mid = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="pistol", config=CONFIG).id
+    bot.after(mid)
+    uc.join(deps, mid, ANN, "Ann")
+    uc.join(deps, mid, BOB, "Bob")
+    uc.set_character(deps, mid, ANN, "p1", {"weapon": "revolver", "perks": ["thick_skinned"]})
+    uc.set_character(deps, mid, BOB, "p2", {"weapon": "derringer", "perks": ["lucky"]})
+    clock.advance(7)
+    bot.do(mid, lambda: uc.start(deps, mid, GM))
+    for turn in (1, 2, 3):
+        clock.advance(7)
+        bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", _order(turn - 2)))
+        clock.advance(7)
+        if turn == 2:
+            bot.do(mid, lambda: uc.force_resolve(deps, mid, GM, turn=2))
+        else:
+            bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", _order(1)))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.undo(deps, mid, GM, "misclick", turn=4))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(2)))
+    bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", _order(-2)))
+    clock.advance(7)
+    uc.pause(deps, mid, GM)
+    clock.advance(7)
+    bot.do(mid, lambda: uc.resume(deps, mid, GM))
+    bot.do(mid, lambda: uc.replace_player(deps, mid, GM, "p2", CARL, "Carl"))
+    clock.advance(7)
+    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(0)))
+    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(-1)))
+    clock.advance(7)
+    uc.edit_state(deps, mid, GM, "p1", "shrugs_left", 3, "ruling")
+    uc.edit_state(deps, mid, GM, "p2", "shrugs_left", 2, "ruling")
+    clock.advance(7)
+    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(1)))
+    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(1)))
+    clock.advance(30)
+    loaded = deps.repo.load(mid)
+    return build_dossier(
+        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
+    )
+
+
+def field_changes(d: Dossier) -> list[tuple[str, Dossier]]:
+    """Every field of ``d`` changed in turn, as ``tests/fairness/test_every_field.py`` changes
+    them (the fields that bind nothing too: both verifiers must then agree it still holds)."""
+    from tests.fairness.test_every_field import _cases, _set
+
+    out = []
+    for _, path, new in _cases(d):
+        bad = copy.deepcopy(d)
+        _set(bad, path, new)
+        out.append((f"field {'/'.join(map(str, path))} = {new!r}", bad))
+    return out
+
+
 def _sealed(d: Dossier, n: int, pid: str) -> dict[str, Any]:
     order: dict[str, Any] = next(o for o in d["turns"][n]["orders"] if o["pid"] == pid)
     return order
@@ -181,11 +255,11 @@ def tamperings() -> list[tuple[str, Callable[[Dossier], None]]]:
 
 
 def python_verdict(dossier: Dossier) -> bool:
-    """``sekundant verify``'s verdict: True when the dossier verifies. A dossier the rules
-    refuse to replay (a Rejection raised through verify) does not verify."""
+    """``sekundant verify``'s verdict: True when the dossier verifies; not a dossier at all
+    (its ``format`` changed) does not."""
     try:
         return not check(dossier).findings
-    except Rejection:
+    except (Rejection, NotADossierError):
         return False
 
 
@@ -202,13 +276,54 @@ def honest(seed: int = 0, per_ruleset: int = 3) -> list[tuple[str, Dossier]]:
     return out
 
 
+def _others_tampered(name: str, d: Dossier) -> list[tuple[str, Dossier]]:
+    """A plans or dragons match with an order dropped, a default order changed, a win
+    claimed, a die turned over."""
+    out = []
+    played = [k for k, t in enumerate(d["turns"]) if len(t["orders"]) > 1]
+    if played:
+        bad = copy.deepcopy(d)
+        bad["turns"][played[0]]["orders"].pop()
+        out.append((f"{name}: an order dropped", bad))
+    bad = copy.deepcopy(d)
+    bad["match"]["phase"] = "finished"
+    bad["match"]["outcome"] = {"status": "win", "winners": ["p1"], "reason": "claimed"}
+    bad.pop("current", None)
+    out.append((f"{name}: a win claimed", bad))
+    defaults = [o for t in d["turns"] for o in t["orders"] if o["default"]]
+    if defaults:
+        bad = copy.deepcopy(d)
+        order = next(o for t in bad["turns"] for o in t["orders"] if o["default"])["order"]
+        if "action" in order:  # plans: another action than the configured default's
+            order["action"] = "strong" if order["action"] != "strong" else "precise"
+        else:  # dragons: another Speed change
+            order["n"] += 1
+        out.append((f"{name}: a default order changed", bad))
+    rolls = [(k, e) for k, t in enumerate(d["turns"]) for e in t["events"] if e["kind"] == "roll"]
+    if rolls:
+        bad = copy.deepcopy(d)
+        k, event = rolls[-1]
+        copy_event = next(e for e in bad["turns"][k]["events"] if e == event)
+        copy_event["faces"] = [event["sides"] + 1 - f for f in event["faces"]]
+        if copy_event["faces"] != event["faces"]:
+            out.append((f"{name}: a die turned over", bad))
+    return out
+
+
 @functools.cache
 def all_cases() -> list[tuple[str, str, bool]]:
     """(name, dossier as JSON text, Python's verdict) for every case (built once a process)."""
     base = pistol_match()
     cases: list[tuple[str, Dossier]] = [("pistol match", base)]
     cases.append(("pistol match, running", pistol_match(finish=False)))
-    cases += honest()
+    locked = pistol_locked_match()
+    cases.append(("pistol match locked by messages", locked))
+    cases += field_changes(locked)
+    others = honest()
+    cases += others
+    for name, d in others:  # the other rulesets: who acted and the outcome are checked too
+        if not name.startswith("pistol"):
+            cases += _others_tampered(name, d)
     for name, change in tamperings():
         bad = copy.deepcopy(base)
         change(bad)

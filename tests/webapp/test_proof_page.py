@@ -144,3 +144,23 @@ def test_a_player_of_a_running_match_may_not_have_its_dossier(chromium: Any, pag
         assert line.text.startswith("✅ Turns checked: 0.")
     finally:
         served.close()
+
+
+def test_a_plans_record_says_what_is_left_to_sekundant_verify(
+    chromium: Any, page: Page, tmp_path: Path
+) -> None:
+    """Plans' turns are not replayed in the page: it checks the rest and says so."""
+    name, text, ok = next(c for c in all_cases() if c[0].startswith("plans honest"))
+    assert ok, name
+    path = tmp_path / "plans.json"
+    path.write_text(text, encoding="utf-8")
+    served = serve(page.webapp, lock=page.backend.lock)
+    try:
+        _open(chromium, served, page, page.duel.bob, "?verify")
+        picker = wait(chromium, lambda d: d.find_elements("css selector", "#proof-file"))[0]
+        picker.send_keys(str(path))
+        out = wait(chromium, lambda d: d.find_elements("css selector", "#proof-file-out #verdict"))
+        assert out[0].find_element("css selector", ".verdict").text.startswith("✅ Turns checked:")
+        assert "replayed only by sekundant verify" in out[0].text
+    finally:
+        served.close()

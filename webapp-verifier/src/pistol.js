@@ -57,7 +57,8 @@ const DEFAULTS = {
   },
 };
 
-class Rejection extends Error {}
+/** What the rules refuse (a configuration, a sheet, an order, a ruling). */
+export class Rejection extends Error {}
 
 function mapValues(obj, f) {
   const out = {};
@@ -320,6 +321,13 @@ export function resolve(s, orders, dice) {
     });
   }
   return [after, events];
+}
+
+/** What a GM may rule on for a seat, with its value now. */
+export function editable(s, pid) {
+  const d = s.duelists.find((x) => x.pid === pid);
+  if (!d) throw new Rejection(`no seat ${pid}`);
+  return { status: d.status, shrugs_left: d.shrugs_left };
 }
 
 /** A GM ruling (docs/fairness.md, "`edit` entries"): `status` or `shrugs_left` of a seat. */

@@ -2,12 +2,14 @@
 // ("What `sekundant verify` checks" and "Details an independent verifier needs"). Every
 // mismatch is a finding "turn N: what: dossier says X, replay gives Y"; notes are what a
 // reader should know that is not a mismatch. The `pistol` rules are replayed in full
-// (./pistol.js); for the other rulesets every check but the rules' own (who had to act, the
-// default orders, the events besides the dice, the final state, the outcome) is made, and
-// `replayed` says so.
+// (./pistol.js); for `plans` and `dragons` who must act, the default orders and the outcome
+// are computed from the states (./light.js) and every die is re-derived, but the turns are
+// not replayed (the events besides the dice, the state a turn leaves, the GM's rulings'
+// effect are left to `sekundant verify`), and `replayed` says so.
 import { DiceStream, diceKey, roundAfter, sha256Hex, unhex, utf8ToBytes, verifyBeacon } from './crypto.js';
+import * as light from './light.js';
 import * as pistol from './pistol.js';
-import { canonical, codePointCompare, int, isObject, num, parse, same } from './pyjson.js';
+import { PyFloat, canonical, codePointCompare, int, isObject, num, parse, same } from './pyjson.js';
 
 export const FORMAT = 'sekundant-dossier';
 export const FORMAT_VERSIONS = [1, 2];
@@ -29,9 +31,9 @@ const PUBLIC_NETWORKS = { quicknet: QUICKNET };
 
 /** The rulesets this verifier knows: its version and, when ported, its rules. */
 export const RULESETS = {
-  pistol: { version: pistol.VERSION, rules: pistol },
-  plans: { version: '1.0', rules: null },
-  dragons: { version: '2', rules: null },
+  pistol: { version: pistol.VERSION, rules: pistol, light: null },
+  plans: { version: '1.0', rules: null, light: light.plans },
+  dragons: { version: '2', rules: null, light: light.dragons },
 };
 
 const GM_ONLY = new Set([
@@ -81,6 +83,38 @@ function findingText(f) {
 }
 
 const sortStrings = (xs) => [...xs].sort(codePointCompare);
+
+/** The record of the turn before that an undone `record` was played on: the latest of that
+ * turn's records (kept, or undone later) resolved by then and not undone before it resolved. */
+function playedOn(record, records) {
+  const number = int(record.turn);
+  const resolved = num(record.resolved_at);
+  let best = null;
+  for (const r of records) {
+    if (r === record || int(r.turn) !== number - 1 || num(r.resolved_at) > resolved) continue;
+    if ((r.undone_at ?? null) !== null && num(r.undone_at) < resolved) continue;
+    if (best === null || num(r.resolved_at) > num(best.resolved_at)) best = r;
+  }
+  return best;
+}
+
+const LANGUAGES = ['en', 'ru'];
+const SEAT_ENTRIES = new Set(['edit', 'replace', 'forfeit', 'veto']);
+const ACTIONS = new Set([...GM_ONLY, 'hand_gm', 'forfeit', 'resume']);
+const SCHEME = 'bls-unchained-g1-rfc9380';
+const OPAQUE = new Set(['state_before', 'state_after', 'events', 'order', 'config']);
+
+/** Every time (a `*_at` number) in `value`, however deep, outside the rules' own data. */
+function timesIn(value, out = []) {
+  if (Array.isArray(value)) for (const item of value) timesIn(item, out);
+  else if (isObject(value)) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.endsWith('_at') && (typeof v === 'number' || v instanceof PyFloat)) out.push(num(v));
+      else if (!OPAQUE.has(k)) timesIn(v, out);
+    }
+  }
+  return out;
+}
 const at = (a) => num(a.at);
 
 /** Verify dossier JSON text (parsed as Python reads it). */
@@ -160,6 +194,16 @@ class Verifier {
       return;
     }
     this.rules = known.rules;
+    this.light = known.light;
+    if (this.rules) {
+      try {
+        this.rules.config(match.config || {});
+      } catch (e) {
+        if (!(e instanceof this.rules.Rejection)) throw e;
+        this.add(null, 'configuration', match.config, 'one the rules accept');
+        return;
+      }
+    }
     this.interventions = [...(d.interventions || [])];
     this.seats = new Map(match.seats.map((s) => [s.pid, s]));
     const turns = [...d.turns];
@@ -173,7 +217,12 @@ class Verifier {
       previous = turn;
     });
     this.undone = true;
-    for (const turn of undone) this.turn(turn, null);
+    for (const turn of undone) {
+      this.turn(turn, playedOn(turn, [...turns, ...undone]));
+      if ((turn.undone_at ?? null) !== null && num(turn.undone_at) < num(turn.resolved_at)) {
+        this.add(int(turn.turn), 'undone before it resolved', turn.undone_at, `>= ${textOf(turn.resolved_at)}`);
+      }
+    }
     this.undone = false;
     for (const a of this.interventions) {
       if (a.action === 'undo') {
@@ -184,9 +233,10 @@ class Verifier {
       }
     }
     this.checkBinding(turns, undone);
+    this.checkFields(turns, undone);
     this.checkForced(turns, undone);
     this.checkPauses([...turns, ...undone]);
-    this.checkLocks(turns);
+    this.checkLocks(turns, undone);
     this.checkMatch(turns);
   }
 
@@ -229,7 +279,18 @@ class Verifier {
     let events = [];
     if (number === 0) {
       if (turn.orders.length) this.add(0, 'orders in the setup', turn.orders.length, 0);
-      state = rules.setup(this.match.config || {}, this.match.seats);
+      try {
+        state = rules.setup(this.match.config || {}, this.match.seats);
+      } catch (e) {
+        if (!(e instanceof rules.Rejection)) throw e;
+        const characters = {};
+        for (const seat of this.match.seats) characters[seat.pid] = seat.character ?? {};
+        this.add(0, 'characters of the seats', characters, 'ones the rules accept');
+        return;
+      }
+      if (!(turn.state_before === undefined || turn.state_before === null || same(turn.state_before, {}))) {
+        this.add(0, 'state before the setup', turn.state_before, {});
+      }
     } else {
       if (previous !== null) this.chain(number, previous, turn);
       const before = rules.loadState(turn.state_before);
@@ -242,7 +303,8 @@ class Verifier {
     if (!same(after, turn.state_after)) this.add(number, 'state after the turn', turn.state_after, after);
   }
 
-  /** A ruleset not ported: the orders' own checks, the chain without rulings, every die. */
+  /** A ruleset not replayed: who acted and the orders' own checks, the chain without
+   * rulings, every die. */
   partial(turn, previous, number, dice) {
     if (number === 0 && turn.orders.length) this.add(0, 'orders in the setup', turn.orders.length, 0);
     if (number > 0 && previous !== null) this.chain(number, previous, turn);
@@ -289,6 +351,16 @@ class Verifier {
     const posted = turn.commitment_posted_at ?? null;
     if (posted !== null && opened !== null && num(posted) < num(opened)) {
       this.add(number, 'commitment posted before the turn opened', posted, `>= ${textOf(opened)}`);
+    }
+    if (posted !== null && num(posted) > resolved) {
+      this.add(number, 'commitment posted after the turn resolved', posted, `<= ${resolved}`);
+    }
+    const frozen = turn.frozen_at ?? null;
+    const marks = turn.orders.filter((o) => !o.default).map((o) => num(o.sealed_at));
+    if (opened !== null) marks.push(num(opened));
+    const earliest = marks.length ? Math.max(...marks) : null;
+    if (frozen !== null && (num(frozen) > resolved || (earliest !== null && num(frozen) < earliest))) {
+      this.add(number, 'time the turn stopped taking orders', frozen, `between ${earliest} and ${resolved}`);
     }
     // A lock message's date is whole seconds: posted within [date, date + 1), with the skew.
     const end =
@@ -387,12 +459,25 @@ class Verifier {
     const t0 = num(previous.resolved_at);
     const t1 = num(turn.resolved_at);
     const rulings = this.interventions.filter(
-      (a) => a.action === 'edit' && int(a.turn ?? -1) === number && t0 <= at(a) && at(a) <= t1,
+      (a) => a.action === 'edit' && int(a.turn ?? -1) === number && t0 <= at(a) && at(a) <= t1 && this.seats.has(a.pid),
     );
     let expected;
     if (this.rules) {
       let state = this.rules.loadState(previous.state_after);
-      for (const a of rulings) state = this.rules.edit(state, a.pid, a.field, a.new);
+      for (const a of rulings) {
+        let old;
+        try {
+          old = this.rules.editable(state, a.pid)[a.field];
+          state = this.rules.edit(state, a.pid, a.field, a.new);
+        } catch (e) {
+          if (!(e instanceof this.rules.Rejection)) throw e;
+          this.add(number, `GM ruling on ${a.pid}'s ${a.field}`, a.new, 'a value the rules allow');
+          return;
+        }
+        if (old === undefined || !same(old, a.old ?? null)) {
+          this.add(number, `value before the GM's ruling on ${a.pid}'s ${a.field}`, a.old ?? null, old ?? null);
+        }
+      }
       expected = this.rules.dumpState(state);
     } else if (rulings.length) {
       return; // the rulings of a ruleset not ported here are applied by `sekundant verify`
@@ -404,7 +489,8 @@ class Verifier {
     }
   }
 
-  /** Check 5: who acted, defaults, seq, fingerprints, sealers. `before` null: not ported. */
+  /** Check 5: who acted, defaults, seq, fingerprints, sealers. `before` null: not replayed
+   * (who must act and the defaults from ./light.js). */
   orders(number, turn, before) {
     const rules = this.rules;
     const reason = turn.reason;
@@ -417,6 +503,12 @@ class Verifier {
     const pids = sortStrings(turn.orders.map((o) => o.pid));
     if (rules) {
       const must = sortStrings(rules.acting(before).filter((p) => !gone.has(p)));
+      if (!same(pids, must)) {
+        this.add(number, 'seats with an order', pids, must);
+        return null;
+      }
+    } else if (this.light) {
+      const must = sortStrings(this.light.acting(turn.state_before).filter((p) => !gone.has(p)));
       if (!same(pids, must)) {
         this.add(number, 'seats with an order', pids, must);
         return null;
@@ -442,14 +534,22 @@ class Verifier {
     if (new Set(seqs).size !== seqs.length || seqs.some((s) => s < 1 || s >= DEFAULT_SEQ)) {
       this.add(number, 'sealing order (seq) of the sealed orders', seqs, 'distinct numbers from 1');
     }
+    const bySeq = turn.orders
+      .filter((o) => !o.default)
+      .map((o) => [int(o.seq), num(o.sealed_at)])
+      .sort((x, y) => x[0] - y[0] || x[1] - y[1]);
+    const times = bySeq.map(([, t]) => t);
+    if (times.some((t, k) => k > 0 && t < times[k - 1])) {
+      this.add(number, 'sealing order (seq) vs the sealing times', bySeq, 'numbered in time');
+    }
     const sealed = {};
     for (const order of turn.orders) {
       const pid = order.pid;
       if (int(order.turn ?? number) !== number) this.add(number, `turn of ${pid}'s order`, order.turn, number);
       if (order.default) {
-        if (rules) {
-          const expected = rules.defaultOrder(before, pid);
-          if (!same(expected, order.order)) this.add(number, `default order of ${pid}`, order.order, expected);
+        const expected = rules ? rules.defaultOrder(before, pid) : this.light?.defaultOrder?.(turn.state_before, pid);
+        if (expected !== undefined && !same(expected, order.order)) {
+          this.add(number, `default order of ${pid}`, order.order, expected);
         }
         if (order.salt || order.fingerprint || (order.by_user ?? null) !== null) {
           this.add(
@@ -468,7 +568,15 @@ class Verifier {
         if (fp !== order.fingerprint) this.add(number, `fingerprint of ${pid}'s order`, order.fingerprint, fp);
         this.sealer(number, order);
       }
-      if (rules) sealed[pid] = rules.parseOrder(order.order);
+      if (rules) {
+        try {
+          sealed[pid] = rules.parseOrder(order.order);
+        } catch (e) {
+          if (!(e instanceof rules.Rejection)) throw e;
+          this.add(number, `${pid}'s order`, order.order, 'an order the rules accept');
+          return null;
+        }
+      }
     }
     return sealed;
   }
@@ -573,28 +681,55 @@ class Verifier {
   }
 
   /** "The lock message": its date, its bound to the freeze and the seals, its id. */
-  checkLocks(turns) {
+  checkLocks(turns, undone) {
+    this.lockMessages(turns);
+    const locks = [...turns, ...undone].filter((t) => t.lock_message).map((t) => int(t.lock_message));
+    for (const m of [...new Set(locks.filter((m) => locks.indexOf(m) !== locks.lastIndexOf(m)))].sort((a, b) => a - b)) {
+      this.add(null, 'lock message shared by two records', m, 'one per record', false);
+    }
+    for (const record of undone) {
+      const number = int(record.turn);
+      const again = turns.filter((t) => int(t.turn) === number);
+      const before = this.findings.length;
+      this.lockMessages([record, ...again.slice(0, 1)], true, number);
+      // only the record's first finding, none about sharing (counted above)
+      const mine = this.findings.splice(before).filter((f) => f.turn === number && f.undone && !f.what.includes('shared'));
+      if (mine.length) this.findings.push(mine[0]);
+      const lock = record.lock_message ?? null;
+      const later = again.length ? again[0].commitment_message ?? null : null;
+      if (lock !== null && later !== null && int(lock) >= int(later)) {
+        this.add(number, "lock message after the undo's new commitment", lock, `< ${later}`, true);
+      }
+    }
+  }
+
+  /** The lock checks of consecutive records (``undone``: findings marked so, for ``only``). */
+  lockMessages(turns, undone = false, only = null) {
     const seen = new Set();
+    const add = (n, what, says, gives) => {
+      if (only === null || n === only) this.add(n, what, says, gives, undone && n === only);
+      else this.add(n, what, says, gives, false);
+    };
     turns.forEach((turn, index) => {
       const message = turn.lock_message ?? null;
       if (message === null) return;
       const number = int(turn.turn);
-      this.lockTimes(number, turn);
-      if (seen.has(int(message))) this.add(number, 'lock message shared with another turn', message, 'unique', false);
+      this.lockTimes(number, turn, add);
+      if (seen.has(int(message))) add(number, 'lock message shared with another turn', message, 'unique');
       seen.add(int(message));
       const own = turn.commitment_message ?? null;
       if (own !== null && int(message) <= int(own)) {
-        this.add(number, "lock message before the turn's commitment", message, `> ${own}`, false);
+        add(number, "lock message before the turn's commitment", message, `> ${own}`);
       }
       const next = index + 1 < turns.length ? turns[index + 1].commitment_message ?? null : null;
       if (next !== null && int(message) > int(next)) {
-        this.add(number, "lock message after the next turn's commitment", message, `<= ${next}`, false);
+        add(number, "lock message after the next turn's commitment", message, `<= ${next}`);
       }
     });
   }
 
-  lockTimes(number, turn) {
-    const add = (what, says, gives) => this.add(number, what, says, gives, false);
+  lockTimes(number, turn, report) {
+    const add = (what, says, gives) => report(number, what, says, gives);
     if ((turn.locked_at ?? null) === null) {
       add('lock message without its date', null, 'a Telegram date');
       return;
@@ -673,6 +808,85 @@ class Verifier {
     }
   }
 
+  /** Check 9: the fields no replay reads, bound to the rest of the record. */
+  checkFields(turns, undone) {
+    const d = this.d;
+    if (d.format_version === 1) return;
+    const match = this.match;
+    const log = this.interventions;
+    const add = (turn, what, says, gives) => this.add(turn, what, says, gives, false);
+    const generated = d.generated_at;
+    const latest = timesIn([match, [...turns, ...undone], log, d.current || {}]);
+    if (!(typeof generated === 'number' || generated instanceof PyFloat)) {
+      add(null, 'time the dossier was generated', generated ?? null, 'a time');
+    } else if (latest.length && num(generated) < Math.max(...latest)) {
+      add(null, 'dossier generated before what it records', generated, `>= ${Math.max(...latest)}`);
+    }
+    if (turns.length && (turns[0].opened_at ?? null) !== null && (match.created_at ?? null) !== null) {
+      if (num(match.created_at) < num(turns[0].opened_at)) {
+        add(null, 'match created before its turn 0 opened', match.created_at, turns[0].opened_at);
+      }
+    }
+    if (!LANGUAGES.includes(match.lang)) add(null, 'language of the match', match.lang ?? null, LANGUAGES);
+    const pids = (match.seats || []).map((x) => x.pid);
+    const forfeited = new Set(log.filter((a) => a.action === 'forfeit').map((a) => a.pid));
+    for (const seat of match.seats || []) {
+      const { pid, name } = seat;
+      const user = seat.user_id ?? null;
+      const npc = seat.npc;
+      if (typeof name !== 'string' || !name.trim()) add(null, `name of seat ${pid}`, name ?? null, 'a name');
+      if (typeof (seat.reachable ?? true) !== 'boolean') add(null, `reachable of seat ${pid}`, seat.reachable, 'true or false');
+      if (npc === true && user !== null) add(null, `player of NPC seat ${pid}`, user, 'none (the GM runs it)');
+      else if (npc !== true && (npc !== false || typeof user !== 'number' || !Number.isInteger(user))) {
+        add(null, `seat ${pid}: NPC or player`, { npc: npc ?? null, user_id: user }, "a player's id");
+      }
+      const status = forfeited.has(pid) ? 'forfeit' : 'active';
+      if (seat.status !== status) add(null, `status of seat ${pid}`, seat.status ?? null, status);
+      const replaced = log.filter((a) => a.action === 'replace' && a.pid === pid);
+      for (let k = 1; k < replaced.length; k += 1) {
+        const [a, b] = [replaced[k - 1], replaced[k]];
+        if ('old_user' in b && !same([b.old_user ?? null, b.old ?? null], [a.new_user ?? null, a.new ?? null])) {
+          add(null, `seat ${pid}: replaced player vs the one the previous replacement seated`, [b.old_user, b.old], [a.new_user, a.new]);
+        }
+      }
+      const last = replaced[replaced.length - 1];
+      if (last && 'new_user' in last && !same([last.new_user ?? null, last.new ?? null], [user, name ?? null])) {
+        add(null, `seat ${pid}: its player vs the last replacement`, [user, name], [last.new_user, last.new]);
+      }
+    }
+    for (const a of log) {
+      if (!ACTIONS.has(a.action)) add(null, 'kind of GM entry', a.action ?? null, [...ACTIONS].sort());
+      if (SEAT_ENTRIES.has(a.action) && !pids.includes(a.pid)) {
+        add(typeof a.turn === 'number' ? a.turn : null, `seat named by the GM's ${a.action} entry`, a.pid ?? null, pids);
+      }
+      if (typeof (a.reason ?? '') !== 'string') add(null, `reason of the GM's ${a.action} entry`, a.reason, 'a text');
+      if (a.action === 'force_resolve') {
+        const n = int(a.turn);
+        const known = [...turns, ...undone]
+          .filter((t) => int(t.turn) === n && t.reason === 'forced' && (t.frozen_at ?? null) !== null)
+          .map((t) => num(t.frozen_at));
+        if (known.length && !known.includes(num(a.at))) add(n, "time of the GM's force vs the turn's freeze", a.at, known);
+      }
+      if (a.action === 'edit') {
+        const n = int(a.turn);
+        const when = num(a.at);
+        const after = [...turns, ...undone].filter((t) => int(t.turn) === n - 1).map((t) => num(t.resolved_at));
+        const until = n >= 0 && n < turns.length ? num(turns[n].resolved_at) : null;
+        if (!after.some((t) => t <= when) || (until !== null && when > until)) {
+          add(n, "time of the GM's ruling vs its turn", when, 'while the turn was open');
+        }
+      }
+    }
+    for (const [key, network] of Object.entries(d.beacon_networks || {})) {
+      if (!isObject(network)) {
+        add(null, `beacon network ${key}`, network, 'its parameters');
+        continue;
+      }
+      if (network.name !== key) add(null, `name of beacon network ${key}`, network.name ?? null, key);
+      if (network.scheme !== SCHEME) add(null, `scheme of beacon network ${key}`, network.scheme ?? null, SCHEME);
+    }
+  }
+
   /** Every GM-only entry by the GM of its moment (hand_gm followed in the log's order). */
   gmEntries() {
     const match = this.match;
@@ -717,7 +931,10 @@ class Verifier {
       return;
     }
     const forfeit = this.interventions.filter((a) => a.action === 'forfeit');
-    const result = this.rules ? this.rules.outcome(this.rules.loadState(turns[turns.length - 1].state_after)) : null;
+    const final = turns[turns.length - 1].state_after;
+    let result = null;
+    if (this.rules) result = this.rules.outcome(this.rules.loadState(final));
+    else if (this.light?.outcome) result = this.light.outcome(final);
     if (gmEnd !== null) {
       const expected = { status: gmEnd.result ?? null, by_gm: true };
       if ('winners' in gmEnd) expected.winners = [...gmEnd.winners];

@@ -247,3 +247,29 @@ def test_no_end_or_removal_sends_outside_the_outbox(
     assert h.deps.repo.load(MID).match.phase is Phase.FINISHED
     new = {s: e for s, e in rec.found.items() if s not in KNOWN_DIRECT}
     assert new == {}, f"sent outside the outbox after a write: {sorted(new.items())}"
+
+
+def test_no_gm_handover_sends_outside_the_outbox() -> None:
+    """The GM role handed over (``/gm``) and taken (``/takegm``) in a battle with NPCs: the
+    announcement and the new GM's order screens of the NPCs are owed with the handover."""
+    from tests.bot.test_dragons_ui import Battle
+
+    h = Harness()
+    rec = Recorder(h)
+    try:
+        battle = Battle(h)
+        battle.start()
+        h.say(battle.alice, 111, "/start")
+        h.say(battle.alice, battle.g, "hi")
+        h.say(battle.gm, battle.g, "/gm", reply_to=h.api.chat(battle.g).messages[-1])
+        npcs = [s.pid for s in battle.match().seats if s.npc]
+        assert npcs and any(f"<code>{npcs[0]}</code>" in m.text for m in h.api.chat(111).messages)
+        h.api.admins[battle.g] = {int(battle.bob["id"]): "administrator"}
+        h.say(battle.bob, 222, "/start")
+        h.say(battle.bob, battle.g, "/takegm")
+        assert battle.match().gm_user_id == int(battle.bob["id"])
+        assert any(f"<code>{npcs[0]}</code>" in m.text for m in h.api.chat(222).messages)
+    finally:
+        h.close()
+    new = {s: e for s, e in rec.found.items() if s not in KNOWN_DIRECT}
+    assert new == {}, f"sent outside the outbox after a write: {sorted(new.items())}"

@@ -59,7 +59,12 @@ def server(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Any]]:
     if request.param == "plain":
         wsgi: Any = DomainDispatcherApplication(create_backend_app)
     else:
-        undo = moto_serial.cheap_rollback()
+        undos = [moto_serial.cheap_rollback(), moto_serial.fast_queries()]
+
+        def undo() -> None:
+            for u in undos:
+                u()
+
         wsgi = moto_serial.app(_SpyLock(waiting))
     srv = make_server("127.0.0.1", 0, wsgi, True, request_handler=MotoRequestHandler)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
@@ -223,3 +228,50 @@ def test_a_failed_transaction_puts_back_what_it_touched(server: Any) -> None:
         "CUR#ORDER#old": "before",
         "TURN#1": "untouched",
     }
+
+
+@pytest.mark.parametrize("server", ["plain"], indirect=True)
+def test_the_load_run_s_queries_answer_as_moto_s_own(server: Any) -> None:
+    """``fast_queries`` (a Query on the table's key reads that key's items only; all items
+    listed sorted by plain values) gives the answers moto's own Query gives: key conditions,
+    both directions, pages."""
+    c = server()
+    for pk in ("MATCH#a", "MATCH#b", "USER#1"):
+        for sk in ("CUR#MATCH", "CUR#ORDER#p1", "CUR#ORDER#p2", "OWED#x", "TURN#000001#000"):
+            c.put_item(TableName=TABLE, Item={"PK": {"S": pk}, "SK": {"S": sk}, "v": {"N": "1"}})
+
+    def answers() -> list[Any]:
+        out: list[Any] = []
+        for pk, prefix, forward, limit in [
+            ("MATCH#a", "CUR#", True, 0),
+            ("MATCH#b", "CUR#ORDER#", False, 0),
+            ("USER#1", "", True, 2),
+            ("MATCH#zz", "", True, 0),
+        ]:
+            values: dict[str, Any] = {":p": {"S": pk}}
+            condition = "PK = :p"
+            if prefix:
+                values[":s"] = {"S": prefix}
+                condition += " AND begins_with(SK, :s)"
+            kw: dict[str, Any] = {
+                "TableName": TABLE,
+                "KeyConditionExpression": condition,
+                "ExpressionAttributeValues": values,
+                "ScanIndexForward": forward,
+            }
+            if limit:
+                kw["Limit"] = limit
+            page = c.query(**kw)
+            out.append((page["Items"], page.get("LastEvaluatedKey")))
+            if "LastEvaluatedKey" in page:
+                rest = c.query(**kw, ExclusiveStartKey=page["LastEvaluatedKey"])
+                out.append((rest["Items"], rest.get("LastEvaluatedKey")))
+        out.append(c.scan(TableName=TABLE)["Items"])
+        return out
+
+    own = answers()
+    undo = moto_serial.fast_queries()
+    try:
+        assert answers() == own
+    finally:
+        undo()

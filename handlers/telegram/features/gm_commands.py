@@ -31,7 +31,6 @@ from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.send import send
 from handlers.telegram.shared.turns import (
     announce,
-    gm_changed,
     note,
     refresh_status,
 )
@@ -94,10 +93,10 @@ async def cmd_gm(update: Update, context: Ctx) -> None:
     target = _target_user(context, update, list(context.args or []))
     if target is None:
         raise Rejection("name_a_user")
-    told = [note("gm.handed", name=target[1])]
+    # The new GM's screens (the NPCs' order builders) are owed with the handover too.
+    told = [note("gm.handed", name=target[1]), show("gm_changed")]
     after = usecases.hand_gm(svc.deps, match.id, user.id, target[0], notes=told)
     await announce(context, after)
-    await gm_changed(context, after)
 
 
 @command

@@ -18,6 +18,7 @@ from handlers.telegram.i18n import LANGS, Raw, Tr
 from handlers.telegram.screens import render
 from handlers.telegram.screens.clock_text import deadline_line
 from handlers.telegram.screens.match_config import config_params
+from handlers.telegram.shared import outbox
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import _name
 from handlers.telegram.shared.guards import (
@@ -31,13 +32,13 @@ from handlers.telegram.shared.guards import (
     group_match,
     sender,
 )
+from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import _api, edit, send
 from handlers.telegram.shared.turns import (
     SUMMARY,
     _after_change,
     announce,
-    gm_changed,
     note,
     refresh_lobby,
     refresh_status,
@@ -157,13 +158,12 @@ async def cmd_takegm(update: Update, context: Ctx) -> None:
     svc = context.svc
     user, chat = sender(update)
     match = group_match(svc, chat.id)
-    tr = Tr(match.lang)
     member = await _api(svc, lambda: context.bot.get_chat_member(chat.id, user.id))
     if member.status not in ("administrator", "creator"):
         raise Rejection("admins_only")
-    match = usecases.hand_gm(svc.deps, match.id, user.id, user.id, as_admin=True)
-    await send(context, chat.id, Screen(tr("gm.taken", name=user.full_name)))
-    await gm_changed(context, match)
+    told = [note("gm.taken", name=user.full_name), show("gm_changed")]  # owed with it
+    match = usecases.hand_gm(svc.deps, match.id, user.id, user.id, as_admin=True, notes=told)
+    await outbox.deliver(context, match.id)
 
 
 async def btn_user_lang(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:

@@ -14,6 +14,7 @@ def show(
     message edited), ``status`` (the turn's status edited), ``commitment`` (the open turn's
     commitment, if the group does not have it), ``clock`` (the match's clock settings),
     ``offer`` (a seat ``pid`` offered, with its claim link), ``builder`` (``pid``'s order
-    screen to ``chat``, if it still acts), ``inert`` (the keyboards of ``messages`` dropped:
+    screen to ``chat``, if it still acts), ``gm_changed`` (the new GM's order screens of the
+    GM-run seats), ``inert`` (the keyboards of ``messages`` dropped:
     ``shared.farewell``). ``chat``: where (default the group); ``user``: whose language."""
     return {"show": what, "chat": chat, "user": user, **data}

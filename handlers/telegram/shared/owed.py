@@ -180,5 +180,7 @@ async def _show(context: Any, item: Owed, latest: Any, tr: Tr) -> None:
             # Remembered as the turn's first message in that chat: what is typed after it is
             # for this turn, a redelivered order included (turns.refuse_if_before_turn).
             await stale.remember(context, latest, [await send(context, item.chat_id, screen)])
+    elif what == "gm_changed":  # the new GM's order screens of the GM-run seats
+        await turns.gm_changed(context, latest)
     elif what == "inert":
         await farewell.inert(context, list(data.get("messages") or ()))

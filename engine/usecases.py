@@ -295,19 +295,41 @@ def set_character(
 
 
 def add_npc(
-    deps: Deps, match_id: str, user_id: int, name: str, side: str, character: Mapping[str, Any]
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    name: str,
+    side: str,
+    character: Mapping[str, Any],
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> Match:
     return _update(
-        deps, match_id, lambda ld: lifecycle.add_npc(ld.match, user_id, name, side, character)
+        deps,
+        match_id,
+        lambda ld: lifecycle.add_npc(ld.match, user_id, name, side, character),
+        notes,
     )
 
 
-def remove_npc(deps: Deps, match_id: str, user_id: int, pid: str) -> Match:
-    return _update(deps, match_id, lambda ld: lifecycle.remove_npc(ld.match, user_id, pid))
+def remove_npc(
+    deps: Deps, match_id: str, user_id: int, pid: str, *, notes: Sequence[Mapping[str, Any]] = ()
+) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.remove_npc(ld.match, user_id, pid), notes)
 
 
-def set_side(deps: Deps, match_id: str, user_id: int, pid: str, side: str) -> Match:
-    return _update(deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side))
+def set_side(
+    deps: Deps,
+    match_id: str,
+    user_id: int,
+    pid: str,
+    side: str,
+    *,
+    notes: Sequence[Mapping[str, Any]] = (),
+) -> Match:
+    return _update(
+        deps, match_id, lambda ld: lifecycle.set_side(ld.match, user_id, pid, side), notes
+    )
 
 
 def commitment_posted(

@@ -6,11 +6,12 @@ NPCs, the GM panel, the end.
 A recording fake of the Bot API marks every message sent or edited outside an outbox delivery
 (:mod:`handlers.telegram.shared.outbox`), and the repository marks every write. An update
 that wrote may send outside the outbox only its callback's answer, the pressed message edited
-in place, and what it sends again when Telegram redelivers it (the webhook answers 500 when a
-send fails): the test delivers such an update a second time and fails on any direct send that
-is not made again, since a failure would lose it for good (the redelivered update finds the
-change made and does not say it again). An update that wrote nothing (a help text, a
-refusal, a picker) answers directly: its redelivery gets the same answer.
+in place, and what it sends again, writing nothing, when Telegram redelivers it (the webhook
+answers 500 when a send fails): the test delivers such an update a second time and fails on
+any direct send that is not made again, or made again by a redelivery that writes again (a
+typed ``/npc`` added its NPC twice), since a failure would lose it for good (the redelivered
+update finds the change made and does not say it again). An update that wrote nothing (a
+help text, a refusal, a picker) answers directly: its redelivery gets the same answer.
 
 Each path that still sends directly is named below by the handler function that sends; the
 list may only shrink.
@@ -120,8 +121,12 @@ class Recorder:
                 return
             # Telegram's redelivery (the webhook answers 500 when a send fails): what was
             # sent directly must be sent again, else a failure would lose it.
-            first, self.direct = self.direct, []
+            first, self.direct, self.wrote = self.direct, [], False
             feed(update)
+            if self.wrote:  # the redelivery changed something again: not a safe repeat
+                for sender, name, chat, _target in first:
+                    self.found.setdefault(sender, f"{name} to {chat} (repeated with a write)")
+                return
             again = {(name, chat, target) for _s, name, chat, target in self.direct}
             import os
 

@@ -32,7 +32,6 @@ from handlers.telegram.shared.send import send
 from handlers.telegram.shared.turns import (
     announce,
     note,
-    refresh_status,
 )
 from handlers.telegram.ui import Screen, esc
 
@@ -211,8 +210,7 @@ async def cmd_edit(update: Update, context: Ctx) -> None:
         new=str(value),
         reason=reason,
     )
-    after = usecases.edit_state(
-        svc.deps, match.id, user.id, pid, field, value, reason, notes=[ruling]
+    after = usecases.edit_state(  # the ruling and the status it changes: owed with it
+        svc.deps, match.id, user.id, pid, field, value, reason, notes=[ruling, show("status")]
     )
     await announce(context, after)
-    await refresh_status(context, after)

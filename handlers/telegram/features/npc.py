@@ -31,6 +31,7 @@ from engine.match import Match, Phase
 from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared import outbox
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import gm_run
 from handlers.telegram.shared.guards import (
@@ -42,8 +43,9 @@ from handlers.telegram.shared.guards import (
     sender,
     user_of,
 )
+from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.send import dm, edit, send
-from handlers.telegram.shared.turns import _seal, refresh_lobby, refuse_if_before_turn
+from handlers.telegram.shared.turns import _seal, note, refresh_lobby, refuse_if_before_turn
 from handlers.telegram.ui import (
     Button,
     Screen,
@@ -138,7 +140,7 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
     svc = context.svc
     user, chat = sender(update)
     msg = message_of(update)
-    tr = context.tr(user)
+    tr = context.tr(user)  # the example a refusal shows, in the GM's words
     matches = _lobby_for_gm(svc, user.id, chat.id, chat.type == "private")
     if not matches:
         raise Rejection("no_active_match")
@@ -153,25 +155,19 @@ async def cmd_npc(update: Update, context: Ctx) -> None:
     words = text.split()
     if len(words) == 2 and words[0].lower() == "remove" and "remove" not in presets:
         name = match.seat(words[1]).name
-        match = usecases.remove_npc(svc.deps, match.id, user.id, words[1])
-        await send(context, chat.id, Screen(tr("npc.removed", name=name, pid=words[1])))
-        await refresh_lobby(context, match)
+        told = note("npc.removed", chat=chat.id, user=user.id, name=name, pid=words[1])
+        notes = [told, show("lobby")]  # owed with the removal (the outbox, issue 28)
+        match = usecases.remove_npc(svc.deps, match.id, user.id, words[1], notes=notes)
+        await outbox.deliver(context, match.id)
         return
     lobby = match
     with plain.with_example(lambda: npc_example(tr, presets)):
         sheet, side, name = parse_npc(text, presets, match.ruleset)
         name = name or _auto_name(lobby, sheet)
-        match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet)
-    seat = match.seats[-1]
-    await _announce_npc(context, tr, chat.id, match, seat.pid)
-
-
-async def _announce_npc(context: Ctx, tr: Tr, chat_id: int, match: Match, pid: str) -> None:
-    seat = match.seat(pid)
-    label = get_ui(match.ruleset).character_label(tr, seat.character or {})
-    text = tr("npc.added", name=seat.name, pid=pid, side=seat.side, character=Raw(label))
-    await send(context, chat_id, Screen(text))
-    await refresh_lobby(context, match)
+        # Its announcement and the lobby are owed with it (the outbox, issue 28).
+        notes = [show("npc_added", chat=chat.id, user=user.id, name=name), show("lobby")]
+        match = usecases.add_npc(svc.deps, match.id, user.id, name, side or "", sheet, notes=notes)
+    await outbox.deliver(context, match.id)
 
 
 def _auto_name(match: Match, sheet: dict[str, Any]) -> str:
@@ -350,9 +346,11 @@ async def btn_add_side(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callb
     if preset not in presets:
         raise Alert(tr("err.stale"))
     sheet = dict(presets[preset])
-    match = usecases.add_npc(svc.deps, match.id, user.id, _auto_name(match, sheet), side, sheet)
+    name = _auto_name(match, sheet)
+    lobby = [show("lobby")]  # the group's lobby: owed with the change (the outbox, issue 28)
+    match = usecases.add_npc(svc.deps, match.id, user.id, name, side, sheet, notes=lobby)
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await refresh_lobby(context, match)
+    await outbox.deliver(context, match.id)
     return tr("npc.added_toast", name=match.seats[-1].name)
 
 
@@ -364,9 +362,9 @@ async def btn_cycle_side(
     seat = match.seat(cb.arg(0))
     sides = _sides(match)
     nxt = sides[(sides.index(seat.side) + 1) % len(sides)] if seat.side in sides else sides[0]
-    match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, nxt)
+    match = usecases.set_side(svc.deps, match.id, user.id, seat.pid, nxt, notes=[show("lobby")])
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await refresh_lobby(context, match)
+    await outbox.deliver(context, match.id)  # the group's lobby, owed with the change
     return None
 
 
@@ -383,9 +381,9 @@ async def btn_remove(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callbac
         text = tr("traps.npc.remove_confirm", name=name)
         await edit(context, msg.chat.id, msg.message_id, Screen(text, rows))
         return None
-    match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0))
+    match = usecases.remove_npc(svc.deps, match.id, user.id, cb.arg(0), notes=[show("lobby")])
     await edit(context, msg.chat.id, msg.message_id, panel_screen(tr, match))
-    await refresh_lobby(context, match)
+    await outbox.deliver(context, match.id)  # the group's lobby, owed with the change
     return tr("npc.removed_toast", name=name)
 
 

@@ -20,7 +20,7 @@ from handlers.telegram.screens import clock_text, render
 from handlers.telegram.shared import clock_notices as clock
 from handlers.telegram.shared import farewell, lock, outbox, summary, turns
 from handlers.telegram.shared.send import deep_link, edit, send
-from handlers.telegram.ui import Button, Screen
+from handlers.telegram.ui import Button, Screen, get_ui
 
 
 async def send_resolved(context: Any, item: Owed) -> None:
@@ -180,6 +180,14 @@ async def _show(context: Any, item: Owed, latest: Any, tr: Tr) -> None:
             # Remembered as the turn's first message in that chat: what is typed after it is
             # for this turn, a redelivered order included (turns.refuse_if_before_turn).
             await stale.remember(context, latest, [await send(context, item.chat_id, screen)])
+    elif what == "npc_added" and latest.phase is Phase.LOBBY:  # the latest of that name
+        seat = next((x for x in reversed(latest.seats) if x.npc and x.name == data["name"]), None)
+        if seat is not None:
+            label = get_ui(latest.ruleset).character_label(tr, seat.character or {})
+            text = tr(
+                "npc.added", name=seat.name, pid=seat.pid, side=seat.side, character=Raw(label)
+            )
+            await send(context, item.chat_id, Screen(text))
     elif what == "gm_changed":  # the new GM's order screens of the GM-run seats
         await turns.gm_changed(context, latest)
     elif what == "inert":

@@ -273,7 +273,10 @@ def test_no_gm_handover_sends_outside_the_outbox() -> None:
     rec = Recorder(h)
     try:
         battle = Battle(h)
-        battle.start()
+        lobby = battle.lobby()
+        h.say(battle.alice, 111, "/side B")  # typed: the answer and the lobby are owed
+        assert battle.match().seat_of_user(111).side == "B"
+        h.press_text(battle.gm, lobby, "Start")
         h.say(battle.alice, 111, "/start")
         h.say(battle.alice, battle.g, "hi")
         h.say(battle.gm, battle.g, "/gm", reply_to=h.api.chat(battle.g).messages[-1])

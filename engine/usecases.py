@@ -261,8 +261,10 @@ def join(
     return _update(deps, match_id, lambda ld: lifecycle.join(ld.match, user_id, name), notes)
 
 
-def leave(deps: Deps, match_id: str, user_id: int) -> Match:
-    return _update(deps, match_id, lambda ld: lifecycle.leave(ld.match, user_id))
+def leave(
+    deps: Deps, match_id: str, user_id: int, *, notes: Sequence[Mapping[str, Any]] = ()
+) -> Match:
+    return _update(deps, match_id, lambda ld: lifecycle.leave(ld.match, user_id), notes)
 
 
 def configure(deps: Deps, match_id: str, user_id: int, options: Mapping[str, Any]) -> Match:

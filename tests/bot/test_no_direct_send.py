@@ -91,6 +91,7 @@ class Recorder:
         self.h = h
         self.update: dict[str, Any] = {}
         self.wrote = False
+        self.changed = False  # a match saved (not a preference set again to the same value)
         self.direct: list[tuple[str, str, Any, Any]] = []  # (sender, method, chat, message)
         self.found: dict[str, str] = {}  # sender -> an example, for the message
         api = h.api
@@ -121,9 +122,9 @@ class Recorder:
                 return
             # Telegram's redelivery (the webhook answers 500 when a send fails): what was
             # sent directly must be sent again, else a failure would lose it.
-            first, self.direct, self.wrote = self.direct, [], False
+            first, self.direct, self.changed = self.direct, [], False
             feed(update)
-            if self.wrote:  # the redelivery changed something again: not a safe repeat
+            if self.changed:  # the redelivery changed a match again: not a safe repeat
                 for sender, name, chat, _target in first:
                     self.found.setdefault(sender, f"{name} to {chat} (repeated with a write)")
                 return
@@ -141,6 +142,7 @@ class Recorder:
     def _marking(self, fn: Any) -> Any:
         def write(*a: Any, **k: Any) -> Any:
             self.wrote = True
+            self.changed = self.changed or fn.__name__ in ("save", "create")
             return fn(*a, **k)
 
         return write
@@ -177,9 +179,17 @@ def _session(duel: Duel) -> list[str]:
     def running() -> bool:
         return h.deps.repo.load(MID).match.phase is Phase.RUNNING
 
+    h.say(duel.alice, duel.a, "/lang en")
+    h.say(duel.alice, duel.a, "/help")
     duel.lobby()
+    h.say(duel.bob, duel.b, "/leave")  # and back in, with his typed character
+    h.press(duel.bob, duel.lobby_msg, 0)
+    h.say(duel.bob, duel.b, "/character weapon=revolver perks=lucky")
+    h.say(duel.gm, duel.g, "/side p1 A")
     h.say(duel.gm, duel.g, "/clock turn=1h")
     h.press_text(duel.gm, duel.lobby_msg, "Start")
+    h.say(duel.alice, duel.g, "/status")
+    h.say(duel.alice, duel.g, "/history")
     # Turn 1: Bob types his order, Alice seals with the buttons.
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
     duel.alice_seals(0, -3, 3)
@@ -263,7 +273,10 @@ def test_no_gm_handover_sends_outside_the_outbox() -> None:
     rec = Recorder(h)
     try:
         battle = Battle(h)
-        battle.start()
+        lobby = battle.lobby()
+        h.say(battle.alice, 111, "/side B")  # typed: the answer and the lobby are owed
+        assert battle.match().seat_of_user(111).side == "B"
+        h.press_text(battle.gm, lobby, "Start")
         h.say(battle.alice, 111, "/start")
         h.say(battle.alice, battle.g, "hi")
         h.say(battle.gm, battle.g, "/gm", reply_to=h.api.chat(battle.g).messages[-1])

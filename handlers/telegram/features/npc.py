@@ -44,7 +44,7 @@ from handlers.telegram.shared.guards import (
     user_of,
 )
 from handlers.telegram.shared.notes import show
-from handlers.telegram.shared.send import dm, edit, send
+from handlers.telegram.shared.send import dm, edit
 from handlers.telegram.shared.turns import _seal, note, refresh_lobby, refuse_if_before_turn
 from handlers.telegram.ui import (
     Button,
@@ -181,7 +181,6 @@ async def cmd_side(update: Update, context: Ctx) -> None:
     """``/side <side>`` (your own seat) or, for the GM, ``/side <pid> <side>``."""
     svc = context.svc
     user, chat = sender(update)
-    tr = context.tr(user)
     words = list(context.args or [])
     if chat.type == "private":
         matches = [
@@ -208,10 +207,10 @@ async def cmd_side(update: Update, context: Ctx) -> None:
             pid, side = own.pid, words[0]
         else:
             raise Rejection("invalid_field", what="side", field="side", expected="/side A")
-        match = usecases.set_side(svc.deps, match.id, user.id, pid, side)
-    seat = match.seat(pid)
-    await send(context, chat.id, Screen(tr("npc.side_set", name=seat.name, side=seat.side)))
-    await refresh_lobby(context, match)
+        # The answer and the lobby are owed with the change (the outbox, issue 28).
+        told = [show("side_set", chat=chat.id, user=user.id, pid=pid), show("lobby")]
+        match = usecases.set_side(svc.deps, match.id, user.id, pid, side, notes=told)
+    await outbox.deliver(context, match.id)
 
 
 @command

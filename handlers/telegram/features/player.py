@@ -198,9 +198,10 @@ async def cmd_leave(update: Update, context: Ctx) -> None:
     user, chat = sender(update)
     _refuse_leaving_a_running_match(svc, update, list(context.args or []))
     match = _my_match(svc, update, list(context.args or []), Phase.LOBBY)
-    after = usecases.leave(svc.deps, match.id, user.id)
-    await refresh_lobby(context, after)
-    await send(context, chat.id, Screen(context.tr(user)("player.left", id=after.id)))
+    # The lobby and the answer are owed with the leave (the outbox, issue 28).
+    told = [show("lobby"), note("player.left", chat=chat.id, user=user.id, id=match.id)]
+    after = usecases.leave(svc.deps, match.id, user.id, notes=told)
+    await outbox.deliver(context, after.id)
 
 
 def _refuse_leaving_a_running_match(svc: Services, update: Update, words: list[str]) -> None:

@@ -188,6 +188,11 @@ async def _show(context: Any, item: Owed, latest: Any, tr: Tr) -> None:
                 "npc.added", name=seat.name, pid=seat.pid, side=seat.side, character=Raw(label)
             )
             await send(context, item.chat_id, Screen(text))
+    elif what == "side_set" and latest.phase is Phase.LOBBY:
+        seat = next((x for x in latest.seats if x.pid == data.get("pid")), None)
+        if seat is not None:
+            text = tr("npc.side_set", name=seat.name, side=seat.side)
+            await send(context, item.chat_id, Screen(text))
     elif what == "gm_changed":  # the new GM's order screens of the GM-run seats
         await turns.gm_changed(context, latest)
     elif what == "inert":

@@ -339,8 +339,8 @@ def test_picture_texts_are_checked_for_declined_names() -> None:
 
 # A match's title ("Дуэль на пистолетах m00001: Алиса — Bob") cannot take a case either
 # ("Ваш приказ в Дуэль на пистолетах"). Known exceptions, to be reworded by their area (may
-# only shrink): the proof page's title line (webapp).
-TITLE_DECLINED_KNOWN = {"webapp.proof.open"}
+# only shrink): none.
+TITLE_DECLINED_KNOWN: set[str] = set()
 
 
 def test_no_match_title_is_declined_in_russian() -> None:

@@ -14,21 +14,16 @@ from __future__ import annotations
 
 import copy
 import functools
-import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine import usecases as uc
-from engine.dossier import build_dossier
-from engine.errors import Rejection
 from engine.verify import verify
-from infra.beacon import LocalBeacon
-from infra.memory import MemoryRepository
-from tests.conftest import FakeClock
+from tests.fairness.posting import dossier_of, started
 
 GM, ANN, BOB, CARL = 100, 1, 2, 3
 Dossier = dict[str, Any]
@@ -55,72 +50,8 @@ RULESET_READ = {"match.seats[].side", "match.seats[].character"}
 INFORMATIONAL |= {"format"}
 
 
-class _Bot:
-    """What the bot does around the use cases: posts each commitment, and each lock message
-    (dated by "Telegram" to the whole second), then resolves the locked turn and edits the lock
-    message into the reveal, which carries the next turn's commitment."""
-
-    def __init__(self, deps: uc.Deps) -> None:
-        self.deps = deps
-        self.message = 9000
-
-    def post(self, mid: str, *, folded: bool = False) -> None:
-        m = self.deps.repo.load(mid).match
-        if m.commitment is not None and m.commitment_posted_at is None:
-            self.message += 0 if folded else 1
-            uc.commitment_posted(self.deps, mid, m.turn, m.commitment, self.message)
-
-    def after(self, mid: str) -> None:
-        self.post(mid)
-        m = self.deps.repo.load(mid).match
-        if m.locked_at is not None and m.lock_message is None:
-            clock = self.deps.clock
-            self.message += 1
-            uc.lock_posted(self.deps, mid, m.turn, self.message, float(math.ceil(clock() + 1)))
-            assert isinstance(clock, FakeClock)
-            clock.advance(4)
-            uc.resolve_locked(self.deps, mid, m.turn)
-            self.post(mid, folded=True)  # the reveal (the lock message) carries it
-
-    def do(self, mid: str, action: Callable[[], object]) -> None:
-        try:
-            action()
-        except Rejection as exc:
-            assert exc.code == "beacon_pending", exc.code
-        self.after(mid)
-
-
-def _started(target: int) -> tuple[uc.Deps, FakeClock, _Bot, str]:
-    """A coin match (first to ``target``) of Ann and Bob, started, as the bot runs it."""
-    clock = FakeClock()
-    deps = uc.Deps(
-        repo=MemoryRepository(),
-        clock=clock,
-        entropy=uc.SystemEntropy(),
-        beacon=LocalBeacon(),
-        lock_by_message=True,
-    )
-    bot = _Bot(deps)
-    config = {"target": target}
-    mid = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config=config).id
-    bot.after(mid)
-    uc.join(deps, mid, ANN, "Ann")
-    uc.join(deps, mid, BOB, "Bob")
-    uc.set_character(deps, mid, ANN, "p1", {})
-    uc.set_character(deps, mid, BOB, "p2", {})
-    clock.advance(7)
-    bot.do(mid, lambda: uc.start(deps, mid, GM))
-    return deps, clock, bot, mid
-
-
-def _dossier(deps: uc.Deps, mid: str) -> Dossier:
-    loaded = deps.repo.load(mid)
-    orders = list(loaded.orders.values())
-    return build_dossier(loaded.match, deps.repo.history(mid), orders, generated_at=deps.clock())
-
-
 def _play() -> Dossier:
-    deps, clock, bot, mid = _started(9)
+    deps, clock, bot, mid = started(config={"target": 9})
     for turn in (1, 2, 3):
         clock.advance(7)
         bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", {"call": turn}))
@@ -149,7 +80,7 @@ def _play() -> Dossier:
     bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", {"call": 1}))
     bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", {"call": 1}))
     clock.advance(30)
-    return _dossier(deps, mid)
+    return dossier_of(deps, mid)
 
 
 @pytest.fixture(scope="module")
@@ -325,7 +256,7 @@ def test_an_undone_turn_played_on_a_turn_undone_later_verifies() -> None:
     """Undo turn 3, then turn 2, and play on: the undone turn 3 was played on the first turn 2
     (undone later), not on the kept turn 2, which resolved after it (a false alarm the
     GM-action property test found once the undone records were checked like kept ones)."""
-    deps, clock, bot, mid = _started(99)
+    deps, clock, bot, mid = started(config={"target": 99})
 
     def play_turn() -> None:
         clock.advance(7)
@@ -340,7 +271,7 @@ def test_an_undone_turn_played_on_a_turn_undone_later_verifies() -> None:
     bot.do(mid, lambda: uc.undo(deps, mid, GM, "", turn=3))
     play_turn()
     play_turn()
-    d = _dossier(deps, mid)
+    d = dossier_of(deps, mid)
     assert [t["turn"] for t in d["undone"]] == [3, 2]
     assert d["undone"][0]["resolved_at"] < d["turns"][2]["resolved_at"]
     assert verify(d) == []

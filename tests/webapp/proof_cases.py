@@ -115,28 +115,16 @@ def pistol_match(*, finish: bool = True) -> Dossier:
 
 
 def pistol_locked_match() -> Dossier:
-    """``pistol_match`` played the bot's way of locking (``test_every_field._Bot``): each lock
-    a group message whose date fixes the beacon round, each reveal carrying the next
+    """``pistol_match`` played the bot's way of locking (``tests.fairness.posting``): each
+    lock a group message whose date fixes the beacon round, each reveal carrying the next
     commitment."""
-    from tests.fairness.test_every_field import _Bot
+    from tests.fairness.posting import dossier_of, started
 
-    clock = FakeClock()
-    deps = uc.Deps(
-        repo=MemoryRepository(),
-        clock=clock,
-        entropy=uc.SystemEntropy(),
-        beacon=LocalBeacon(),
-        lock_by_message=True,
+    characters = (
+        {"weapon": "revolver", "perks": ["thick_skinned"]},
+        {"weapon": "derringer", "perks": ["lucky"]},
     )
-    bot = _Bot(deps)
-    mid = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="pistol", config=CONFIG).id
-    bot.after(mid)
-    uc.join(deps, mid, ANN, "Ann")
-    uc.join(deps, mid, BOB, "Bob")
-    uc.set_character(deps, mid, ANN, "p1", {"weapon": "revolver", "perks": ["thick_skinned"]})
-    uc.set_character(deps, mid, BOB, "p2", {"weapon": "derringer", "perks": ["lucky"]})
-    clock.advance(7)
-    bot.do(mid, lambda: uc.start(deps, mid, GM))
+    deps, clock, bot, mid = started("pistol", CONFIG, characters)
     for turn in (1, 2, 3):
         clock.advance(7)
         bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", _order(turn - 2)))
@@ -165,10 +153,7 @@ def pistol_locked_match() -> Dossier:
     bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(1)))
     bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(1)))
     clock.advance(30)
-    loaded = deps.repo.load(mid)
-    return build_dossier(
-        loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
-    )
+    return dossier_of(deps, mid)
 
 
 def field_changes(d: Dossier) -> list[tuple[str, Dossier]]:

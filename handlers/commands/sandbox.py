@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from handlers.telegram import sandbox
 
     if args.demo:
-        return sandbox.demo()
+        return sandbox.demo(lang=args.lang)
     return interactive(args.lang)
 
 

@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from engine.match import Phase
 from handlers.telegram.fake_api import FakeMessage
 from handlers.telegram.harness import GROUP_ID, TOKEN, Harness, plain
+from handlers.telegram.i18n import Tr
 from handlers.telegram.sandbox_fold import folded, unfolded
 
 HELP = """Sandbox commands (anything else is sent as a message):
@@ -331,9 +332,12 @@ class Sandbox:
 # --------------------------------------------------------------------------- demo
 
 
-def demo(out: TextIO = sys.stdout) -> int:
-    """A whole pistol duel, played through the buttons (Alice) and typed orders (Bob)."""
-    sb = Sandbox(out=open_null())
+def demo(out: TextIO | None = None, lang: str | None = None) -> int:
+    """A whole pistol duel, played through the buttons (Alice) and typed orders (Bob);
+    ``lang`` (``--lang``): every user's language, the GM's too (else mixed, as in the
+    interactive sandbox)."""
+    sb = Sandbox(out=open_null(), lang=lang or "ru", user_lang=lang)
+    out = out if out is not None else sys.stdout  # read now: a test may swap it
     h = sb.h
     play_duel(sb)
     g = sb.group
@@ -360,14 +364,15 @@ def play_duel(sb: Sandbox) -> None:
     h = sb.h
     gm, alice, bob = sb.users["gm"], sb.users["alice"], sb.users["bob"]
     g = sb.group
+    tr = Tr(gm.get("language_code") or "en")  # the GM's buttons, in the GM's language
     h.say(gm, g, "/duel@sekundant_bot")
-    h.press_text(gm, h.last(g, with_buttons=True), "Pistol")
+    h.press_text(gm, h.last(g, with_buttons=True), tr("ruleset.pistol"))
     lobby = h.last(g, with_buttons=True)
     for player in (alice, bob):
         h.press(player, lobby, 0)  # the Join deep link
     h.press(alice, h.last(int(alice["id"]), with_buttons=True), 0)
     h.say(bob, int(bob["id"]), "/character weapon=revolver perks=lucky")
-    h.press_text(gm, lobby, "Start")
+    h.press_text(gm, lobby, tr("btn.start"))
     moves = [(-2, 0, 1), (1, -1, 0), (0, 0, 0), (2, 1, 1), (-1, -1, -1), (0, 0, 1)]
     for turn in range(6):
         match = h.deps.repo.active_in_chat(g)

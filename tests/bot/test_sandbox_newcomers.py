@@ -123,10 +123,23 @@ def test_lang_is_every_sandbox_users_language_the_gms_too(
     assert "Pistol" not in printed
 
 
-def sandbox_command_args(lang: str) -> argparse.Namespace:
+def sandbox_command_args(lang: str, *more: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     sandbox_command.add_arguments(parser)
-    return parser.parse_args(["--lang", lang])
+    return parser.parse_args(["--lang", lang, *more])
+
+
+@pytest.mark.parametrize(
+    ("lang", "start", "other"),
+    [("ru", "начинаем", "starting now"), ("en", "starting now", "начинаем")],
+)
+def test_the_demo_speaks_lang_to_everyone(
+    capsys: pytest.CaptureFixture[str], lang: str, start: str, other: str
+) -> None:
+    """``--demo --lang``: the whole duel in that language, the group's messages included."""
+    assert sandbox_command.run(sandbox_command_args(lang, "--demo")) == 0
+    group = capsys.readouterr().out.split("==========")[2]
+    assert start in group and other not in group
 
 
 def test_each_run_keeps_its_pictures_in_a_folder_of_its_own(

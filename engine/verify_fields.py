@@ -101,10 +101,10 @@ def _rulings(
 
 
 def _times(value: Any) -> Iterator[float]:
-    """Every time (a ``*_at`` field) in ``value``, however deep."""
+    """Every time (an ``*_at`` field, or a GM entry's ``at``) in ``value``, however deep."""
     if isinstance(value, Mapping):
         for key, item in value.items():
-            if key.endswith("_at") and isinstance(item, (int, float)):
+            if (key == "at" or key.endswith("_at")) and isinstance(item, (int, float)):
                 yield float(item)
             elif key not in ("state_before", "state_after", "events", "order", "config"):
                 yield from _times(item)

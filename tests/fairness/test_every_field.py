@@ -275,3 +275,16 @@ def test_an_undone_turn_played_on_a_turn_undone_later_verifies() -> None:
     assert [t["turn"] for t in d["undone"]] == [3, 2]
     assert d["undone"][0]["resolved_at"] < d["turns"][2]["resolved_at"]
     assert verify(d) == []
+
+
+def test_a_dossier_is_generated_after_every_time_it_records() -> None:
+    """``generated_at`` bounds every time below it, a GM entry's ``at`` included."""
+    from engine.verify_fields import _generated
+
+    match = {"created_at": 5.0}
+    assert _generated({"match": match, "generated_at": 30.0}, [], [{"at": 20.0}]) == []
+    late = _generated({"match": match, "generated_at": 10.0}, [], [{"at": 20.0}])
+    assert [f[1] for f in late] == ["dossier generated before what it records"]
+    assert _generated({"match": match, "generated_at": "soon"}, [], [])[0][1] == (
+        "time the dossier was generated"
+    )

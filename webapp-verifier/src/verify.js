@@ -104,12 +104,14 @@ const ACTIONS = new Set([...GM_ONLY, 'hand_gm', 'forfeit', 'resume']);
 const SCHEME = 'bls-unchained-g1-rfc9380';
 const OPAQUE = new Set(['state_before', 'state_after', 'events', 'order', 'config']);
 
-/** Every time (a `*_at` number) in `value`, however deep, outside the rules' own data. */
+/** Every time (a `*_at` number, or a GM entry's `at`) in `value`, however deep, outside the
+ * rules' own data. */
 function timesIn(value, out = []) {
   if (Array.isArray(value)) for (const item of value) timesIn(item, out);
   else if (isObject(value)) {
     for (const [k, v] of Object.entries(value)) {
-      if (k.endsWith('_at') && (typeof v === 'number' || v instanceof PyFloat)) out.push(num(v));
+      const time = k === 'at' || k.endsWith('_at');
+      if (time && (typeof v === 'number' || v instanceof PyFloat)) out.push(num(v));
       else if (!OPAQUE.has(k)) timesIn(v, out);
     }
   }

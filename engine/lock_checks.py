@@ -18,7 +18,9 @@ Checked here, for every turn with a ``lock_message``:
   (every second later is another round an operator who deletes and re-posts the lock message
   could pick from; see the docs for what that leaves visible);
 - its id comes after the turn's commitment message, before (or is, when folded) the next
-  turn's commitment message, and no two turns share one.
+  turn's commitment message, and no two records (kept or undone) share one; an undone
+  record's lock message comes strictly before the commitment of the turn played again (that
+  turn opens after the undo: nothing is folded into the undone reveal).
 
 Pure functions over the dossier's JSON; :mod:`engine.verify` calls :func:`check`.
 """
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.beacon import Network, round_after
@@ -55,6 +57,7 @@ class LockFinding:
     what: str
     says: Any
     gives: Any
+    undone: bool = False
 
 
 def window_end(turn: Mapping[str, Any], bounds: LockBounds = DEFAULT_BOUNDS) -> float:
@@ -71,24 +74,32 @@ def check(
     turns: Sequence[Mapping[str, Any]],
     network_of: Callable[[str], Network | None],
     bounds: LockBounds = DEFAULT_BOUNDS,
+    undone: Sequence[Mapping[str, Any]] = (),
 ) -> list[LockFinding]:
-    """Every lock-message mismatch of ``turns`` (the dossier's kept turns, in order).
-    ``network_of(name)``: a beacon network's parameters, or None when unknown."""
+    """Every lock-message mismatch of ``turns`` (the dossier's kept turns, in order) and of
+    the ``undone`` records. ``network_of(name)``: a beacon network's parameters, or None when
+    unknown."""
+    records: list[tuple[Mapping[str, Any], Mapping[str, Any] | None, bool]] = [
+        (turn, turns[i + 1] if i + 1 < len(turns) else None, False) for i, turn in enumerate(turns)
+    ]
+    for record in undone:  # followed by the turn played again, kept
+        again = next((t for t in turns if int(t["turn"]) == int(record["turn"])), None)
+        records.append((record, again, True))
     found: list[LockFinding] = []
-    seen: dict[int, int] = {}
-    for index, turn in enumerate(turns):
+    seen: set[int] = set()
+    for turn, nxt, was_undone in records:
         message = turn.get("lock_message")
         if message is None:
             continue
         number = int(turn["turn"])
-        found += _times(number, turn, network_of, bounds)
+        mine = _times(number, turn, network_of, bounds)
         if int(message) in seen:
-            found.append(
+            mine.append(
                 LockFinding(number, "lock message shared with another turn", message, "unique")
             )
-        seen[int(message)] = number
-        nxt = turns[index + 1] if index + 1 < len(turns) else None
-        found += _ids(number, int(message), turn, nxt)
+        seen.add(int(message))
+        mine += _ids(number, int(message), turn, nxt, folds=not was_undone)
+        found += [replace(f, undone=was_undone) for f in mine]
     return found
 
 
@@ -137,8 +148,14 @@ def _times(
 
 
 def _ids(
-    number: int, message: int, turn: Mapping[str, Any], nxt: Mapping[str, Any] | None
+    number: int,
+    message: int,
+    turn: Mapping[str, Any],
+    nxt: Mapping[str, Any] | None,
+    *,
+    folds: bool,
 ) -> list[LockFinding]:
+    """``folds``: the next commitment may be folded into this lock message (the reveal)."""
     out: list[LockFinding] = []
     own = turn.get("commitment_message")
     if own is not None and message <= int(own):
@@ -146,10 +163,13 @@ def _ids(
             LockFinding(number, "lock message before the turn's commitment", message, f"> {own}")
         )
     after = None if nxt is None else nxt.get("commitment_message")
-    if after is not None and message > int(after):
+    if after is not None and (message > int(after) if folds else message >= int(after)):
         out.append(
             LockFinding(
-                number, "lock message after the next turn's commitment", message, f"<= {after}"
+                number,
+                "lock message after the next turn's commitment",
+                message,
+                f"<= {after}" if folds else f"< {after}",
             )
         )
     return out

@@ -242,28 +242,10 @@ class _Verifier:
     def _check_locks(
         self, turns: Sequence[Mapping[str, Any]], undone: Sequence[Mapping[str, Any]]
     ) -> None:
-        """The lock messages (``engine.lock_checks``, ``docs/fairness.md``); an undone
-        record's lock message comes before the commitment of the turn played again."""
-        for f in lock_checks.check(turns, self._network_quiet):
-            self.add(f.turn, f.what, f.says, f.gives)
-        locks = [int(t["lock_message"]) for t in [*turns, *undone] if t.get("lock_message")]
-        for message in sorted({m for m in locks if locks.count(m) > 1}):
-            self.add(None, "lock message shared by two records", message, "one per record")
-        self._undone = True
-        for record in undone:
-            number = int(record["turn"])
-            again = [t for t in turns if int(t["turn"]) == number]
-            for f in lock_checks.check([record, *again[:1]], self._network_quiet):
-                if f.turn == number and "shared" not in f.what:
-                    self.add(f.turn, f.what, f.says, f.gives)
-                    break
-            # The turn played again opens after the undo: its commitment is a later message.
-            lock, later = record.get("lock_message"), [t.get("commitment_message") for t in again]
-            if lock is not None and later and later[0] is not None and lock >= later[0]:
-                self.add(
-                    number, "lock message after the undo's new commitment", lock, f"< {later[0]}"
-                )
-        self._undone = False
+        """The lock messages of the kept and undone records (``engine.lock_checks``,
+        ``docs/fairness.md``)."""
+        for f in lock_checks.check(turns, self._network_quiet, undone=undone):
+            self.findings.append(Finding(f.turn, f.what, f.says, f.gives, f.undone))
 
     def _network_quiet(self, name: str) -> Network | None:
         listed = (self.d.get("beacon_networks") or {}).get(name)

@@ -9,8 +9,9 @@ step 8) lists them:
   log's order); a player's own ``forfeit`` is by the seat's holder then;
 - each ``seed_only`` entry matches a turn resolved without its beacon, naming that turn's round;
 - a turn with a beacon names its ``beacon_round``;
-- a default order's ``sealed_at`` is its turn's resolution time;
-- the match was created no later than its turn 0 opened.
+- a default order's ``sealed_at`` is its turn's resolution time.
+
+The match's creation time against its turn 0: ``engine/verify_fields.py``.
 """
 
 from __future__ import annotations
@@ -50,12 +51,6 @@ def check_binding(dossier: Mapping[str, Any]) -> list[Found]:
     found += _seed_only_entries(records, interventions)
     for turn, was_undone in records:
         found += _record_fields(turn, was_undone)
-    if turns and turns[0].get("opened_at") is not None and match.get("created_at") is not None:
-        created, opened = float(match["created_at"]), float(turns[0]["opened_at"])
-        if created > opened:
-            found.append(
-                (None, "match created after its turn 0 opened", created, f"<= {opened}", False)
-            )
     return found
 
 

@@ -63,7 +63,11 @@ def check_fields(dossier: Mapping[str, Any]) -> list[Found]:
     found += _generated(dossier, [*turns, *undone], log)
     if turns and turns[0].get("opened_at") is not None and match.get("created_at") is not None:
         created, opened = float(match["created_at"]), float(turns[0]["opened_at"])
-        if created < opened:  # later: engine/verify_binding.py
+        if created > opened:
+            found.append(
+                (None, "match created after its turn 0 opened", created, f"<= {opened}", False)
+            )
+        elif created < opened:
             found.append((None, "match created before its turn 0 opened", created, opened, False))
     found += _header(match)
     found += _seats(match, log)

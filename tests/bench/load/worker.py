@@ -97,7 +97,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
 
     from handlers import lambda_sweeper, lambda_webhook, runtime
     from infra import aws
-    from tests.bench.load.meter import Meter, MeteredClient
+    from tests.bench.load.meter import Meter, MeteredClient, trace
     from tests.serverless.webhook_harness import api_event
 
     meter = Meter()
@@ -106,6 +106,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
     class CountingRequest(HTTPXRequest):
         async def do_request(self, url: str, method: str, *a: Any, **kw: Any) -> Any:
             bot_calls[url.rsplit("/", 1)[-1]] += 1
+            trace(f"BOT {url.rsplit('/', 1)[-1]}")
             return await super().do_request(url, method, *a, **kw)
 
     def clients(service: str) -> Any:
@@ -131,11 +132,19 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
     meter.take()  # the cold start's own requests are not an update's
     bot_calls.clear()
     context = _Context()
+    profile = None
+    if os.environ.get("LOAD_PROFILE"):  # LOAD_PROFILE=<prefix>: cProfile of every job, per worker
+        import cProfile
+
+        profile = cProfile.Profile(time.process_time)
     results.put(("ready", os.getpid()))
     while (job := tasks.get()) is not None:
         job_id, kind, payload = job
         logged = sink.bytes
+        trace(f"JOB {kind} {str(payload)[:160] if kind == 'update' else ''}")
         started, cpu = time.perf_counter(), time.process_time()
+        if profile is not None:
+            profile.enable()
         if kind == "update":
             status = int(
                 lambda_webhook.lambda_handler(api_event(payload, SECRET), context)["statusCode"]
@@ -143,11 +152,16 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
         else:
             lambda_sweeper.lambda_handler({}, context)
             status = 200
+        if profile is not None:
+            profile.disable()
+            profile.dump_stats(f"{os.environ['LOAD_PROFILE']}.{os.getpid()}")
+        dynamo = meter.take()
         report = {
             "status": status,
+            # the meter's reads of item sizes are not the bot's CPU (its wall time has them)
             "wall": time.perf_counter() - started,
-            "cpu": time.process_time() - cpu,
-            "dynamo": meter.take(),
+            "cpu": time.process_time() - cpu - dynamo.pop("overhead_cpu"),
+            "dynamo": dynamo,
             "bot": dict(bot_calls),
             "log_bytes": sink.bytes - logged + PLATFORM_LOG_BYTES,
         }

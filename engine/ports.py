@@ -270,3 +270,17 @@ def result_users(doc: Mapping[str, Any]) -> list[int]:
     """The user ids of a result's members (NPCs have none)."""
     users = {m["user_id"] for t in doc.get("teams", ()) for m in t if m.get("user_id") is not None}
     return sorted(int(u) for u in users)
+
+
+class Later(Protocol):
+    """Work handed to later instead of waited for: the serverless way of waiting
+    (``docs/deploy.md``, "The beacon wait"). Production: a delayed SQS message to the
+    resolver function (:mod:`infra.later`); tests: an in-memory list. Locally (long polling)
+    there is none: the wait runs off the event loop instead."""
+
+    def resolve_at(self, match_id: str, turn: int, due: float, attempt: int) -> None:
+        """Have the locked ``turn`` of ``match_id`` resolved (``usecases.resolve_locked``)
+        at ``due`` (epoch seconds) or soon after, at least once: a duplicate, or one that
+        finds the turn resolved, does nothing. ``attempt`` counts the tries so far (bounded by
+        the use case). Raises when it cannot be handed over (the sweeper then resolves it)."""
+        ...

@@ -17,11 +17,11 @@ from typing import Any, Protocol, TypeVar
 
 from engine import clock, gm
 from engine import match as lifecycle
-from engine.beacon import Beacon, BeaconRound, round_after
+from engine.beacon import Beacon, BeaconRound, round_after, round_time
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
 from engine.match import Match, Phase, SealedOrder, TurnRecord
-from engine.ports import Loaded, MatchRepository, Owed
+from engine.ports import Later, Loaded, MatchRepository, Owed
 from engine.ruleset import Outcome
 
 RETRIES = 6
@@ -29,6 +29,11 @@ RETRIES = 6
 # for the GM) so it cannot take the sweep's time from healthy matches.
 PARK_AFTER = 3
 PARKED = "parked: "  # the ``attention`` of a parked match starts with this
+# With ``Deps.later`` (serverless): a round is asked for this long after its publication time
+# (drand's relays serve it a moment after), and a round still not to be had then is asked for
+# again after 1, 2, 4 ... s, up to LATER_ATTEMPTS tries in all; then the sweeper resolves it.
+LATER_MARGIN = 0.5
+LATER_ATTEMPTS = 5
 
 T = TypeVar("T")
 
@@ -95,6 +100,10 @@ class Deps:
     # The bot: a locked turn's beacon round is fixed by its lock message's Telegram date
     # (owed as ``lock``, then :func:`lock_posted`), never by the server's clock.
     lock_by_message: bool = False
+    # Serverless: a locked turn whose beacon round is not out yet is handed to ``later``
+    # (a delayed message to the resolver) instead of waited for (``resolve_locked``); None:
+    # the beacon adapter waits (locally, off the event loop).
+    later: Later | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -609,15 +618,51 @@ def lock_posted(deps: Deps, match_id: str, turn: int, message_id: int, date: flo
     )
 
 
-def resolve_locked(deps: Deps, match_id: str, turn: int) -> Resolution | None:
+def resolve_locked(deps: Deps, match_id: str, turn: int, *, attempt: int = 0) -> Resolution | None:
     """Resolve ``turn``, locked with its lock message posted, once its beacon round is out
     (the one wait, at most a period, outside any retry loop: :func:`_finish`); None when it
-    cannot be had yet (the sweeper tries again: :func:`tick`) or the turn moved on."""
+    cannot be had yet (the sweeper tries again: :func:`tick`) or the turn moved on.
+
+    With ``deps.later`` (serverless) it never waits: a round not due yet is handed to
+    ``later`` for its publication time (plus :data:`LATER_MARGIN`), and one due but not to
+    be had (a relay late, drand down) is asked for again with a growing delay, ``attempt``
+    counting the tries up to :data:`LATER_ATTEMPTS`; then the sweeper resolves it. A call for
+    a turn already resolved (a duplicate message) reads the match and does nothing else."""
     m = deps.repo.load(match_id).match
-    if m.phase is not Phase.RUNNING or m.turn != turn or m.beacon_round is None:
+    if not _locked_at(m, turn) or m.beacon_round is None:
         return None
+    if deps.later is not None and deps.beacon is not None:
+        due = _due_at(deps.beacon, m.beacon_round)
+        if deps.clock() < due:
+            if attempt < LATER_ATTEMPTS:  # early (clock skew): bounded like a late round
+                deps.later.resolve_at(match_id, turn, due, attempt + 1)
+            return None
     saved, record = _finish(deps, (m, None))
-    return None if record is None else Resolution(saved, record)
+    if record is not None:
+        return Resolution(saved, record)
+    if deps.later is not None and _locked_at(saved, turn) and attempt < LATER_ATTEMPTS:
+        again = deps.clock() + 2.0 ** max(0, attempt - 1)
+        deps.later.resolve_at(match_id, turn, again, attempt + 1)
+    return None
+
+
+def _locked_at(m: Match, turn: int) -> bool:
+    """``m`` is running ``turn``, locked and not resolved."""
+    return m.phase is Phase.RUNNING and m.turn == turn and m.locked_at is not None
+
+
+def _due_at(beacon: Beacon, round_number: int) -> float:
+    """When the relays serve ``round_number``: its publication time plus the margin."""
+    return round_time(beacon.network, round_number) + LATER_MARGIN
+
+
+def _fetch(deps: Deps, round_number: int) -> BeaconRound | None:
+    """``round_number`` if it can be had now. With ``deps.later`` a round not due yet is not
+    asked for (the adapter would wait for it): None, and it is resolved later."""
+    assert deps.beacon is not None
+    if deps.later is not None and deps.clock() < _due_at(deps.beacon, round_number):
+        return None
+    return deps.beacon.fetch(round_number)
 
 
 def _beacon_for(deps: Deps, now: float) -> tuple[int | None, BeaconRound | None]:
@@ -680,7 +725,7 @@ def _lock_and_resolve(
                 target = round_after(deps.beacon.network, at)
                 changed = lifecycle.lock(changed, at, reason, target)
             return _save_unresolved(deps, loaded.match, changed, seal, withdraw, owe), None
-        beacon = None if target is None else deps.beacon.fetch(target)
+        beacon = None if target is None else _fetch(deps, target)
         late = at >= changed.locked_at + deps.beacon_patience
         if beacon is None and late and give_up_by is not None:
             changed = lifecycle.intervene(changed, give_up_by, "seed_only", at, beacon_round=target)
@@ -719,7 +764,12 @@ def _finish(
     if saved.phase is not Phase.RUNNING or saved.beacon_round is None:
         return first
     deps = _once(deps)
-    deps.beacon.fetch(saved.beacon_round)  # type: ignore[union-attr] # the one wait
+    if deps.later is not None:  # serverless: no wait; resolved when the round is due
+        due = _due_at(deps.beacon, saved.beacon_round)  # type: ignore[arg-type]
+        if deps.clock() < due:
+            deps.later.resolve_at(saved.id, saved.turn, due, 1)
+            return first
+    _fetch(deps, saved.beacon_round)  # the one wait
 
     def step() -> SealResultLike:
         loaded = deps.repo.load(saved.id)

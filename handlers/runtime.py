@@ -39,6 +39,7 @@ from infra import secrets
 if TYPE_CHECKING:
     from telegram.ext import Application
 
+    from engine.beacon import Beacon
     from engine.ports import MatchRepository
     from engine.usecases import Deps
     from handlers.telegram.shared.context import Services
@@ -173,6 +174,7 @@ def cold_start(
     clients: secrets.ClientFactory | None = None,
     clock: Any = time.time,
     repo: MatchRepository | None = None,
+    beacon: Beacon | None = None,
 ) -> Runtime:
     """Start a container: token, webhook secret, loop; the repository and the bot are wired
     on first use (:meth:`Runtime.wire`, no network call either).
@@ -192,7 +194,7 @@ def cold_start(
 
     def wiring(rt: Runtime) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
         token = secrets.bot_token(env, make_client)
-        return _wire(rt, env, token, make_client, repo, request, clock)
+        return _wire(rt, env, token, make_client, repo, request, clock, beacon)
 
     return Runtime(loop=asyncio.new_event_loop(), webhook_secret=secret, wiring=wiring)
 
@@ -205,6 +207,7 @@ def _wire(
     repo: MatchRepository | None,
     request: BaseRequest | None,
     clock: Any,
+    beacon: Beacon | None = None,
 ) -> tuple[Deps, Application[Any, Any, Any, Any, Any, Any]]:
     from engine.usecases import Deps, SystemEntropy
     from handlers.telegram.app import build_application
@@ -217,8 +220,17 @@ def _wire(
     if repo is None:
         repo = make_repository(settings, store="dynamodb", client=make_client("dynamodb"))
     from infra.beacon import beacon_from_env
+    from infra.later import later_from_env
 
-    deps = Deps(repo=repo, clock=clock, entropy=SystemEntropy(), beacon=beacon_from_env(env))
+    deps = Deps(
+        repo=repo,
+        clock=clock,
+        entropy=SystemEntropy(),
+        beacon=beacon_from_env(env) if beacon is None else beacon,
+        # Nothing waits for a beacon round: the resolve queue (docs/deploy.md, "The beacon
+        # wait"); its client is made when the first locked turn is handed over.
+        later=later_from_env(env, lambda: make_client("sqs"), clock),
+    )
     if request is None:
         from telegram.request import HTTPXRequest
 

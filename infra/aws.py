@@ -33,7 +33,8 @@ from typing import Any
 MODELS = Path(__file__).resolve().parent / "aws_models"
 ENDPOINTS = MODELS / "endpoints.json"
 
-# The operations our code calls, per service (``infra.dynamodb``, ``infra.secrets``).
+# The operations our code calls, per service (``infra.dynamodb``, ``infra.secrets``,
+# ``infra.later``).
 # ``DescribeEndpoints`` is DynamoDB's endpoint-discovery operation: kept so botocore sets up
 # discovery exactly as with the full model.
 OPERATIONS: Mapping[str, tuple[str, ...]] = {
@@ -49,6 +50,7 @@ OPERATIONS: Mapping[str, tuple[str, ...]] = {
     ),
     "ssm": ("GetParameter",),
     "secretsmanager": ("GetSecretValue",),
+    "sqs": ("SendMessage",),  # infra.later: the resolve queue
 }
 
 

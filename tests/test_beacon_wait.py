@@ -16,11 +16,12 @@ import httpx
 import pytest
 
 from engine import usecases
-from engine.beacon import QUICKNET
+from engine.beacon import QUICKNET, round_time
 from engine.errors import ConflictError
 from engine.match import Match, Phase
 from engine.usecases import CountingEntropy, Deps
 from infra.beacon import DrandBeacon
+from infra.later import MemoryLater
 from infra.memory import MemoryRepository
 from tests.support.clock import FakeClock
 
@@ -37,10 +38,13 @@ class Relays:
     def __init__(self, clock: FakeClock) -> None:
         self.clock = clock
         self.asked: list[int] = []
+        self.down = False
 
     def get(self, url: str, timeout: float) -> httpx.Response:
         number = int(url.rsplit("/", 1)[-1])
         self.asked.append(number)
+        if self.down:
+            return httpx.Response(503)
         return httpx.Response(200, json={"round": number, "signature": SIGNATURE})
 
 
@@ -139,3 +143,53 @@ def test_races_lost_after_the_lock_do_not_move_its_round() -> None:
     assert locks == [res.record.beacon.round]  # the round the lock fixed
     assert relays.asked == [res.record.beacon.round]
     assert sum(slept) <= QUICKNET.period + RELAY_MARGIN
+
+
+def test_with_a_later_nothing_waits_and_the_turn_resolves_when_its_round_is_due() -> None:
+    """Serverless (docs/deploy.md, "The beacon wait"): the resolving seal saves the lock and
+    hands the turn to ``Deps.later`` for its round's time plus the relays' margin; resolved
+    then, without a sleep; a second job for it (SQS delivers at least once) does nothing."""
+    deps, _repo, clock, slept, relays = _world()
+    later = MemoryLater()
+    deps.later = later
+    m = _running(deps)
+    usecases.seal_order(deps, m.id, 1, "p1", ORDER, turn=m.turn)
+    slept.clear()
+    relays.asked.clear()
+    res = usecases.seal_order(deps, m.id, 2, "p2", ORDER, turn=m.turn)
+    assert res.record is None and res.match.beacon_round is not None  # locked, not resolved
+    assert slept == [] and relays.asked == []
+    due = round_time(QUICKNET, res.match.beacon_round) + usecases.LATER_MARGIN
+    assert [(at, job.match_id, job.turn) for at, job in later.jobs] == [(due, m.id, m.turn)]
+    assert later.take(due - 0.01) == []
+    clock.now = due
+    (job,) = later.take(clock.now)
+    done = usecases.resolve_locked(deps, job.match_id, job.turn, attempt=job.attempt)
+    assert done is not None and done.record.beacon is not None
+    assert done.record.beacon.round == res.match.beacon_round
+    assert slept == [] and len(relays.asked) == 1
+    assert usecases.resolve_locked(deps, job.match_id, job.turn, attempt=job.attempt) is None
+    assert later.jobs == [] and len(relays.asked) == 1
+
+
+def test_with_a_later_a_round_never_served_is_asked_for_a_bounded_number_of_times() -> None:
+    deps, _repo, clock, slept, relays = _world()
+    later = MemoryLater()
+    deps.later = later
+    m = _running(deps)
+    usecases.seal_order(deps, m.id, 1, "p1", ORDER, turn=m.turn)
+    slept.clear()  # the start's round (docs/deploy.md, "The beacon wait")
+    relays.asked.clear()
+    relays.down = True
+    usecases.seal_order(deps, m.id, 2, "p2", ORDER, turn=m.turn)
+    tries = 0
+    while later.jobs:
+        clock.now = max(at for at, _ in later.jobs)
+        for job in later.take(clock.now):
+            tries += 1
+            assert (
+                usecases.resolve_locked(deps, job.match_id, job.turn, attempt=job.attempt) is None
+            )
+    assert tries == usecases.LATER_ATTEMPTS
+    assert len(relays.asked) == usecases.LATER_ATTEMPTS and slept == []
+    assert deps.repo.load(m.id).match.locked_at is not None  # the sweeper's now

@@ -13,9 +13,10 @@ import botocore
 from botocore.stub import Stubber
 from telegram.request import BaseRequest
 
-from handlers import lambda_sweeper, lambda_webhook, runtime
+from handlers import lambda_resolver, lambda_sweeper, lambda_webhook, runtime
 from infra import aws
 from infra.dynamodb import DynamoRepository
+from infra.later import SqsLater
 from infra.memory import MemoryRepository
 
 TOKEN = "7000000001:AAH-package-check-token-not-a-real-one"
@@ -108,4 +109,14 @@ sweeper = runtime.cold_start(
 runtime.install(sweeper, webhook=False)
 summary = lambda_sweeper.lambda_handler({}, None)
 assert summary["errors"] == 0, summary
+# The resolve queue's client (our trimmed SQS model on this botocore) and the resolver.
+sqs = aws.client("sqs", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="y")
+queue = "https://sqs.eu-west-1.amazonaws.com/123456789012/resolve"
+with Stubber(sqs) as stub:
+    body = '{"match_id": "m1", "turn": 2, "attempt": 1}'
+    sent = {"QueueUrl": queue, "MessageBody": body, "DelaySeconds": 3}
+    stub.add_response("send_message", {"MessageId": "1", "MD5OfMessageBody": "x"}, sent)
+    SqsLater(lambda: sqs, queue, lambda: 100.0).resolve_at("m1", 2, 102.5, 1)
+jobs = {"Records": [{"messageId": "1", "body": body}, {"messageId": "2", "body": "junk"}]}
+assert lambda_resolver.lambda_handler(jobs, None) == {"batchItemFailures": []}
 print(json.dumps({"python": sys.version.split()[0], "botocore": botocore.__version__}))

@@ -21,6 +21,7 @@ FUNCTIONS = {
     "WebhookFunction": "handlers.lambda_webhook.lambda_handler",
     "SweeperFunction": "handlers.lambda_sweeper.lambda_handler",
     "WebAppFunction": "handlers.webapp.lambda_entry.lambda_handler",
+    "ResolverFunction": "handlers.lambda_resolver.lambda_handler",
 }
 DYNAMODB_REPO = Path(__file__).resolve().parents[2] / "infra" / "dynamodb.py"
 
@@ -163,8 +164,46 @@ def test_iam_reads_only_the_token_parameter_and_the_webhook_secret() -> None:
         "Action": "secretsmanager:GetSecretValue",
         "Resource": {"Ref": "WebhookSecret"},
     }
-    for fn in ("SweeperFunction", "WebAppFunction"):
+    for fn in ("SweeperFunction", "WebAppFunction", "ResolverFunction"):
         assert "WebhookSecret" not in {s.get("Sid") for s in statements(fn)}
+
+
+def test_locked_turns_go_to_the_resolver_through_one_queue_with_dead_letters() -> None:
+    """docs/deploy.md, "The beacon wait": every function that may lock a turn may send to the
+    resolve queue (and nothing else of SQS); only the resolver's role reads and deletes its
+    messages, through a mapping that reports failed messages one by one."""
+    res = translated()["Resources"]
+    queue = res["ResolveQueue"]["Properties"]
+    for fn in FUNCTIONS:
+        env = res[fn]["Properties"]["Environment"]["Variables"]
+        assert env["SEKUNDANT_RESOLVE_QUEUE"] == {"Ref": "ResolveQueue"}, fn
+        failures = {"Fn::GetAtt": ["SweeperFailures", "Arn"]}  # the sweeper's destination
+        sqs = [
+            s
+            for s in statements(fn)
+            if any(a.startswith("sqs:") for a in _actions(s)) and s.get("Resource") != failures
+        ]
+        granted = {a for s in sqs for a in _actions(s)}
+        consume = {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"}
+        want = {"sqs:SendMessage"} | (consume if fn == "ResolverFunction" else set())
+        assert granted == want, fn
+        assert all(s["Resource"] == {"Fn::GetAtt": ["ResolveQueue", "Arn"]} for s in sqs), fn
+    (mapping,) = resources("AWS::Lambda::EventSourceMapping").values()
+    props = mapping["Properties"]
+    assert props["EventSourceArn"] == {"Fn::GetAtt": ["ResolveQueue", "Arn"]}
+    assert props["FunctionName"] == {"Ref": "ResolverFunction"}
+    assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert props["MaximumBatchingWindowInSeconds"] == 0
+    timeout = res["ResolverFunction"]["Properties"]["Timeout"]
+    assert queue["VisibilityTimeout"] >= 6 * timeout  # AWS's advice for an event source
+    redrive = queue["RedrivePolicy"]
+    assert redrive["deadLetterTargetArn"] == {"Fn::GetAtt": ["ResolveDeadLetters", "Arn"]}
+    alarm = res["ResolveDeadLettersAlarm"]["Properties"]
+    assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["ResolveDeadLetters", "QueueName"]}
+    assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+    assert res["ResolverErrorsAlarm"]["Properties"]["Dimensions"][0]["Value"] == {
+        "Ref": "ResolverFunction"
+    }
 
 
 def test_json_logs_in_log_groups_with_retention() -> None:

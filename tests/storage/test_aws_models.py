@@ -40,6 +40,10 @@ CALLS: dict[str, tuple[str, dict[str, Any]]] = {
     "dynamodb": ("get_item", {"TableName": "t", "Key": {"pk": {"S": "x"}}}),
     "ssm": ("get_parameter", {"Name": "/x", "WithDecryption": True}),
     "secretsmanager": ("get_secret_value", {"SecretId": "s"}),
+    "sqs": (
+        "send_message",
+        {"QueueUrl": "https://sqs.eu-west-1.amazonaws.com/1/q", "MessageBody": "x"},
+    ),
 }
 
 
@@ -102,6 +106,7 @@ def test_every_operation_our_code_calls_is_in_the_trimmed_models() -> None:
 
     assert _called(ROOT / "infra" / "dynamodb.py") <= ops("dynamodb")
     assert _called(ROOT / "infra" / "secrets.py") <= ops("ssm") | ops("secretsmanager")
+    assert _called(ROOT / "infra" / "later.py") == ops("sqs")
 
 
 def test_a_trimmed_client_is_a_regular_client() -> None:

@@ -9,7 +9,9 @@ operator can neither move the lock back nor choose among rounds it has seen
 (``docs/fairness.md``, "The lock message"). Then the round is awaited (the beacon port waits up
 to one period) and the turn resolved; the resolution owes the ``resolved`` item, whose
 delivery edits this same message into the reveal (``shared.reveal_post.send_reveal``). A round not
-out yet is the sweeper's (``usecases.tick``).
+out yet is the sweeper's (``usecases.tick``). On Lambda nothing waits: ``resolve_locked`` hands
+the turn to the resolve queue (``Deps.later``) and the resolver function resolves it when the
+round is due (``docs/deploy.md``, "The beacon wait").
 
 The outbox journals the lock message with its date, so a resumed delivery finds it again and
 records the same lock (``usecases.lock_posted`` is idempotent): one lock message per turn.
@@ -51,6 +53,7 @@ async def lock_and_resolve(context: Ctx, match_id: str, turn: int) -> Match | No
         match = usecases.lock_posted(deps, match_id, turn, msg.message_id, date)
         await turns.refresh_status(context, match)  # "waits for round N"
     # Waits for the round (off the event loop: long polling answers other chats meanwhile);
-    # owes the reveal, else the sweeper resolves it.
+    # owes the reveal, else the sweeper resolves it. On Lambda (``Deps.later``) it does not
+    # wait: the turn goes to the resolve queue unless its round is out already.
     await off_loop(usecases.resolve_locked, deps, match_id, turn)
     return match

@@ -36,11 +36,17 @@ class DrandBeacon:
     locked turn's round is at most one period away, 3 s), then asks each relay in turn with a
     short timeout; an answer counts only when its signature verifies against the pinned key
     (:func:`engine.beacon.verify_signature`, subgroup checks included). None when the round is
-    further away or no relay gives a valid one."""
+    further away or no relay gives a valid one.
+
+    ``network`` and ``chain_hash`` are quicknet's, pinned; only code can pass others (the load
+    run's fake relay serves the local test network: ``tests/bench/load/drand_http.py``), never
+    the environment (:func:`beacon_from_env` takes no key, chain or relay from it)."""
 
     def __init__(
         self,
         *,
+        network: Network = QUICKNET,
+        chain_hash: str = CHAIN_HASH,
         urls: tuple[str, ...] = DRAND_URLS,
         timeout: float = 2.0,
         max_wait: float = 4.0,
@@ -49,6 +55,8 @@ class DrandBeacon:
         get: Callable[..., Any] | None = None,
         check: Callable[[Network, int, str], bool] = verify_signature,
     ) -> None:
+        self._network = network
+        self._chain_hash = chain_hash
         self._get = get  # tests: an httpx.Client(transport=MockTransport(...)).get
         self._check = check  # tests of timing with fake relays only; production verifies
         self._urls = urls
@@ -59,12 +67,12 @@ class DrandBeacon:
 
     @property
     def network(self) -> Network:
-        return QUICKNET
+        return self._network
 
     def fetch(self, round_number: int) -> BeaconRound | None:
         import httpx
 
-        wait = round_time(QUICKNET, round_number) - self._clock()
+        wait = round_time(self._network, round_number) - self._clock()
         if wait > self._max_wait:
             return None
         if wait > 0:
@@ -72,20 +80,21 @@ class DrandBeacon:
         for url in self._urls:
             try:
                 get = self._get or httpx.get
-                reply = get(f"{url}/{CHAIN_HASH}/public/{round_number}", timeout=self._timeout)
+                path = f"{url}/{self._chain_hash}/public/{round_number}"
+                reply = get(path, timeout=self._timeout)
                 if reply.status_code != 200:
                     continue
                 doc = reply.json()
                 if int(doc["round"]) != round_number:
                     continue
                 signature = str(doc["signature"])
-                if not self._check(QUICKNET, round_number, signature):
+                if not self._check(self._network, round_number, signature):
                     # A relay (or whoever sits between) cannot hand us dice: only a signature
                     # that passes every check of docs/fairness.md is a round.
                     log.warning("beacon relay %s: round %s does not verify", url, round_number)
                     continue
                 return BeaconRound(
-                    QUICKNET.name,
+                    self._network.name,
                     round_number,
                     signature,
                     hashlib.sha256(bytes.fromhex(signature)).hexdigest(),

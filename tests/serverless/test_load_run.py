@@ -1,7 +1,8 @@
 """The load run (tests/bench/load, ``make bench``) at its smallest: one match of each ruleset,
 two worker processes running the real webhook handler on moto's DynamoDB server, one turn
-sealed by everyone at once. Nothing is lost, doubled or left stale, and the meter saw the
-requests it prices."""
+sealed by everyone at once, production's beacon path (lock message, a round from the fake
+drand relay, its signature checked). Nothing is lost, doubled or left stale, and the meter saw
+the requests and the beacon's waits it prices."""
 
 from __future__ import annotations
 
@@ -19,3 +20,7 @@ def test_a_small_load_run_loses_doubles_and_leaves_stale_nothing() -> None:
     assert figures["updates"] >= 6  # two seals a match at least
     assert figures["dynamo_requests"] > 0 and figures["bot_calls"] > 0
     assert sum(u.wru for u in figures["usage"].values()) > 0
+    # every resolved turn fetched its round from the relay and checked it (wherever it ran)
+    usages = [*figures["usage"].values(), figures["sweep"]]
+    assert sum(u.beacon_fetches for u in usages) >= 3
+    assert sum(u.beacon_check_cpu for u in usages) > 0

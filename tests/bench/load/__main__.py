@@ -5,7 +5,10 @@ Matches are set up through the bot (their cost is printed apart), then every tur
 of every running match seals at once (:mod:`tests.bench.load.scenario`). Printed: lost,
 doubled and stale (targets 0), updates per second, time per update (p50/p95/p99), conditional
 write conflicts and Telegram retries per turn, DynamoDB requests and Bot API calls per turn,
-and the cost of 1,000 turns by ruleset and number of players (:mod:`tests.bench.load.cost`).
+and the cost of 1,000 turns by ruleset and number of players (:mod:`tests.bench.load.cost`),
+with the beacon's share of it apart (the wait for the round, the relay fetch, the signature
+check). The bot runs production's beacon path against a fake drand relay (``--beacon none``:
+without a beacon, for comparison).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tests.bench.load.cluster import Cluster, Delivery, moto_server
-from tests.bench.load.cost import PRICES_DATE, Usage, per_thousand
+from tests.bench.load.cost import PRICES_DATE, Usage, lambda_seconds_dollars, per_thousand
 from tests.bench.load.scenario import (
     LoadHarness,
     Plan,
@@ -41,17 +44,20 @@ def _repo(moto_url: str) -> Any:
     return DynamoRepository(aws.client("dynamodb", endpoint_url=moto_url), TABLE)
 
 
-def run(matches: int, workers: int, turns: int, budget: float = 0.0) -> dict[str, Any]:
+def run(
+    matches: int, workers: int, turns: int, budget: float = 0.0, *, beacon: bool = True
+) -> dict[str, Any]:
     """Play the run; the figures as a dict (also what the smoke test reads). ``budget``
     (seconds, 0: none): no turn is started once the run has taken that long (the turns
-    played are reported; at least one is)."""
+    played are reported; at least one is). ``beacon``: production's drand path (a fake
+    relay), else none (``SEKUNDANT_BEACON=none``)."""
     import os
 
     from tests.bench.load.worker import REGION
 
     os.environ.update(AWS_DEFAULT_REGION=REGION, AWS_ACCESS_KEY_ID="load",
                       AWS_SECRET_ACCESS_KEY="load")  # fmt: skip
-    with moto_server() as url, Cluster(url, workers) as cluster:
+    with moto_server() as url, Cluster(url, workers, beacon=beacon) as cluster:
         h = LoadHarness(cluster, _repo(url))
         tables = make_tables(h, plans(matches))
         begun = started = time.perf_counter()
@@ -68,6 +74,7 @@ def run(matches: int, workers: int, turns: int, budget: float = 0.0) -> dict[str
                 outcomes.append(play_turn(h, tables, pool))
             turn_seconds = time.perf_counter() - started
     figures = summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
+    figures["beacon"] = beacon
     figures["setup_failed"] = failed
     figures["turns_played"] = len(outcomes)
     figures["lost_details"] = [x for o in outcomes for x in o.lost_details]
@@ -191,10 +198,27 @@ def report(f: dict[str, Any]) -> None:
         print(f"       per turn: {u.invocations / turns:.1f} updates, {u.wru / turns:.1f} write"
               f" and {u.rru / turns:.1f} read units, {u.bot_calls / turns:.1f} Bot API calls,"
               f" CPU {u.cpu / turns * 1000:.0f} ms")  # fmt: skip
+        if f.get("beacon", True):
+            print("       " + beacon_line(u, turns, f["sweep"], resolved_all))
     s, n = f["setup"], f["matches"]
     print(
         "   a match's setup (lobby, joins, characters, start): "
         f"{s.invocations / n:.1f} updates, {s.dynamo_requests / n:.1f} DynamoDB requests"
+    )
+
+
+def beacon_line(u: Usage, turns: int, sweep: Usage, resolved_all: int) -> str:
+    """The beacon's part of a turn (the sweeper's share included): the wall time slept for
+    the round, the relay fetches, the signature checks' CPU, and what they bill as Lambda
+    duration per 1,000 turns."""
+    wait = u.beacon_wait / turns + sweep.beacon_wait / resolved_all
+    fetches = u.beacon_fetches / turns + sweep.beacon_fetches / resolved_all
+    check = u.beacon_check_cpu / turns + sweep.beacon_check_cpu / resolved_all
+    seconds = u.beacon_seconds() / turns + sweep.beacon_seconds() / resolved_all
+    return (
+        f"beacon per turn: wait {wait * 1000:.0f} ms, {fetches:.2f} relay fetches,"
+        f" check CPU {check * 1000:.0f} ms: {seconds * 1000:.0f} ms billed,"
+        f" {lambda_seconds_dollars(seconds) * 1000:.4f} USD per 1,000 turns (in Lambda)"
     )
 
 
@@ -206,8 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budget", type=float, default=0.0, help="seconds after which no turn is started"
     )
+    parser.add_argument(
+        "--beacon",
+        choices=("drand", "none"),
+        default="drand",
+        help="drand: production's path against a fake relay (default); none: no beacon",
+    )
     args = parser.parse_args(argv)
-    report(run(args.matches, args.workers, args.turns, args.budget))
+    report(run(args.matches, args.workers, args.turns, args.budget, beacon=args.beacon == "drand"))
     return 0
 
 

@@ -1,6 +1,8 @@
 """The load run's infrastructure: DynamoDB in moto's server mode (its own process), the fake
-Bot API over HTTP (a thread here), and N worker processes (Lambda containers) fed from one
-queue, as API Gateway hands each delivery to whichever container is free.
+Bot API over HTTP (a thread here), a fake drand relay over HTTP (a thread here, serving the
+local test network's rounds: :mod:`tests.bench.load.drand_http`), and N worker processes
+(Lambda containers) fed from one queue, as API Gateway hands each delivery to whichever
+container is free.
 
 ``Cluster.deliver`` is Telegram's side of a webhook: it re-sends an update until it is answered
 200 (a 500 or 503 is retried after a short pause; every retry is counted).
@@ -23,6 +25,7 @@ from itertools import count
 from typing import Any
 
 from tests.bench.load.botapi_http import BotAPIServer
+from tests.bench.load.drand_http import DrandRelay
 from tests.bench.load.worker import REGION, TABLE, WorkerConfig, serve
 
 MAX_DELIVERIES = 20  # Telegram keeps retrying for hours; a run that needs this many is broken
@@ -91,14 +94,17 @@ class Delivery:
 
 
 class Cluster:
-    """The workers and the fake Telegram; use as a context manager."""
+    """The workers, the fake Telegram and (``beacon``, production's way) the fake drand relay;
+    use as a context manager."""
 
-    def __init__(self, moto_url: str, workers: int) -> None:
+    def __init__(self, moto_url: str, workers: int, *, beacon: bool = True) -> None:
         self.server = BotAPIServer()
+        self.relay = DrandRelay() if beacon else None
         ctx = multiprocessing.get_context("spawn")
         self._tasks: Any = ctx.Queue()
         self._results: Any = ctx.Queue()
-        cfg = WorkerConfig(moto_url=moto_url, api_url=self.server.url)
+        drand_url = "" if self.relay is None else self.relay.url
+        cfg = WorkerConfig(moto_url=moto_url, api_url=self.server.url, drand_url=drand_url)
         self._procs = [
             ctx.Process(target=serve, args=(cfg, self._tasks, self._results), daemon=True)
             for _ in range(workers)
@@ -153,3 +159,5 @@ class Cluster:
             p.join(30)
         self._results.put(None)
         self.server.close()
+        if self.relay is not None:
+            self.relay.close()

@@ -7,7 +7,9 @@ Bot API calls, CPU time and log bytes. The bill per invocation:
   CPU time measured here scaled to the function's CPU share (Lambda gives a full vCPU at
   1,769 MB, so 512 MB runs at 512/1769 of one) plus the time spent waiting on the network:
   :data:`DYNAMODB_LATENCY` per DynamoDB request and :data:`BOT_API_LATENCY` per Bot API call
-  (assumptions, stated in docs/deploy.md: in-region DynamoDB, Telegram's servers in Europe);
+  (assumptions, stated in docs/deploy.md: in-region DynamoDB, Telegram's servers in Europe),
+  and the beacon's waits: the wall time slept for a round (measured) and
+  :data:`DRAND_LATENCY` per relay fetch (its signature check is CPU, already counted);
 - API Gateway HTTP API: one request per update (the sweeper is a scheduled event: none);
 - DynamoDB on-demand: read and write request units;
 - CloudWatch Logs: the bytes logged, ingestion only (storage is kept 14 days: negligible).
@@ -23,8 +25,12 @@ from typing import Any
 
 MEMORY_MB = 512
 FULL_VCPU_MB = 1769
+SHARE = MEMORY_MB / FULL_VCPU_MB  # of one vCPU: a 512 MB function's CPU
 DYNAMODB_LATENCY = 0.006  # seconds per request, in-region
 BOT_API_LATENCY = 0.040  # seconds per call, a Lambda in eu-central-1 to Telegram's servers
+# seconds per drand relay fetch: a new HTTPS connection each time (TCP and TLS handshakes and
+# the request: three round trips to a CDN edge) for a round just out (not cached at the edge)
+DRAND_LATENCY = 0.060
 
 # US East (N. Virginia) list prices in USD, as of 2026-12-01 (DynamoDB on-demand as cut on
 # 2024-11-01; Lambda arm64; HTTP API first 300 million; CloudWatch Logs standard ingestion).
@@ -51,6 +57,9 @@ class Usage:
     wru: float = 0.0
     bot_calls: int = 0
     log_bytes: int = 0
+    beacon_wait: float = 0.0  # wall seconds slept for beacon rounds
+    beacon_fetches: int = 0
+    beacon_check_cpu: float = 0.0  # CPU seconds of signature checks (part of ``cpu``)
 
     def add(self, report: Mapping[str, Any], *, http: bool = True) -> None:
         self.invocations += 1
@@ -62,22 +71,37 @@ class Usage:
         self.wru += float(dyn["wru"])
         self.bot_calls += sum(report["bot"].values())
         self.log_bytes += int(report["log_bytes"])
+        beacon = report.get("beacon") or {}
+        self.beacon_wait += float(beacon.get("wait", 0.0))
+        self.beacon_fetches += int(beacon.get("fetches", 0))
+        self.beacon_check_cpu += float(beacon.get("check_cpu", 0.0))
 
     def billed_seconds(self) -> float:
-        share = MEMORY_MB / FULL_VCPU_MB
         return (
-            self.cpu / share
+            self.cpu / SHARE
             + self.dynamo_requests * DYNAMODB_LATENCY
             + self.bot_calls * BOT_API_LATENCY
+            + self.beacon_wait
+            + self.beacon_fetches * DRAND_LATENCY
         )
+
+    def beacon_seconds(self) -> float:
+        """The part of :meth:`billed_seconds` that is the beacon's: the wait for the round,
+        the relay fetches, the signature checks."""
+        fetches = self.beacon_fetches * DRAND_LATENCY
+        return self.beacon_wait + fetches + self.beacon_check_cpu / SHARE
+
+
+def lambda_seconds_dollars(seconds: float) -> float:
+    """What ``seconds`` of billed duration cost at :data:`MEMORY_MB` on arm64."""
+    return seconds * MEMORY_MB / 1024 * PRICES["lambda_gb_second_arm64"]
 
 
 def dollars(u: Usage) -> dict[str, float]:
     """The bill of ``u`` by line."""
     p = PRICES
     return {
-        "lambda": u.invocations * p["lambda_request"]
-        + u.billed_seconds() * MEMORY_MB / 1024 * p["lambda_gb_second_arm64"],
+        "lambda": u.invocations * p["lambda_request"] + lambda_seconds_dollars(u.billed_seconds()),
         "api": u.http_requests * p["http_api_request"],
         "dynamodb": u.wru * p["dynamodb_write_unit"] + u.rru * p["dynamodb_read_unit"],
         "logs": u.log_bytes / 1024**3 * p["log_gb"],

@@ -6,8 +6,16 @@ HTTP, and the production DynamoDB repository on moto's server), then takes jobs 
 one at a time, as a container takes invocations: ``("update", update)`` through
 ``lambda_webhook.lambda_handler`` and ``("sweep", None)`` through ``lambda_sweeper``.
 
+With a fake drand relay (``WorkerConfig.drand_url``, :mod:`tests.bench.load.drand_http`) the
+bot runs production's beacon path: ``SEKUNDANT_BEACON=drand``, the lock message, the wait for
+its round, the relay fetch and the BLS check, by production's :class:`infra.beacon.DrandBeacon`
+given the local test network and the relay's address here (:func:`_beacon`: a hook of this
+test worker; production takes neither from its environment).
+
 For each job it reports the HTTP status, wall and CPU time, the DynamoDB requests with their
-units (:mod:`tests.bench.load.meter`), the Bot API calls by method and the bytes it logged.
+units (:mod:`tests.bench.load.meter`), the Bot API calls by method, the bytes it logged, and
+the beacon's part (:class:`BeaconMeter`: the wall time slept waiting for the round, the relay
+fetches, the CPU of the signature checks).
 """
 
 from __future__ import annotations
@@ -18,8 +26,11 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from infra.beacon import DrandBeacon
 
 TABLE = "sekundant-load"
 TOKEN = "7000000001:AAH-sandbox-token-not-a-real-one-xx"
@@ -34,7 +45,70 @@ PLATFORM_LOG_BYTES = 330
 class WorkerConfig:
     moto_url: str
     api_url: str
-    beacon: str = "none"
+    drand_url: str = ""  # a fake drand relay; "" : no beacon (SEKUNDANT_BEACON=none)
+
+
+@dataclass
+class BeaconMeter:
+    """The beacon's part of one job: ``wait`` seconds of wall time slept for the round,
+    ``fetches`` relay requests (and their ``fetch_wall`` seconds on the loopback), ``checks``
+    signature checks and their ``check_cpu`` seconds (CPU time, also in the job's CPU)."""
+
+    wait: float = 0.0
+    fetches: int = 0
+    fetch_wall: float = 0.0
+    checks: int = 0
+    check_cpu: float = 0.0
+
+    def take(self) -> dict[str, Any]:
+        out = asdict(self)
+        self.wait = self.fetch_wall = self.check_cpu = 0.0
+        self.fetches = self.checks = 0
+        return out
+
+
+def _beacon(cfg: WorkerConfig, meter: BeaconMeter) -> DrandBeacon:
+    """Production's drand adapter on the local test network, fetching from the fake relay,
+    with its sleep, relay requests and checks metered. Every fetch runs the whole check
+    (``verify_signature`` without its per-process cache): in the load run every match locks
+    in the same second, so one container would otherwise check one round for many matches,
+    which a real bot's spread-out turns rarely share."""
+    import httpx
+
+    from engine.beacon import Network, verify_signature
+    from infra.beacon import DrandBeacon, LocalBeacon
+    from tests.bench.load.drand_http import CHAIN_HASH
+
+    def sleep(seconds: float) -> None:
+        started = time.perf_counter()
+        time.sleep(seconds)
+        meter.wait += time.perf_counter() - started
+
+    def get(url: str, **kw: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return httpx.get(url, **kw)
+        finally:
+            meter.fetches += 1
+            meter.fetch_wall += time.perf_counter() - started
+
+    def check(network: Network, round_number: int, signature: str) -> bool:
+        started = time.process_time()
+        try:
+            return bool(verify_signature.__wrapped__(network, round_number, signature))
+        finally:
+            meter.checks += 1
+            meter.check_cpu += time.process_time() - started
+
+    network = LocalBeacon().network  # its key, registered for the dossier as the sandbox's
+    return DrandBeacon(
+        network=network,
+        chain_hash=CHAIN_HASH,
+        urls=(cfg.drand_url,),
+        sleep=sleep,
+        get=get,
+        check=check,
+    )
 
 
 class _Secrets:
@@ -80,7 +154,7 @@ def env(cfg: WorkerConfig) -> dict[str, str]:
         "SEKUNDANT_TOKEN_PARAMETER": "/sekundant/bot-token",
         "SEKUNDANT_WEBHOOK_SECRET": "arn:aws:secretsmanager:eu-west-1:0:secret:load",
         "TELEGRAM_API_BASE_URL": cfg.api_url,
-        "SEKUNDANT_BEACON": cfg.beacon,
+        "SEKUNDANT_BEACON": "drand" if cfg.drand_url else "none",
     }
 
 
@@ -101,6 +175,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
     from tests.serverless.webhook_harness import api_event
 
     meter = Meter()
+    beacon_meter = BeaconMeter()
     bot_calls: Counter[str] = Counter()
 
     class CountingRequest(HTTPXRequest):
@@ -129,8 +204,11 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
         rt = runtime.cold_start(env(cfg), webhook=webhook, request=request(), clients=clients)
         runtime.install(rt, webhook=webhook)
         rt.wire()
+        if cfg.drand_url:  # the hook: the local network's relay instead of drand's
+            rt.deps.beacon = _beacon(cfg, beacon_meter)
     meter.take()  # the cold start's own requests are not an update's
     bot_calls.clear()
+    beacon_meter.take()
     context = _Context()
     profile = None
     if os.environ.get("LOAD_PROFILE"):  # LOAD_PROFILE=<prefix>: cProfile of every job, per worker
@@ -164,6 +242,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
             "dynamo": dynamo,
             "bot": dict(bot_calls),
             "log_bytes": sink.bytes - logged + PLATFORM_LOG_BYTES,
+            "beacon": beacon_meter.take(),
         }
         bot_calls.clear()
         results.put((job_id, report))

@@ -7,7 +7,8 @@ item                PK                     SK                          index key
 ==================  =====================  ==========================  =========================
 match               ``MATCH#<id>``         ``CUR#MATCH``               GSI1 (deadline, sparse),
                                                                        ChatKeys (chat, sparse)
-sealed order        ``MATCH#<id>``         ``CUR#ORDER#<pid>``         -
+sealed order (old)  ``MATCH#<id>``         ``CUR#ORDER#<pid>``         - (now inside the match
+                                                                       item, ``ord``)
 turn record (part)  ``MATCH#<id>``         ``TURN#<turn:06>#<part:03>``  -
 membership          ``USER#<user id>``     ``MATCH#<id>``              -
 preferences         ``USER#<user id>``     ``PREFS``                   -
@@ -21,10 +22,11 @@ match result        ``CHAT#<chat id>``     ``RESULT#<match id>``       -
 result (member)     ``USER#<user id>``     ``RESULT#<chat>#<match>``   -
 ==================  =====================  ==========================  =========================
 
-``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match and the
-current turn's orders, never the history); ``save`` is ONE write whose match Put is
-conditional on the loaded version, so concurrent writers cannot both win: a TransactWriteItems
-when other items go with it, else a PutItem (half the write units). No code path
+``load`` is ONE strongly consistent Query (``begins_with(SK, "CUR#")``: the match item, whose
+``ord`` holds the current turn's sealed orders, and order items written before they moved
+there; never the history); ``save`` is ONE write whose match update is conditional on the
+loaded version, so concurrent writers cannot both win: a TransactWriteItems when other items
+go with it, else an UpdateItem (half the write units). No code path
 scans the table. The client is the low-level ``boto3.client("dynamodb")`` (typed values), so
 the endpoint comes from the standard SDK configuration (``AWS_ENDPOINT_URL_DYNAMODB``).
 """
@@ -39,7 +41,8 @@ import time
 import uuid
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -55,6 +58,7 @@ from engine.ports import (
     index_users,
     result_users,
 )
+from infra import docpack
 
 log = logging.getLogger("sekundant.storage")
 
@@ -99,10 +103,31 @@ def doc_attrs(text: str) -> Item:
 
 def doc_text(item: Mapping[str, Any]) -> str:
     """The JSON document of ``item``: a plain ``doc`` string (small items, and items written
-    before compression) or the compressed ``docz``."""
+    before compression) or the compressed ``docz`` (zlib, or packed with a dictionary:
+    :mod:`infra.docpack`)."""
     if "doc" in item:
         return str(item["doc"]["S"])
-    return zlib.decompress(bytes(item["docz"]["B"])).decode()
+    return docpack.unpack(bytes(item["docz"]["B"]))
+
+
+ORDERS = "ord"  # the match item's map of the current turn's sealed orders: pid -> packed doc
+# Attributes a match item may have or not: a save that leaves one out removes it (a Put
+# replaced the whole item; the save's UpdateItem says so). ``doc``: a document written before
+# compression; ``sweep_failures``: note_failure's count, reset by a save.
+_OPTIONAL = ("attention", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "sweep_failures", "doc")
+# What listings read of a match item: never its sealed orders (only ``load`` reads those).
+_LISTED = {"#k": "PK", "#s": "SK", "#z": "docz", "#d": "doc", "#v": "version", "#a": "attention"}
+_LISTED_PROJECTION = ", ".join(_LISTED)
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What this instance's last load (or save) of a match found at ``version``: whether its
+    item has the ``ord`` map, and the pids of order items written before orders moved there."""
+
+    version: int
+    inline: bool
+    legacy: frozenset[str]
 
 
 def _sortable(value: float) -> str:
@@ -123,6 +148,7 @@ class DynamoRepository:
         self._users_lock = threading.Lock()
         # (match id, config ref) this instance wrote or read: not written again.
         self._configs: set[tuple[str, str]] = set()
+        self._seen: dict[str, _Seen] = {}  # by match id; guarded by _users_lock
 
     # ------------------------------------------------------------------ keys and items
 
@@ -143,7 +169,7 @@ class DynamoRepository:
         item: Item = {
             **self._match_key(match.id),
             "type": _s("match"),
-            **doc_attrs(_dumps(doc)),
+            "docz": {"B": docpack.pack(_dumps(doc))},
             "version": _n(version),
             "chat_id": _n(match.chat_id),
             "created_at": _n(match.created_at),
@@ -221,6 +247,24 @@ class DynamoRepository:
                 self._users.clear()
             self._users[match_id] = (version, users)
 
+    def _see(self, match_id: str, seen: _Seen) -> None:
+        with self._users_lock:
+            if len(self._seen) >= _USERS_CACHE_MAX:
+                self._seen.clear()
+            self._seen[match_id] = seen
+
+    def _seen_at(self, match_id: str, version: int) -> _Seen:
+        """How the match's orders are stored at ``version``: as this instance last saw it,
+        else read now (a save always follows a load in the use cases, so this is rare)."""
+        with self._users_lock:
+            seen = self._seen.get(match_id)
+        if seen is None or seen.version != version:
+            if self.load(match_id).match.version != version:
+                raise ConflictError(match_id)  # the save's condition would refuse it anyway
+            with self._users_lock:
+                seen = self._seen[match_id]
+        return seen
+
     def _known_users(self, match_id: str, version: int) -> frozenset[int] | None:
         with self._users_lock:
             seen = self._users.get(match_id)
@@ -230,6 +274,7 @@ class DynamoRepository:
 
     def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         item, doc = self._match_item(match, 1)
+        item[ORDERS] = {"M": {}}
         users = frozenset(index_users(match))
         ops: list[dict[str, Any]] = [
             {
@@ -267,6 +312,7 @@ class DynamoRepository:
         else:
             raise ConflictError(match.id)
         self._remember(match.id, 1, users)
+        self._see(match.id, _Seen(1, True, frozenset()))
         return codec.match_from_doc(doc)
 
     def _lock_op(self, match: Match, stale: str | None) -> dict[str, Any]:
@@ -331,16 +377,23 @@ class DynamoRepository:
             raise NotFoundError(match_id)
         try:
             match = _match_from_item(match_id, head)
-            orders: dict[str, SealedOrder] = {}
-            for item in items:
-                if item["SK"]["S"].startswith(ORDER_SK):
-                    order = _order_from_item(match_id, item)
-                    if order.turn == match.turn:
-                        orders[order.pid] = order
+            # Order items written before orders moved into the match item, then the item's own
+            # (the newer place wins for a pid in both).
+            legacy = [
+                _order_from_item(match_id, i) for i in items if i["SK"]["S"].startswith(ORDER_SK)
+            ]
+            inline = [
+                _order_from_packed(match_id, v) for v in head.get(ORDERS, {}).get("M", {}).values()
+            ]
+            orders = {o.pid: o for o in [*legacy, *inline] if o.turn == match.turn}
         except CorruptRecordError as exc:
             self._corrupt(exc)
             raise
         self._remember(match_id, match.version, frozenset(index_users(match)))
+        self._see(
+            match_id,
+            _Seen(match.version, ORDERS in head, frozenset(o.pid for o in legacy)),
+        )
         return Loaded(match, orders)
 
     def save(
@@ -357,15 +410,7 @@ class DynamoRepository:
     ) -> Match:
         version = expected_version + 1
         item, doc = self._match_item(match, version)
-        head = {
-            "Put": {
-                "TableName": self.table,
-                "Item": item,
-                "ConditionExpression": "version = :v",
-                "ExpressionAttributeValues": {":v": _n(expected_version)},
-                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            }
-        }
+        seen = self._seen_at(match.id, expected_version)
         # Keyed by item, so no item gets two operations (DynamoDB refuses that).
         ops: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -382,26 +427,30 @@ class DynamoRepository:
             # because a big record has several parts; undo is rare).
             for key in self._record_keys(match.id, drop_record):
                 delete(key)
-        if record is not None or discard_orders:
-            # A resolved turn's orders are revealed in its record; sealed items go away.
-            for seat in match.seats:
-                delete(self._order_key(match.id, seat.pid))
+        # The sealed orders in the match item: the whole map when it is reset (a resolved
+        # turn's orders are revealed in its record; undo and the GM's end drop them) or when
+        # the item has none yet (written before orders moved there), else the one entry.
+        reset = record is not None or discard_orders or not seen.inline
+        later = record is None or (seal is not None and seal.turn > record.turn)
+        keep = seal is not None and not discard_orders and later
+        orders: dict[str, Any] = {}
+        set_orders: dict[str, Any] = {}
+        remove_orders: list[str] = []
+        if keep and seal is not None:
+            packed = {"B": docpack.pack(_dumps(codec.order_to_doc(seal)))}
+            (orders if reset else set_orders)[seal.pid] = packed
+        if withdraw is not None and not reset and withdraw not in set_orders:
+            remove_orders.append(withdraw)
+        # Order items of the old layout that this save makes stale go in the same write.
+        stale = seen.legacy if record is not None or discard_orders else frozenset()
+        stale |= {p for p in (withdraw, seal.pid if keep and seal else None) if p in seen.legacy}
+        for pid in sorted(stale):
+            delete(self._order_key(match.id, pid))
         if record is not None:
             for it in self._record_items(record):
                 put(it)
-        if withdraw is not None:
-            delete(self._order_key(match.id, withdraw))
         for owed in owe:  # replaces a pending item of the same key (and its lease)
             put(self._owed_item(replace(owed, token="", lease=0.0, done=False)))
-        if seal is not None and not discard_orders and (record is None or seal.turn > record.turn):
-            put(
-                {
-                    **self._order_key(match.id, seal.pid),
-                    "type": _s("order"),
-                    "turn": _n(seal.turn),
-                    "doc": _s(_dumps(codec.order_to_doc(seal))),
-                }
-            )
         users = frozenset(index_users(match)) if match.phase is not Phase.FINISHED else frozenset()
         before = self._known_users(match.id, expected_version)
         if before is None:
@@ -415,15 +464,69 @@ class DynamoRepository:
                 put(self._put_member(uid, match)["Put"]["Item"])
             for uid in before - users:
                 delete(self._member_key(uid, match.id))
+        update = self._match_update(
+            item,
+            expected_version,
+            orders=orders if reset else None,
+            set_orders=set_orders,
+            remove_orders=remove_orders,
+        )
         if ops:
-            self._transact(match.id, [head, *ops.values()])
+            self._transact(match.id, [{"Update": update}, *ops.values()])
         else:
-            self._put_alone(match.id, head["Put"])
+            self._update_alone(match.id, update)
         self._remember(match.id, version, users)
+        self._see(match.id, _Seen(version, True, seen.legacy - stale))
         for _, sk in ops:
             if sk.startswith(CONF_SK) and len(self._configs) < 4096:
                 self._configs.add((match.id, sk.removeprefix(CONF_SK)))
         return codec.match_from_doc(doc)
+
+    def _match_update(
+        self,
+        item: Item,
+        expected_version: int,
+        *,
+        orders: Mapping[str, Any] | None,
+        set_orders: Mapping[str, Any],
+        remove_orders: Sequence[str],
+    ) -> dict[str, Any]:
+        """The match item written as ``item`` (what a Put of it would leave: attributes it
+        lacks are removed), conditional on ``expected_version``; its sealed orders replaced by
+        ``orders``, or entries set and removed one by one (the others stay as stored)."""
+        names: dict[str, str] = {}
+        values: dict[str, Any] = {":expected": _n(expected_version)}
+        sets: list[str] = []
+        for i, (attr, value) in enumerate(item.items()):
+            if attr in ("PK", "SK"):
+                continue
+            names[f"#a{i}"], values[f":a{i}"] = attr, value
+            sets.append(f"#a{i} = :a{i}")
+        removes = []
+        for i, attr in enumerate(a for a in _OPTIONAL if a not in item):
+            names[f"#r{i}"] = attr
+            removes.append(f"#r{i}")
+        if orders is not None or set_orders or remove_orders:
+            names["#o"] = ORDERS
+        if orders is not None:
+            values[":o"] = {"M": dict(orders)}
+            sets.append("#o = :o")
+        for i, (pid, value) in enumerate(set_orders.items()):
+            names[f"#p{i}"], values[f":p{i}"] = pid, value
+            sets.append(f"#o.#p{i} = :p{i}")
+        for i, pid in enumerate(remove_orders):
+            names[f"#q{i}"] = pid
+            removes.append(f"#o.#q{i}")
+        expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
+        return {
+            "TableName": self.table,
+            "Key": {"PK": item["PK"], "SK": item["SK"]},
+            "UpdateExpression": expression,
+            "ConditionExpression": "version = :expected",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
 
     def _transact(self, match_id: str, items: list[dict[str, Any]]) -> None:
         """The match item's conditional write (first) with the items that go with it, all or
@@ -443,16 +546,25 @@ class DynamoRepository:
                 raise ConflictError(match_id) from None
             raise
 
-    def _put_alone(self, match_id: str, put: dict[str, Any]) -> None:
-        """The match item's conditional write when nothing goes with it (the status pointer,
-        remembered messages, the commitment's id): one PutItem, atomic on its own, at half a
-        transaction's write units (docs/deploy.md, "Cost per 1,000 turns")."""
+    def _update_alone(self, match_id: str, update: dict[str, Any]) -> None:
+        """The match item's conditional write when nothing goes with it (a seal, the status
+        pointer, remembered messages, the commitment's id): one UpdateItem, atomic on its own,
+        at half a transaction's write units (docs/deploy.md, "Cost per 1,000 turns").
+
+        Unlike a transaction it has no idempotency token: when botocore resends it after a
+        lost response, the resend fails its condition on the item the first attempt wrote.
+        So a failed condition is checked against the item it returns: when that item is what
+        this update writes (the same version and document, the same orders set and removed:
+        packing is deterministic and every order has its own salt), the write was ours."""
         try:
-            self.client.put_item(**put)
+            self.client.update_item(**update)
         except ClientError as exc:
             if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
                 raise
-            if "Item" not in exc.response and not self._exists(match_id):
+            stored = exc.response.get("Item")
+            if stored is not None and _written_by(update, stored):
+                return
+            if stored is None and not self._exists(match_id):
                 raise NotFoundError(match_id) from None
             raise ConflictError(match_id) from None
 
@@ -518,7 +630,12 @@ class DynamoRepository:
         out: list[Item] = []
         for start in range(0, len(keys), 100):
             pending: dict[str, Any] = {
-                self.table: {"Keys": keys[start : start + 100], "ConsistentRead": True}
+                self.table: {
+                    "Keys": keys[start : start + 100],
+                    "ConsistentRead": True,
+                    "ProjectionExpression": _LISTED_PROJECTION,
+                    "ExpressionAttributeNames": _LISTED,
+                }
             }
             delay = 0.05
             while pending:
@@ -966,6 +1083,33 @@ class DynamoRepository:
         self.flag(exc.match_id, exc.detail)
 
 
+def _written_by(update: Mapping[str, Any], stored: Mapping[str, Any]) -> bool:
+    """Whether ``stored`` is the item after ``update`` (a :meth:`DynamoRepository._match_update`
+    expression: ``SET #x = :x`` and ``#o.#p = :p`` pairs, ``REMOVE`` names)."""
+    names, values = update["ExpressionAttributeNames"], update["ExpressionAttributeValues"]
+    sets, _, removes = update["UpdateExpression"].removeprefix("SET ").partition(" REMOVE ")
+    orders = stored.get(ORDERS, {}).get("M", {})
+    for clause in sets.split(", "):
+        path, value = clause.split(" = ")
+        head, _, entry = path.partition(".")
+        got = orders.get(names[entry]) if entry else stored.get(names[head])
+        if not _same(got, values[value]):
+            return False
+    for path in filter(None, removes.split(", ")):
+        head, _, entry = path.partition(".")
+        if (names[entry] in orders) if entry else (names[head] in stored):
+            return False
+    return True
+
+
+def _same(got: Any, wrote: Mapping[str, Any]) -> bool:
+    """Attribute values equal as DynamoDB keeps them (numbers are normalized: ``1.0`` is
+    stored and returned as ``1``)."""
+    if isinstance(got, Mapping) and "N" in got and "N" in wrote:
+        return Decimal(str(got["N"])) == Decimal(str(wrote["N"]))
+    return bool(got == wrote)
+
+
 def cancel_codes(exc: ClientError) -> list[str]:
     """The per-item cancellation codes of a cancelled transaction (else empty); the webhook
     reads them too, to tell a throttled transaction from a refused one."""
@@ -997,6 +1141,14 @@ def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:
     try:
         return codec.order_from_doc(json.loads(item["doc"]["S"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
+
+
+def _order_from_packed(match_id: str, value: Mapping[str, Any]) -> SealedOrder:
+    """A sealed order of the match item's ``ord`` map (a packed document)."""
+    try:
+        return codec.order_from_doc(json.loads(docpack.unpack(bytes(value["B"]))))
+    except (KeyError, TypeError, ValueError, AttributeError, zlib.error) as exc:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 
 

@@ -97,17 +97,22 @@ def test_a_seal_cancelled_for_throughput_is_500_and_the_redelivery_seals_it(
 ) -> None:
     """Found by reading TRANSIENT_AWS_CODES against DynamoDB's cancellation reason codes: a
     transaction's per-item reason is ``ProvisionedThroughputExceeded`` (no ``Exception``), so
-    the seal was answered 200 and lost, and Telegram never re-sent it."""
-    match_id, alice, _bob = open_duel(harness)
+    the seal was answered 200 and lost, and Telegram never re-sent it. The resolving seal is
+    the one saved in a transaction (with its turn record and what it owes)."""
+    match_id, alice, bob = open_duel(harness)
+    harness.say(alice, int(alice["id"]), ORDER)
+    assert harness.responses[-1]["statusCode"] == 200
     repo: Any = harness.deps.repo
     repo.client = CancelOnce(repo.client, _cancelled("None", "ProvisionedThroughputExceeded"))
-    harness.say(alice, int(alice["id"]), ORDER)
+    harness.say(bob, int(bob["id"]), ORDER)
     assert harness.responses[-1]["statusCode"] == 500
-    seat = harness.deps.repo.load(match_id).match.seat_of_user(int(alice["id"]))
+    seat = harness.deps.repo.load(match_id).match.seat_of_user(int(bob["id"]))
     assert seat is not None and seat.pid not in harness.deps.repo.load(match_id).match.sealed
+    records = len(harness.deps.repo.history(match_id))
     harness.feed(harness.fed[-1])  # Telegram's redelivery
     assert harness.responses[-1]["statusCode"] == 200
-    assert seat.pid in harness.deps.repo.load(match_id).match.sealed
+    resolved = harness.deps.repo.history(match_id)[records:]  # sealed and resolved
+    assert seat.pid in {o.pid for r in resolved for o in r.orders if not o.default}
 
 
 # --------------------------------------------------------------------------- odd events

@@ -30,7 +30,7 @@ from tests.serverless.conftest import (
     lambda_env,
 )
 from tests.serverless.duel import ORDER, fixture_users, open_duel, play_duel
-from tests.serverless.webhook_harness import race_loads
+from tests.serverless.webhook_harness import race_loads, writes_match
 from tests.support.clock import FakeClock
 
 
@@ -135,20 +135,27 @@ def test_telegram_outage_is_500_and_the_redelivery_succeeds(harness: WebhookHarn
 
 
 class ThrottleOnce:
-    """A DynamoDB client whose first ``transact_write_items`` is throttled."""
+    """A DynamoDB client whose first write of a match item (a save) is throttled."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.throttled = False
 
-    def transact_write_items(self, **kwargs: Any) -> Any:
-        if not self.throttled:
+    def _once(self, op: str, kwargs: dict[str, Any]) -> None:
+        if not self.throttled and writes_match(kwargs):
             self.throttled = True
             raise ClientError(
                 {"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow"}},
-                "TransactWriteItems",
+                op,
             )
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        self._once("TransactWriteItems", kwargs)
         return self.inner.transact_write_items(**kwargs)
+
+    def update_item(self, **kwargs: Any) -> Any:
+        self._once("UpdateItem", kwargs)
+        return self.inner.update_item(**kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

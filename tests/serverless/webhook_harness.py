@@ -43,6 +43,19 @@ def api_event(update: dict[str, Any] | bytes, secret: str | None = SECRET) -> di
     return event
 
 
+def writes_match(kwargs: dict[str, Any]) -> bool:
+    """Whether a DynamoDB write request (``update_item`` or ``transact_write_items`` keyword
+    arguments) writes a match item: a save, an UpdateItem alone or a transaction led by it
+    (docs/storage.md, "Access patterns")."""
+    if "Key" in kwargs:
+        return bool(kwargs["Key"]["SK"]["S"] == "CUR#MATCH")
+    return any(
+        next(iter(op.values())).get("Key", {}).get("SK", {}).get("S") == "CUR#MATCH"
+        or next(iter(op.values())).get("Item", {}).get("SK", {}).get("S") == "CUR#MATCH"
+        for op in kwargs.get("TransactItems", [])
+    )
+
+
 def lambda_env(secret_arn: str) -> dict[str, str]:
     """The functions' environment as ``template.yaml`` sets it (no token in it)."""
     return {

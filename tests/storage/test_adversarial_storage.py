@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 
 from engine import usecases
 from engine.errors import ConflictError, NotFoundError
+from engine.ports import Owed
 from infra.dynamodb import DynamoRepository
 from infra.settings import Settings
 from infra.sqlite import LAYOUT_VERSION, SqliteRepository, StoreOpenError
@@ -81,35 +82,37 @@ def test_a_throttled_create_is_not_reported_as_an_existing_match(
 def test_a_throttled_save_writes_nothing_and_is_not_a_conflict(
     dynamo_repo: DynamoRepository,
 ) -> None:
-    """A save with what goes with it (here a withdrawn order) is a transaction."""
+    """A save with what goes with it (here a message it owes) is a transaction."""
     deps = make_deps(dynamo_repo)
     match = started(deps)
     real = dynamo_repo.client
     dynamo_repo.client = CancelWrites(real, "None", "ThrottlingError")
+    owed = Owed(match.id, "status:1", "status", CHAT, 1, 1, 0.0)
     with pytest.raises(ClientError):  # not ConflictError (not a ClientError)
-        dynamo_repo.save(match, expected_version=match.version, withdraw="p1")
+        dynamo_repo.save(match, expected_version=match.version, withdraw="p1", owe=[owed])
     dynamo_repo.client = real
     assert dynamo_repo.load(match.id).match == match
 
 
-class ThrottlePuts:
-    """The repository's client, but every ``put_item`` is throttled."""
+class ThrottleUpdates:
+    """The repository's client, but every ``update_item`` is throttled."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
 
-    def put_item(self, **kwargs: Any) -> Any:
+    def update_item(self, **kwargs: Any) -> Any:
         error = {"Error": {"Code": "ThrottlingException", "Message": "Rate exceeded"}}
-        raise ClientError(error, "PutItem")  # type: ignore[arg-type]
+        raise ClientError(error, "UpdateItem")  # type: ignore[arg-type]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
 
-def test_a_match_saved_alone_is_one_conditional_put(dynamo_repo: DynamoRepository) -> None:
-    """A save of the match item alone (nothing goes with it) is one PutItem, not a
-    transaction (half the write units); it keeps the conditions: a stale version is a
-    conflict, a missing match is not found, a throttled one writes nothing and is neither."""
+def test_a_match_saved_alone_is_one_conditional_update(dynamo_repo: DynamoRepository) -> None:
+    """A save of the match item alone (nothing goes with it: a seal too, the orders being in
+    the item) is one UpdateItem, not a transaction (half the write units); it keeps the
+    conditions: a stale version is a conflict, a missing match is not found, a throttled one
+    writes nothing and is neither."""
     deps = make_deps(dynamo_repo)
     match = started(deps)
     real = dynamo_repo.client
@@ -122,13 +125,13 @@ def test_a_match_saved_alone_is_one_conditional_put(dynamo_repo: DynamoRepositor
 
     dynamo_repo.client = Spy()
     saved = dynamo_repo.save(replace(match, ui={"status": 7}), expected_version=match.version)
-    assert "put_item" in calls and "transact_write_items" not in calls
+    assert "update_item" in calls and "transact_write_items" not in calls
     assert saved.version == match.version + 1
     with pytest.raises(ConflictError):
         dynamo_repo.save(replace(match, ui={"status": 8}), expected_version=match.version)
     with pytest.raises(NotFoundError):
         dynamo_repo.save(replace(match, id="nope"), expected_version=1)
-    dynamo_repo.client = ThrottlePuts(real)
+    dynamo_repo.client = ThrottleUpdates(real)
     with pytest.raises(ClientError):  # neither ConflictError nor NotFoundError
         dynamo_repo.save(replace(match, ui={"status": 9}), expected_version=saved.version)
     dynamo_repo.client = real

@@ -11,11 +11,15 @@ same request body on a retry, so this rests on the trimmed model keeping the tra
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
+import pytest
 from botocore.exceptions import ConnectionClosedError
 
 from engine import usecases
+from engine.errors import ConflictError
+from engine.ports import Owed
 from infra.dynamodb import DynamoRepository
 from tests.storage.helpers import GM, make_deps, order, started
 
@@ -41,11 +45,57 @@ def test_a_retried_seal_resends_the_same_idempotency_token(dynamo_repo: DynamoRe
     match = started(deps)
     tokens = _tokens_with_one_lost_response(dynamo_repo)
     seal = order(match, "p1")
-    saved = dynamo_repo.save(match, expected_version=match.version, seal=seal)
+    owed = Owed(match.id, "receipt:1:p1", "receipt", 11, 1, 1, 0.0)  # so a transaction
+    saved = dynamo_repo.save(match, expected_version=match.version, seal=seal, owe=[owed])
     assert len(tokens) == 2, "botocore did not retry the transaction"
     assert tokens[0] and tokens[0] == tokens[1]
     assert dynamo_repo.load(match.id).orders["p1"] == seal
     assert saved.version == match.version + 1
+
+
+class ResendsUpdates:
+    """The repository's client, but each ``update_item`` reaches the table and its response
+    is lost: it is sent again, as botocore resends a request whose response it did not get."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.sent = 0
+
+    def update_item(self, **kwargs: Any) -> Any:
+        self.inner.update_item(**kwargs)
+        self.sent += 2
+        return self.inner.update_item(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_seal_saved_alone_whose_response_was_lost_is_not_a_conflict(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """A save of the match item alone is an UpdateItem, which has no idempotency token: its
+    resend fails the version condition on the item the first attempt wrote. The repository
+    recognizes its own write in the item the refusal returns (docs/storage.md)."""
+    deps = make_deps(dynamo_repo)
+    match = started(deps)
+    real = dynamo_repo.client
+    dynamo_repo.client = resending = ResendsUpdates(real)
+    seal = order(match, "p1")
+    saved = dynamo_repo.save(match, expected_version=match.version, seal=seal)
+    assert resending.sent == 2
+    assert saved.version == match.version + 1
+    again = replace(order(saved, "p1", move="charge"), salt="77aa")  # replacing it, resent too
+    dynamo_repo.save(saved, expected_version=saved.version, seal=again)
+    assert dynamo_repo.load(match.id).orders["p1"] == again
+    withdrawn = dynamo_repo.load(match.id).match
+    dynamo_repo.save(withdrawn, expected_version=withdrawn.version, withdraw="p1")
+    dynamo_repo.client = real
+    assert dynamo_repo.load(match.id).orders == {}
+    # Someone else's write at that version is still a conflict.
+    current = dynamo_repo.load(match.id).match
+    dynamo_repo.save(current, expected_version=current.version, seal=order(current, "p2"))
+    with pytest.raises(ConflictError):
+        dynamo_repo.save(current, expected_version=current.version, seal=order(current, "p1"))
 
 
 def test_each_transaction_has_its_own_token(dynamo_repo: DynamoRepository) -> None:

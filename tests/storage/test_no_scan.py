@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from engine import usecases
+from engine.ports import Owed
 from engine.ruleset import Outcome
 from infra.dynamodb import DynamoRepository
 from tests.storage.aws import ClientSpy
@@ -46,17 +47,21 @@ def test_no_repository_method_calls_scan(
 def test_load_is_one_query_and_save_one_write(
     dynamo_repo: DynamoRepository, dynamo_spy: ClientSpy
 ) -> None:
-    """A save is one request: a PutItem for the match item alone, a transaction when other
-    items go with it."""
+    """A save is one request: an UpdateItem for the match item alone (a withdrawal too: the
+    sealed orders are in the match item), a transaction when other items go with it."""
     m = started(make_deps(dynamo_repo))
     dynamo_spy.calls.clear()
     loaded = dynamo_repo.load(m.id)
     assert dynamo_spy.calls == ["query"]
     dynamo_spy.calls.clear()
     saved = dynamo_repo.save(loaded.match, expected_version=loaded.match.version)
-    assert dynamo_spy.calls == ["put_item"]
+    assert dynamo_spy.calls == ["update_item"]
     dynamo_spy.calls.clear()
-    dynamo_repo.save(saved, expected_version=saved.version, withdraw="p1")
+    saved = dynamo_repo.save(saved, expected_version=saved.version, withdraw="p1")
+    assert dynamo_spy.calls == ["update_item"]
+    dynamo_spy.calls.clear()
+    owed = Owed(m.id, "status:1", "status", m.chat_id, 1, 1, 0.0)
+    dynamo_repo.save(saved, expected_version=saved.version, owe=[owed])
     assert dynamo_spy.calls == ["transact_write_items"]
 
 

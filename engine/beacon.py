@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -134,97 +133,85 @@ def randomness_of(signature_hex: str) -> str:
     return hashlib.sha256(bytes.fromhex(signature_hex)).hexdigest()
 
 
-def import_py_ecc() -> None:
-    """Import py_ecc without its side effect: on import it raises the interpreter's recursion
-    limit to 100000, which turns a deeply nested JSON body (the webhook's RecursionError
-    guard) into a crash. The limit this process had is put back."""
-    limit = sys.getrecursionlimit()
-    import py_ecc  # noqa: F401
+def _arkworks() -> Any:
+    """The BLS12-381 library (py-arkworks-bls12381: arkworks' Rust curves, ~1.5 ms a check
+    where pure-Python py_ecc took ~200 ms), imported on first use: the cold start never
+    loads it."""
+    import py_arkworks_bls12381
 
-    sys.setrecursionlimit(limit)
+    return py_arkworks_bls12381
+
+
+def _decoded(kind: Any, raw: bytes, size: int) -> Any | None:
+    """``raw`` as a point of ``kind`` (``G1Point`` or ``G2Point``), or None unless it passes
+    every point check of docs/fairness.md, "The beacon", each made here explicitly:
+
+    1. exactly ``size`` bytes in the canonical compressed encoding: the compression flag set,
+       the infinity flag clear, ``x`` below the field modulus, the sign flag the one the
+       point's ``y`` gives, so compressing the decoded point gives back the same bytes
+       (arkworks decodes an "infinity" whose other bits are not zero, e.g. ``0xe0...``, as the
+       point at infinity: this comparison refuses it);
+    2. on the curve (decompression finds ``y`` with ``y^2 = x^3 + b``, else it raises);
+    3. not the point at infinity;
+    4. in the prime-order subgroup (``is_in_subgroup``; ``from_compressed_bytes`` is the
+       validating decoder and checks it too, but its documentation does not say so).
+
+    Without check 4, a real signature ``sigma`` plus a small-order point ``T`` of E(Fp) still
+    satisfies the pairing equation while its randomness (its SHA-256) differs: an operator
+    holding one real round could serve ``sigma``, ``sigma + T``, ``sigma + 2T`` ... and keep
+    the dice it likes (``tests/fairness/test_subgroup.py``)."""
+    if len(raw) != size or not raw[0] & 0x80 or raw[0] & 0x40:
+        return None
+    try:
+        point = kind.from_compressed_bytes(raw)
+    except ValueError:
+        return None
+    if point == kind.identity() or point.to_compressed_bytes() != raw:
+        return None
+    return point if point.is_in_subgroup() else None
 
 
 def _checked_g1(signature_hex: str) -> Any | None:
-    """The signature as a G1 point, or None unless it passes every check of a signature point
-    (``docs/fairness.md``, "The beacon"): 48 bytes in the canonical compressed encoding
-    (compression flag set, infinity flag clear, x below the field modulus, the sign flag the
-    one the point itself gives), a point on the curve, not the point at infinity, and in the
-    prime-order subgroup G1 (``[r]P`` is infinity).
-
-    Without the subgroup check, a real signature ``sigma`` plus a small-order point ``T`` of
-    E(Fp) still satisfies the pairing equation while its randomness (its SHA-256) differs: an
-    operator holding one real round could serve ``sigma``, ``sigma + T``, ``sigma + 2T`` ... and
-    keep the dice it likes.
-
-    py_ecc's ciphersuites do these checks only for signatures on G2 (the Ethereum suites), and
-    quicknet signs on G1, so the checks are composed from py_ecc's own primitives:
-    ``decompress_G1`` (flags, range, curve equation), ``subgroup_check`` (``[r]P == O``, the
-    check its ciphersuites run) and a re-compression that must give back the same bytes."""
-    import_py_ecc()
-    from py_ecc.bls.g2_primitives import subgroup_check
-    from py_ecc.bls.point_compression import compress_G1, decompress_G1
-    from py_ecc.bls.typing import G1Compressed
-    from py_ecc.optimized_bls12_381.optimized_curve import is_inf
-
+    """The signature as a G1 point (48 bytes), or None unless it passes every point check
+    (:func:`_decoded`)."""
     try:
         raw = bytes.fromhex(signature_hex)
-        if len(raw) != 48:
-            return None
-        z = int.from_bytes(raw, "big")
-        point = decompress_G1(G1Compressed(z))
     except (ValueError, TypeError):
         return None
-    if is_inf(point) or int(compress_G1(point)) != z or not subgroup_check(point):
-        return None
-    return point
+    return _decoded(_arkworks().G1Point, raw, 48)
 
 
 @functools.lru_cache(maxsize=16)
 def _checked_key(public_key_hex: str) -> Any | None:
-    """A network's key as a G2 point: canonical 96 bytes, on the twist, in the prime-order
-    subgroup, not infinity (py_ecc's ``KeyValidate`` checks, for a key on G2)."""
-    import_py_ecc()
-    from py_ecc.bls.g2_primitives import subgroup_check
-    from py_ecc.bls.point_compression import compress_G2, decompress_G2
-    from py_ecc.bls.typing import G2Compressed
-    from py_ecc.optimized_bls12_381.optimized_curve import is_inf
-
+    """A network's key as a G2 point (96 bytes), or None unless it passes the same checks on
+    G2 (:func:`_decoded`: canonical, on the twist, not infinity, in the subgroup)."""
     try:
-        key = bytes.fromhex(public_key_hex)
-        if len(key) != 96:
-            return None
-        z = (int.from_bytes(key[:48], "big"), int.from_bytes(key[48:], "big"))
-        point = decompress_G2(G2Compressed(z))
+        raw = bytes.fromhex(public_key_hex)
     except (ValueError, TypeError):
         return None
-    if is_inf(point) or tuple(int(c) for c in compress_G2(point)) != z:
-        return None
-    return point if subgroup_check(point) else None
+    return _decoded(_arkworks().G2Point, raw, 96)
 
 
 @functools.lru_cache(maxsize=4096)
 def verify_signature(network: Network, round_number: int, signature_hex: str) -> bool:
     """Whether ``signature_hex`` is the network's BLS signature of ``round_number`` (offline):
-    the signature and the key pass the point checks (:func:`_checked_g1`), then
-    ``e(sigma, g2) == e(H(m), pk)``.
+    the signature and the key pass the point checks (:func:`_decoded`), then
+    ``e(sigma, g2) == e(H(m), pk)`` with ``H`` the RFC 9380 hash to G1 (``hash_to_curve``,
+    SSWU, random oracle) under :data:`DST`.
 
-    py_ecc (the Ethereum Foundation's pure-Python BLS12-381) does the curve work: it has the
-    RFC 9380 hash to G1 that quicknet's signatures-on-G1 scheme needs; about 0.2 s a check.
-    A pure function of its arguments, so each (network, round, signature) is checked once per
-    process: verifying a dossier twice, or many dossiers of one match, pays once."""
+    The curve work is py-arkworks-bls12381's (arkworks' BLS12-381 in Rust): ~1.5 ms a check.
+    The tests cross-check it against py_ecc, the Ethereum Foundation's pure-Python BLS12-381
+    (``tests/fairness/test_bls_cross_check.py``), and the web verifier checks with its own
+    library (noble-curves). A pure function of its arguments, so each (network, round,
+    signature) is checked once per process."""
     pk = _checked_key(network.public_key)
     sigma = _checked_g1(signature_hex)
     if pk is None or sigma is None:
         return False
-    from py_ecc.bls.hash_to_curve import hash_to_G1
-    from py_ecc.fields import optimized_bls12_381_FQ12 as FQ12
-    from py_ecc.optimized_bls12_381.optimized_curve import G2, neg
-    from py_ecc.optimized_bls12_381.optimized_pairing import final_exponentiate, miller_loop
-
-    hashed = hash_to_G1(message(round_number), DST, hashlib.sha256)  # type: ignore[arg-type]
+    bls = _arkworks()
+    hashed = bls.G1Point.hash_to_curve(message(round_number), DST)
     # e(sigma, g2) == e(H(m), pk)  <=>  e(-sigma, g2) * e(H(m), pk) == 1
-    product = miller_loop(G2, neg(sigma), False) * miller_loop(pk, hashed, False)
-    return bool(final_exponentiate(product) == FQ12.one())
+    return bool(bls.GT.pairing_check([-sigma, hashed], [bls.G2Point(), pk]))
 
 
 def mix(seed: bytes, beacon: BeaconRound | None) -> bytes:

@@ -14,7 +14,6 @@ from engine.beacon import (
     SCHEME,
     BeaconRound,
     Network,
-    import_py_ecc,
     message,
     register_network,
     round_time,
@@ -123,16 +122,13 @@ class LocalBeacon:
         secret: int = TEST_SECRET,
         up: bool = True,
     ) -> None:
-        import_py_ecc()
-        from py_ecc.bls.point_compression import compress_G2
-        from py_ecc.optimized_bls12_381.optimized_curve import G2, multiply
+        from py_arkworks_bls12381 import G2Point, Scalar
 
         self._clock = clock
         self._secret = secret
         self.up = up
         self.fetched: list[int] = []
-        z1, z2 = compress_G2(multiply(G2, secret))
-        key = z1.to_bytes(48, "big") + z2.to_bytes(48, "big")
+        key = (G2Point() * Scalar(secret)).to_compressed_bytes()
         self._network = Network("local-test", key.hex(), genesis_time, period, SCHEME)
         register_network(self._network)
 
@@ -155,14 +151,12 @@ class LocalBeacon:
         )
 
     def sign(self, round_number: int) -> str:
-        from py_ecc.bls.hash_to_curve import hash_to_G1
-        from py_ecc.bls.point_compression import compress_G1
-        from py_ecc.optimized_bls12_381.optimized_curve import multiply
+        from py_arkworks_bls12381 import G1Point, Scalar
 
         from engine.beacon import DST
 
-        point = hash_to_G1(message(round_number), DST, hashlib.sha256)  # type: ignore[arg-type]
-        return int(compress_G1(multiply(point, self._secret))).to_bytes(48, "big").hex()
+        point = G1Point.hash_to_curve(message(round_number), DST) * Scalar(self._secret)
+        return point.to_compressed_bytes().hex()
 
 
 def beacon_from_env(env: Mapping[str, str]) -> DrandBeacon | None:

@@ -88,7 +88,7 @@ async def clear(context: Ctx, match: Match, turn: int, skip: int | None = None) 
             return await context.bot.edit_message_reply_markup(chat, mid, reply_markup=kb)
 
         try:
-            await _api(svc, call)
+            await _api(svc, call, repeatable=True)  # a resolved turn's keyboard: final
         except (BadRequest, Forbidden) as exc:  # gone, not modified, or blocked: nothing live
             log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
     return calls

@@ -202,8 +202,9 @@ def test_a_beacon_round_from_another_round_breaks_the_replay() -> None:
 
 
 def test_the_bls_library_leaves_the_recursion_limit_alone() -> None:
-    """py_ecc raises the limit to 100000 on import; the webhook's guard against deeply nested
-    JSON relies on RecursionError, so the limit this process had must survive."""
+    """py_ecc (the BLS library before py-arkworks-bls12381) raised the limit to 100000 on
+    import; the webhook's guard against deeply nested JSON relies on RecursionError, so the
+    limit this process had must survive whatever library checks and signs."""
     import sys
 
     before = sys.getrecursionlimit()

@@ -21,12 +21,12 @@ from engine.beacon import (
     DST,
     QUICKNET,
     BeaconRound,
-    import_py_ecc,
     message,
     verify_signature,
 )
 from engine.verify import check
 from infra.beacon import DrandBeacon
+from tests.fairness.reference_bls import import_py_ecc
 from tests.fairness.test_beacon import ROUND, SIGNATURE
 
 import_py_ecc()

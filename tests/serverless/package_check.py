@@ -1,7 +1,9 @@
 """Run inside the staged Lambda package (``tests/serverless/test_package.py``), under the
 runtime's Python and the oldest botocore its runtime ships: both functions import, the webhook
 answers an update, the sweeper runs, the AWS clients carry the explicit retry and timeout
-``Config``, and development code is absent. Argument: the botocore version expected."""
+``Config``, the beacon's signature check runs (its BLS library is in the package: a real
+quicknet round verifies, a tampered one does not), and development code is absent. Argument:
+the botocore version expected."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import botocore
 from botocore.stub import Stubber
 from telegram.request import BaseRequest
 
+from engine.beacon import QUICKNET, verify_signature
 from handlers import lambda_resolver, lambda_sweeper, lambda_webhook, runtime
 from infra import aws
 from infra.dynamodb import DynamoRepository
@@ -29,6 +32,15 @@ for dev in ("handlers.telegram.fake_api", "handlers.telegram.harness", "infra.sq
     except ImportError:
         continue
     raise SystemExit(f"{dev} is in the package")
+
+# A real quicknet round (tests/fairness/test_beacon.py), checked as the bot checks a relay's.
+ROUND = 5928395
+SIGNATURE = (
+    "a5d07c0071b4e386b3ae09206522253c68fefe8490ad59ecc44a7dd0d0745be9"
+    "1da5779e2247a82403fbc0cb9a34cb61"
+)
+assert verify_signature(QUICKNET, ROUND, SIGNATURE)
+assert not verify_signature(QUICKNET, ROUND + 1, SIGNATURE)
 
 client = aws.client(
     "dynamodb", region_name="eu-west-1", aws_access_key_id="x", aws_secret_access_key="y"

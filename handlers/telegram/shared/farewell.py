@@ -39,7 +39,7 @@ async def inert(context: Ctx, messages: list[list[int]]) -> None:
             return await context.bot.edit_message_reply_markup(chat, mid, reply_markup=None)
 
         try:
-            await _api(svc, call, chat_id=chat)
+            await _api(svc, call, chat_id=chat, repeatable=True)  # no keyboard: final
         except (BadRequest, Forbidden) as exc:
             log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
 

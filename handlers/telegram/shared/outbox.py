@@ -11,11 +11,14 @@ Each kind of item maps to a send function (:func:`add_senders`, per application:
 adds the Telegram layer's, ``handlers.telegram.shared.owed``) that renders from the latest stored
 state when it runs.
 Every Bot API call it makes goes through the item's :class:`Journal` (``shared.send._api`` asks
-:func:`current`): a sent message's id is recorded on the item before the next call, under what
+:func:`current`): a sent message's id is recorded on the item before the next call (or with the
+write that ends the delivery), under what
 the message IS - its :func:`labelled` identity (e.g. ``status:2``, ``builder:2``), its chat and
 its occurrence among the sends of that identity to that chat - never under its position in the
 delivery. A delivery that resumes after a failure replays the recorded sends instead of
-repeating them (edits are simply made again: the same edit twice changes nothing), and a send
+repeating them (edits are simply made again: the same edit twice changes nothing; only the
+lock message turned into the reveal picture, ``editMessageMedia``, is recorded like a send,
+since making it again would upload the picture again), and a send
 skipped on the resumed run (the commitment the group already has) shifts nothing: the status
 stays the status and the next builder is still sent (issue 28). A Bot API call made around
 ``shared.send._api`` is not journaled. A delivery holds a
@@ -69,37 +72,59 @@ class Superseded(Exception):  # noqa: N818 - control flow, not an error
 
 class Journal:
     """The sends already made for one owed item, recorded as they happen, each under its
-    identity (:func:`labelled`, the chat, the occurrence): ``sent[identity] = [chat, id, date]``."""
+    identity (:func:`labelled`, the chat, the occurrence): ``sent[identity] = [chat, id, date]``.
+
+    Only what cannot be made twice is recorded: a send (a new message each time). An edit
+    (``repeatable``) is made again by a resumed delivery, rendered from the latest state: the
+    same edit twice changes nothing. A send's entry is written just before the delivery's next
+    Bot API call, or with the write that ends the delivery (done, or failed: one write fewer
+    per item than writing it at once): at any moment at most one send is made but not yet
+    recorded, as when each was written right after it."""
 
     def __init__(self, repo: MatchRepository, item: Owed) -> None:
         self.repo = repo
         self.item = item
         self.seen: dict[str, int] = {}
+        self.unwritten = False  # ``item`` holds a send the store does not have yet
 
     def identity(self, chat_id: int | None) -> str:
-        """The stable name of the next send: its label, its chat and how many sends of that
-        label to that chat this run made before it."""
+        """The stable name of the next call: its label, its chat and how many calls of that
+        label to that chat this run made before it (edits counted too, as ever, so a journal
+        written before edits went unrecorded still names the same sends)."""
         base = f"{_LABEL.get()}@{'' if chat_id is None else chat_id}"
         n = self.seen.get(base, 0)
         self.seen[base] = n + 1
         return f"{base}#{n}"
 
-    async def run(self, call: Callable[[], Awaitable[Any]], chat_id: int | None = None) -> Any:
+    def write(self) -> None:
+        """Write the send recorded but not written yet, if any; :class:`Superseded` when the
+        item is no longer ours (then nothing more is sent for it)."""
+        if self.unwritten:
+            self.unwritten = False
+            if not self.repo.update_owed(self.item):
+                raise Superseded
+
+    async def run(
+        self,
+        call: Callable[[], Awaitable[Any]],
+        chat_id: int | None = None,
+        repeatable: bool = False,
+    ) -> Any:
         """One Bot API call of the delivery, or its recorded result when an earlier attempt
-        made it already."""
+        made it already. ``repeatable``: an edit, made again rather than recorded."""
         key = self.identity(chat_id)
         kept = self.item.sent.get(key)
         if kept is not None:
             chat, message_id, *rest = kept
             date = datetime.fromtimestamp(int(rest[0]) if rest else 0, UTC)
             return Message(int(message_id), date, Chat(int(chat), "private"))
+        self.write()  # the previous send is in the store before this call is made
         result = await call()
-        if isinstance(result, Message):
+        if isinstance(result, Message) and not repeatable:
             stamp = int(result.date.timestamp())
             sent = {**self.item.sent, key: [result.chat_id, result.message_id, stamp]}
             self.item = replace(self.item, sent=sent)
-            if not self.repo.update_owed(self.item):
-                raise Superseded
+            self.unwritten = True
         return result
 
 

@@ -89,6 +89,7 @@ async def edit_buttons(context: Ctx, msg: Message, rows: Sequence[Sequence[Butto
             lambda: context.bot.edit_message_reply_markup(
                 msg.chat.id, msg.message_id, reply_markup=kb
             ),
+            repeatable=True,
         )
     except BadRequest as exc:
         if "not modified" not in exc.message.lower():
@@ -110,7 +111,7 @@ async def edit_final(context: Ctx, msg: Message, screen: Screen) -> None:
         )  # fmt: skip
 
     try:
-        await _api(context.svc, call)
+        await _api(context.svc, call, repeatable=True)
     except BadRequest as exc:
         if "not modified" not in exc.message.lower():
             log.warning("final message %s/%s: %s", msg.chat.id, msg.message_id, exc.message)
@@ -209,7 +210,7 @@ async def _picture(
         if record.lock_message is not None:
             media = InputMediaPhoto(InputFile(png, filename=name), screen.text, ParseMode.HTML)
             lock = record.lock_message
-            try:
+            try:  # recorded like a send: made again, it would upload the picture again
                 await _api(
                     svc,
                     lambda: context.bot.edit_message_media(media, chat, lock, reply_markup=kb),

@@ -83,16 +83,19 @@ async def _api(
     call: Callable[[], Awaitable[Any]],
     retries: int = 0,
     chat_id: int | None = None,
+    repeatable: bool = False,
 ) -> Any:
     """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
     webhook answers 500 and Telegram retries later). ``retries``: how many times a network
     error or a Telegram 5xx is tried again after a short pause. Inside an outbox delivery the
     call goes through its journal (:mod:`handlers.telegram.shared.outbox`): a message sent by
-    an earlier attempt is not sent again (``chat_id``: where it goes, part of its identity)."""
+    an earlier attempt is not sent again (``chat_id``: where it goes, part of its identity);
+    ``repeatable``: an edit that a resumed delivery makes again (to the latest state; the
+    same edit twice changes nothing), so it is not recorded (no store write)."""
     journal = outbox.current()
     if journal is None:
         return await _api_call(svc, call, retries)
-    return await journal.run(lambda: _api_call(svc, call, retries), chat_id)
+    return await journal.run(lambda: _api_call(svc, call, retries), chat_id, repeatable)
 
 
 async def _api_call(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:
@@ -163,7 +166,9 @@ async def edit_strict(context: Ctx, chat_id: int, message_id: int, screen: Scree
         "link_preview_options": _NO_PREVIEW,
     }
     try:
-        await _api(svc, lambda: context.bot.do_api_request("editMessageText", params))
+        await _api(
+            svc, lambda: context.bot.do_api_request("editMessageText", params), repeatable=True
+        )
     except BadRequest as exc:
         if "not modified" not in exc.message.lower():
             raise

@@ -1,0 +1,168 @@
+"""What the outbox writes for one owed item (``handlers.telegram.shared.outbox``; docs/deploy.md
+"The outbox's writes"): only sends are recorded (an edit is made again by a resumed delivery),
+and a send's entry is written before the delivery's next Bot API call or with the write that
+ends it, so a delivery of N sends writes N times (the last with ``done``), not once per
+message plus once more. Counted with an in-memory fake of our port that notes each write."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from engine.match import Match
+from engine.ports import Owed
+from handlers.telegram.fake_api import FakeBotAPI
+from handlers.telegram.harness import Harness
+from handlers.telegram.shared import outbox
+from infra.memory import MemoryRepository
+from tests.bot.conftest import Duel
+
+MID = "m00001"
+SENDS = frozenset({"sendMessage", "sendPhoto", "sendDocument", "sendMediaGroup"})
+
+
+class Counting(MemoryRepository):
+    """The in-memory store, noting each write of an owed item: ``(key, what)`` with what one
+    of ``save`` (with the change that owes it), ``claim``, ``journal``, ``done``, ``failed``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[tuple[str, str]] = []
+
+    def save(self, match: Match, **kwargs: Any) -> Match:
+        saved = super().save(match, **kwargs)
+        self.writes += [(o.key, "save") for o in kwargs.get("owe", ())]
+        return saved
+
+    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
+        got = super().claim_owed(match_id, key, now, lease)
+        if got is not None:
+            self.writes.append((key, "claim"))
+        return got
+
+    def update_owed(self, item: Owed) -> bool:
+        written = super().update_owed(item)
+        if written:
+            what = "failed" if item.attempts and not item.done else "journal"
+            self.writes.append((item.key, "done" if item.done else what))
+        return written
+
+    def of(self, key: str) -> list[str]:
+        return [what for k, what in self.writes if k == key]
+
+    def stored(self, key: str) -> Owed:
+        return Owed.from_doc(self.outbox[MID][key])
+
+
+class Calls:
+    """The fake Bot API's calls, each with the owed item whose delivery made it (None outside
+    a delivery) and the message it answered with; ``fail``: answer the Nth call of a method
+    within an item's delivery with a 429 (``retry_after`` 30) instead."""
+
+    def __init__(self, api: FakeBotAPI) -> None:
+        self.made: list[tuple[str | None, str, int | None]] = []
+        self.fail: tuple[str, str, int] | None = None
+        real = api.do_request
+
+        async def do_request(url: str, *a: Any, **k: Any) -> tuple[int, bytes]:
+            method = url.rsplit("/", 1)[-1]
+            journal = outbox.current()
+            key = None if journal is None else journal.item.key
+            made = sum(1 for c in self.made if c[:2] == (key, method))
+            if self.fail is not None and self.fail == (key, method, made + 1):
+                self.fail = None
+                self.made.append((key, method, None))
+                body = {"ok": False, "error_code": 429, "description": "Too Many Requests"}
+                return 429, json.dumps({**body, "parameters": {"retry_after": 30}}).encode()
+            code, raw = await real(url, *a, **k)
+            result = json.loads(raw).get("result") if code == 200 else None
+            mid = result.get("message_id") if isinstance(result, dict) else None
+            self.made.append((key, method, mid))
+            return code, raw
+
+        api.do_request = do_request  # type: ignore[method-assign]
+
+    def of(self, key: str, methods: frozenset[str] | str) -> list[int | None]:
+        names = {methods} if isinstance(methods, str) else methods
+        return [mid for k, m, mid in self.made if k == key and m in names]
+
+
+@pytest.fixture
+def counted() -> Iterator[tuple[Duel, Counting, Calls]]:
+    repo = Counting()
+    h = Harness(repo)
+    calls = Calls(h.api)
+    yield Duel(h), repo, calls
+    h.close()
+
+
+def _turn_one(duel: Duel) -> None:
+    duel.start()
+    duel.alice_seals(0, -3, 3)
+    duel.h.say(duel.bob, duel.b, "/order move 0 aim 5:5")  # wide: the duel goes on
+
+
+def test_a_resolved_turn_records_its_sends_not_its_edits(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    duel, repo, calls = counted
+    _turn_one(duel)
+    item = repo.stored("resolved:1")
+    assert item.done and not item.error
+    sent = calls.of("resolved:1", SENDS)  # the reveal, the next turn's builders
+    cleared = calls.of("resolved:1", "editMessageReplyMarkup")  # turn 1's keyboards
+    assert len(sent) >= 3 and cleared
+    # Recorded: each message sent, none of the edited ones (an edit is simply made again).
+    recorded = sorted(int(entry[1]) for entry in item.sent.values())
+    assert recorded == sorted(int(m or 0) for m in sent)
+    assert not set(recorded) & set(cleared)
+
+
+def test_an_items_sends_are_written_once_each_the_last_with_done(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    duel, repo, calls = counted
+    _turn_one(duel)
+    for key in ("receipt:1:p2", "resolved:1"):
+        sends = len(calls.of(key, SENDS))
+        assert sends >= 1, key
+        # One write per send: each before the next call, the last one with the item's done.
+        assert repo.of(key).count("journal") == sends - 1, key
+        assert repo.of(key)[-1] == "done" and repo.of(key).count("done") == 1, key
+        assert len(repo.stored(key).sent) == sends, key
+
+
+def test_a_resumed_delivery_makes_its_edits_again_and_no_send_twice(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    duel, repo, calls = counted
+    h = duel.h
+    calls.fail = ("resolved:1", "sendMessage", 3)  # after the reveal: Bob's builder (429)
+    _turn_one(duel)
+    failed = repo.stored("resolved:1")
+    assert not failed.done and failed.attempts == 1
+    first_sends = [m for m in calls.of("resolved:1", SENDS) if m is not None]
+    # Every send made before the failure is recorded, by the failure's own write.
+    assert len(failed.sent) == len(first_sends) and repo.of("resolved:1")[-1] == "failed"
+    cleared = calls.of("resolved:1", "editMessageReplyMarkup")
+    keyboards = {mid: _message(duel, mid).reply_markup for mid in cleared}
+    bob_had = len(h.texts(duel.b))
+    h.now += 31  # Telegram's retry_after has passed: the sweeper delivers the rest
+    h.sweep()
+    done = repo.stored("resolved:1")
+    assert done.done and not done.error
+    # The edits were made again (Telegram: "not modified"); no message was sent twice.
+    assert len(calls.of("resolved:1", "editMessageReplyMarkup")) == 2 * len(cleared)
+    again = [m for m in calls.of("resolved:1", SENDS) if m is not None][len(first_sends) :]
+    assert len(again) == 1  # only the builder that failed
+    assert {mid: _message(duel, mid).reply_markup for mid in cleared} == keyboards
+    assert len(h.texts(duel.b)) == bob_had + 1  # his turn-2 builder, once
+
+
+def _message(duel: Duel, mid: int | None) -> Any:
+    assert mid is not None
+    found = (duel.h.api.message(chat, mid) for chat in (duel.a, duel.b))
+    return next(m for m in found if m is not None)

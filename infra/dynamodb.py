@@ -63,7 +63,6 @@ from infra import docpack
 log = logging.getLogger("sekundant.storage")
 
 RECORD_CHUNK_BYTES = 300_000  # DynamoDB items are capped at 400 KB; stay far below
-ZLIB_LEVEL = 6  # documents compress to about a third; level 9 gains little for more CPU
 DEADLINE_INDEX = "GSI1"
 CHAT_INDEX = "ChatKeys"
 """Matches of a chat (sparse: unfinished ones), keys only: projecting whole items doubled every
@@ -95,10 +94,10 @@ def _dumps(doc: Any) -> str:
 
 
 def doc_attrs(text: str) -> Item:
-    """A large JSON document as stored: zlib-compressed in the binary attribute ``docz``.
-    Write units are billed per started KB of the item, and a match document compresses to
-    about a third (docs/storage.md, "Item sizes"); the CPU it costs is well under 1 ms."""
-    return {"docz": {"B": zlib.compress(text.encode(), ZLIB_LEVEL)}}
+    """A large JSON document as stored: packed (:mod:`infra.docpack`, zlib with a preset
+    dictionary) in the binary attribute ``docz``. Write units are billed per started KB of
+    the item (docs/storage.md, "Item sizes"); the CPU it costs is well under 1 ms."""
+    return {"docz": {"B": docpack.pack(text)}}
 
 
 def doc_text(item: Mapping[str, Any]) -> str:
@@ -169,7 +168,7 @@ class DynamoRepository:
         item: Item = {
             **self._match_key(match.id),
             "type": _s("match"),
-            "docz": {"B": docpack.pack(_dumps(doc))},
+            **doc_attrs(_dumps(doc)),
             "version": _n(version),
             "chat_id": _n(match.chat_id),
             "created_at": _n(match.created_at),
@@ -196,7 +195,7 @@ class DynamoRepository:
         every turn in the history Query)."""
         stored, configs = codec.record_to_stored(record)
         text = _dumps(stored)
-        data = zlib.compress(text.encode(), ZLIB_LEVEL)
+        data = docpack.pack(text)
         pk = _s(f"MATCH#{record.match_id}")
         extra: list[Item] = [
             {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), **doc_attrs(_dumps(c))}
@@ -770,7 +769,7 @@ class DynamoRepository:
                 chunks.append(bytes(item["blob"]["B"]))
                 if len(chunks) == int(item["parts"]["N"]):
                     data = b"".join(chunks)
-                    texts.append((zlib.decompress(data) if "z" in item else data).decode())
+                    texts.append(docpack.unpack(data) if "z" in item else data.decode())
                     chunks = []
             if chunks:
                 raise CorruptRecordError(match_id, "turn record with missing parts")

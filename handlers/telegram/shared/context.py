@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,10 @@ SERVICES = "sekundant"
 
 
 RETRY_AFTER_MAX = 5.0  # seconds we are willing to sleep on a 429 inside one update
+
+
+PREFS_TTL_SECONDS = 60.0  # how long a user's stored /lang (or its absence) is taken as read
+PREFS_CACHE_MAX = 4096
 
 
 @dataclass
@@ -49,7 +54,11 @@ class Services:
     # "please try again" with a 200 that drops the order. Long polling has no redelivery: the
     # user is asked to try again.
     redelivery: bool = False
-    _prefs: dict[int, str] = field(default_factory=dict)  # cache of stored /lang choices
+    # Stored /lang choices (None: none) by user, with when each entry expires: a message to
+    # each recipient asks for its language, and a turn's delivery writes to every player and
+    # the GM several times (each read was a request and a read unit: docs/deploy.md "Load and
+    # cost"). A choice made through another Lambda container shows here within the TTL.
+    _prefs: dict[int, tuple[float, str | None]] = field(default_factory=dict)
     _seen: dict[int, str] = field(default_factory=dict)  # client languages seen (process only)
 
     # --- per-user language (/lang): the store when it supports prefs, else process memory ---
@@ -64,18 +73,25 @@ class Services:
 
     def lang_for(self, user_id: int, fallback: str) -> str:
         """The language to DM ``user_id`` in when no update of theirs is at hand."""
-        if user_id in self._prefs:
-            return self._prefs[user_id]
-        repo = self.deps.repo
-        if isinstance(repo, PrefsRepository):
-            lang = repo.load_prefs(user_id).get("lang")
-            if lang in LANGS:
-                self._prefs[user_id] = str(lang)
-                return str(lang)
-        return self._seen.get(user_id, fallback)
+        now = time.monotonic()
+        cached = self._prefs.get(user_id)
+        if cached is None or cached[0] <= now:
+            stored = None
+            repo = self.deps.repo
+            if isinstance(repo, PrefsRepository):
+                lang = repo.load_prefs(user_id).get("lang")
+                stored = str(lang) if lang in LANGS else None
+            cached = self._cache_lang(user_id, stored, now)
+        return cached[1] or self._seen.get(user_id, fallback)
+
+    def _cache_lang(self, user_id: int, lang: str | None, now: float) -> tuple[float, str | None]:
+        if len(self._prefs) >= PREFS_CACHE_MAX:
+            self._prefs.clear()
+        entry = self._prefs[user_id] = (now + PREFS_TTL_SECONDS, lang)
+        return entry
 
     def set_user_lang(self, user_id: int, lang: str) -> None:
-        self._prefs[user_id] = lang
+        self._cache_lang(user_id, lang, time.monotonic())
         repo = self.deps.repo
         if isinstance(repo, PrefsRepository):
             repo.set_pref(user_id, "lang", lang)  # its field only: see PrefsRepository

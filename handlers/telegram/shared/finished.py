@@ -24,9 +24,7 @@ def remember(svc: Services, match: Match) -> None:
     if match.gm_user_id is not None:
         people.add(match.gm_user_id)
     for key in (match.chat_id, *sorted(people)):
-        prefs = repo.load_prefs(key)
-        if prefs.get(KEY) != match.id:
-            repo.save_prefs(key, {**prefs, KEY: match.id})
+        repo.set_pref(key, KEY, match.id)  # its field alone: one write, no read, no lost one
 
 
 def last(svc: Services, key: int) -> Match | None:

@@ -187,17 +187,23 @@ class MeteredClient:
         self._meter.writes[f"{op} {_kind(key)}"] += 1
         trace(f"{op} {key.get('SK', {}).get('S', '')} size={size} units={units}")
 
+    def _read(self, op: str, what: str, units: float) -> None:
+        self._meter.rru += units
+        trace(f"{op} {what} read={units}")
+
     def get_item(self, **kw: Any) -> Any:
         out = self._call("GetItem", kw)
-        self._meter.rru += read_units(
-            item_size(out.get("Item")), consistent=bool(kw.get("ConsistentRead"))
-        )
+        size = item_size(out.get("Item"))
+        units = read_units(size, consistent=bool(kw.get("ConsistentRead")))
+        self._read("GetItem", kw["Key"].get("SK", {}).get("S", ""), units)
         return out
 
     def query(self, **kw: Any) -> Any:
         out = self._call("Query", kw)
         size = sum(item_size(i) for i in out.get("Items", []))
-        self._meter.rru += read_units(size, consistent=bool(kw.get("ConsistentRead")))
+        units = read_units(size, consistent=bool(kw.get("ConsistentRead")))
+        what = f"{kw.get('IndexName', '')}{kw.get('ExpressionAttributeValues', {})}"[:80]
+        self._read("Query", what, units)
         return out
 
     def batch_get_item(self, **kw: Any) -> Any:
@@ -205,7 +211,7 @@ class MeteredClient:
         for table, items in out.get("Responses", {}).items():
             consistent = bool(kw["RequestItems"][table].get("ConsistentRead"))
             for item in items:
-                self._meter.rru += read_units(item_size(item), consistent=consistent)
+                self._read("BatchGet", "", read_units(item_size(item), consistent=consistent))
         return out
 
     def put_item(self, **kw: Any) -> Any:

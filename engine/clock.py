@@ -92,7 +92,10 @@ def wake_at(match: Match) -> float | None:
     if match.phase is not Phase.RUNNING:
         return None
     if match.locked_at is not None:  # waiting for its beacon round: due at once
-        return match.locked_at
+        # The time of the lock itself (``frozen_at``), which the lock message's date does not
+        # move: the deadline index keeps its entry instead of moving it (two write units a
+        # turn, docs/deploy.md "Load and cost"); any past time is "at once".
+        return match.frozen_at if match.frozen_at is not None else match.locked_at
     if match.paused_at is not None:
         return match.paused_at + clock_config(match).max_pause_seconds
     remind = reminder_at(match)

@@ -7,7 +7,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.beacon import (
     QUICKNET,
@@ -19,6 +19,9 @@ from engine.beacon import (
     round_time,
     verify_signature,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger("sekundant.beacon")
 
@@ -63,10 +66,24 @@ class DrandBeacon:
         self._max_wait = max_wait
         self._clock = clock
         self._sleep = sleep
+        self._http: httpx.Client | None = None
 
     @property
     def network(self) -> Network:
         return self._network
+
+    @property
+    def client(self) -> httpx.Client:
+        """The relays' HTTPS client, made on the first fetch and kept for the container's
+        life (httpx's ``Client`` can be shared between threads). ``httpx.get`` made a client
+        per fetch: a new TLS context (~20 ms of CPU, ~70 ms billed at a 512 MB Lambda's
+        share) and a new connection every time; a kept client pays the context once and
+        reuses a connection within its keep-alive (5 s)."""
+        if self._http is None:
+            import httpx
+
+            self._http = httpx.Client(timeout=self._timeout)
+        return self._http
 
     def fetch(self, round_number: int) -> BeaconRound | None:
         import httpx
@@ -78,7 +95,7 @@ class DrandBeacon:
             self._sleep(wait + 0.2)  # relays serve a round a moment after its time
         for url in self._urls:
             try:
-                get = self._get or httpx.get
+                get = self._get or self.client.get
                 path = f"{url}/{self._chain_hash}/public/{round_number}"
                 reply = get(path, timeout=self._timeout)
                 if reply.status_code != 200:

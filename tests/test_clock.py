@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Callable
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from engine import usecases as uc
 from engine.errors import Rejection
 from engine.match import Phase
+from tests.fairness.posting import started
 from tests.support.clock import FakeClock
 
 GM, ANN, BOB = 100, 1, 2
@@ -240,3 +243,22 @@ def test_one_match_that_fails_to_resolve_does_not_stop_the_sweep(
     assert [mid for mid, _ in failed] == [second]
     assert repo.load(second).match.turn == 1  # untouched: still due, tried again next time
     assert repo.due(clock.now, 50) == [second]
+
+
+def test_a_locked_match_stays_due_at_once_and_its_lock_message_does_not_move_it() -> None:
+    """A locked turn is due at once (the sweeper resolves it if nobody else does). Its wake-up
+    is the lock itself, which the lock message's Telegram date (the fairness lock time) does
+    not change: the store's deadline index is not moved again (docs/deploy.md, "Load and
+    cost")."""
+    deps, clock, _bot, mid = started()
+    uc.seal_order(deps, mid, 1, "p1", {"call": 1})
+    with contextlib.suppress(Rejection):
+        uc.seal_order(deps, mid, 2, "p2", {"call": 2})
+    locked = deps.repo.load(mid).match
+    assert locked.locked_at is not None and locked.lock_message is None
+    assert locked.wake_at is not None and locked.wake_at <= clock()
+    clock.advance(2)
+    uc.lock_posted(deps, mid, locked.turn, 9999, float(math.ceil(clock())))
+    posted = deps.repo.load(mid).match
+    assert posted.locked_at != locked.locked_at  # the lock time is the message's date now
+    assert posted.wake_at == locked.wake_at

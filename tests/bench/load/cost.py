@@ -28,8 +28,9 @@ FULL_VCPU_MB = 1769
 SHARE = MEMORY_MB / FULL_VCPU_MB  # of one vCPU: a 512 MB function's CPU
 DYNAMODB_LATENCY = 0.006  # seconds per request, in-region
 BOT_API_LATENCY = 0.040  # seconds per call, a Lambda in eu-central-1 to Telegram's servers
-# seconds per drand relay fetch: a new HTTPS connection each time (TCP and TLS handshakes and
-# the request: three round trips to a CDN edge) for a round just out (not cached at the edge)
+# seconds per drand relay fetch: a new HTTPS connection (TCP and TLS handshakes and the
+# request: three round trips to a CDN edge; the adapter's kept client reuses a connection only
+# within 5 s) for a round just out (not cached at the edge)
 DRAND_LATENCY = 0.060
 
 # US East (N. Virginia) list prices in USD, as of 2026-12-01 (DynamoDB on-demand as cut on

@@ -84,14 +84,6 @@ def _beacon(cfg: WorkerConfig, meter: BeaconMeter) -> DrandBeacon:
         time.sleep(seconds)
         meter.wait += time.perf_counter() - started
 
-    def get(url: str, **kw: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return httpx.get(url, **kw)
-        finally:
-            meter.fetches += 1
-            meter.fetch_wall += time.perf_counter() - started
-
     def check(network: Network, round_number: int, signature: str) -> bool:
         started = time.process_time()
         try:
@@ -101,14 +93,22 @@ def _beacon(cfg: WorkerConfig, meter: BeaconMeter) -> DrandBeacon:
             meter.check_cpu += time.process_time() - started
 
     network = LocalBeacon().network  # its key, registered for the dossier as the sandbox's
-    return DrandBeacon(
-        network=network,
-        chain_hash=CHAIN_HASH,
-        urls=(cfg.drand_url,),
-        sleep=sleep,
-        get=get,
-        check=check,
+    beacon = DrandBeacon(
+        network=network, chain_hash=CHAIN_HASH, urls=(cfg.drand_url,), sleep=sleep, check=check
     )
+    started: list[float] = []
+
+    def on_request(_request: httpx.Request) -> None:
+        meter.fetches += 1
+        started.append(time.perf_counter())
+
+    def on_response(_response: httpx.Response) -> None:
+        meter.fetch_wall += time.perf_counter() - started.pop()
+
+    # Production's own client (made here, once per container, as its first fetch would),
+    # its requests metered by httpx's event hooks.
+    beacon.client.event_hooks = {"request": [on_request], "response": [on_response]}
+    return beacon
 
 
 class _Secrets:

@@ -131,8 +131,10 @@ class MatchRepository(Protocol):
         stored in the match document) is at or before ``now``, earliest first."""
         ...
 
-    def history(self, match_id: str) -> list[TurnRecord]:
-        """Resolved turns of a match, in order."""
+    def history(self, match_id: str, *, since: int = 0) -> list[TurnRecord]:
+        """Resolved turns of a match, in order; with ``since``, only those of turn ``since``
+        and later (what a turn's delivery needs: its own record and whether a later one
+        exists, read without the whole history, which grows with every turn)."""
         ...
 
     def claim_update(self, update_id: int, now: float, lease: float) -> UpdateClaim:

@@ -745,20 +745,25 @@ class DynamoRepository:
 
     # ------------------------------------------------------------------ history
 
-    def _turn_items(self, match_id: str, **kwargs: Any) -> Iterator[Item]:
+    def _turn_items(self, match_id: str, since: int = 0) -> Iterator[Item]:
+        # From turn ``since`` on; the configuration items (``TURN#CONF#``) sort after every
+        # turn's, so they are always read ("TURN#~" is after them both).
         return self._query(
-            KeyConditionExpression="PK = :pk AND begins_with(SK, :t)",
-            ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":t": _s(TURN_SK)},
+            KeyConditionExpression="PK = :pk AND SK BETWEEN :from AND :to",
+            ExpressionAttributeValues={
+                ":pk": _s(f"MATCH#{match_id}"),
+                ":from": _s(f"{TURN_SK}{max(since, 0):06d}#"),
+                ":to": _s(f"{TURN_SK}~"),
+            },
             ConsistentRead=True,
-            **kwargs,
         )
 
-    def history(self, match_id: str) -> list[TurnRecord]:
+    def history(self, match_id: str, *, since: int = 0) -> list[TurnRecord]:
         texts: list[str] = []
         configs: dict[str, Any] = {}
         chunks: list[bytes] = []
         try:
-            for item in self._turn_items(match_id):
+            for item in self._turn_items(match_id, since):
                 sk = item["SK"]["S"]
                 if sk.startswith(CONF_SK):
                     configs[sk.removeprefix(CONF_SK)] = json.loads(doc_text(item))

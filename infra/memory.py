@@ -275,7 +275,7 @@ class MemoryRepository:
             due.sort(key=lambda m: m.wake_at or 0.0)
             return [m.id for m in due[:limit]]
 
-    def history(self, match_id: str) -> list[TurnRecord]:
+    def history(self, match_id: str, *, since: int = 0) -> list[TurnRecord]:
         try:
             with self._lock:
                 try:
@@ -283,6 +283,7 @@ class MemoryRepository:
                     return [
                         codec.record_from_stored(_frozen(r), configs)
                         for r in self.records.get(match_id, [])
+                        if since <= 0 or r["turn"] >= since
                     ]
                 except (KeyError, TypeError, ValueError) as exc:
                     detail = f"unreadable turn record: {exc!r}"

@@ -462,10 +462,11 @@ class SqliteRepository:
 
     # ------------------------------------------------------------------ history
 
-    def history(self, match_id: str) -> list[TurnRecord]:
+    def history(self, match_id: str, *, since: int = 0) -> list[TurnRecord]:
         with self._read() as db:
             rows = db.execute(
-                "SELECT doc FROM records WHERE match_id = ? ORDER BY turn", (match_id,)
+                "SELECT doc FROM records WHERE match_id = ? AND turn >= ? ORDER BY turn",
+                (match_id, since),
             ).fetchall()
             config_rows = db.execute(
                 "SELECT ref, doc FROM record_configs WHERE match_id = ?", (match_id,)

@@ -67,7 +67,8 @@ def _sealed_since(deps: Deps, match: Match, pid: str, user_id: int) -> str | Non
     loaded = deps.repo.load(match.id)
     found = loaded.orders.get(pid) if loaded.match.turn == match.turn else None
     if found is None and loaded.match.turn != match.turn:
-        record = next((r for r in deps.repo.history(match.id) if r.turn == match.turn), None)
+        since = deps.repo.history(match.id, since=match.turn)
+        record = next((r for r in since if r.turn == match.turn), None)
         found = next((o for o in record.orders if o.pid == pid), None) if record else None
     if found is None or found.by_user != user_id or found.seq <= match.seal_seq:
         return None

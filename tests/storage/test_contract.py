@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from engine.errors import ConflictError, NotFoundError
 from engine.match import Match, Phase
 from engine.ports import UPDATE_TTL_SECONDS, MatchRepository, PrefsRepository, UpdateClaim
 from engine.ruleset import Outcome
+from infra.dynamodb import DynamoRepository
 from tests.storage.conftest import Backdoor
 from tests.storage.helpers import (
     CHAT,
@@ -189,6 +191,33 @@ def test_history_is_in_turn_order_and_an_undo_drops_the_last_record(
     m = repo.save(replace(m, turn=3), expected_version=m.version, drop_record=3)
     assert [r.turn for r in repo.history(m.id)] == [0, 1, 2]
     assert repo.history("nope") == []
+
+
+def test_history_since_a_turn_gives_that_turn_and_the_later_ones(repo: MatchRepository) -> None:
+    """What a turn's delivery reads: its own record and whether a later one exists, not the
+    whole history (which grows with every turn). In DynamoDB it reads only those items (and
+    the records' configurations)."""
+    m = started(make_deps(repo))
+    for turn in (1, 2, 3, 4):
+        m = repo.save(replace(m, turn=turn + 1), expected_version=m.version,
+                      record=fake_record(m, turn, "x" * 3000))  # fmt: skip
+    assert [r.turn for r in repo.history(m.id, since=3)] == [3, 4]
+    assert [r.turn for r in repo.history(m.id, since=5)] == []
+    assert [r.turn for r in repo.history(m.id, since=0)] == [0, 1, 2, 3, 4]
+    assert repo.history(m.id, since=2) == repo.history(m.id)[2:]
+    if isinstance(repo, DynamoRepository):  # only those items are read
+        queries: list[dict[str, Any]] = []
+        real = repo.client
+
+        class Spy:
+            def query(self, **kw: Any) -> Any:
+                queries.append(kw)
+                return real.query(**kw)
+
+        fresh = DynamoRepository(Spy(), repo.table)  # knows no configurations yet
+        assert [r.turn for r in fresh.history(m.id, since=4)] == [4]
+        (query,) = queries
+        assert query["ExpressionAttributeValues"][":from"] == {"S": "TURN#000004#"}
 
 
 def test_save_can_drop_a_record_in_the_same_write(repo: MatchRepository) -> None:

@@ -29,7 +29,7 @@ async def send_resolved(context: Any, item: Owed) -> None:
     (``turns.announce_resolved``)."""
     repo = context.svc.deps.repo
     latest = repo.load(item.match_id).match
-    history = repo.history(item.match_id)
+    history = repo.history(item.match_id, since=item.turn)  # its record and any later one
     record = next((r for r in history if r.turn == item.turn), None)
     if record is None:
         return  # undone before it was announced: the GM's undo told the chat
@@ -74,7 +74,8 @@ async def send_receipt(context: Any, item: Owed) -> None:
     """The receipt of the order that resolved its turn (the order as revealed)."""
     repo = context.svc.deps.repo
     latest = repo.load(item.match_id).match
-    record = next((r for r in repo.history(item.match_id) if r.turn == item.turn), None)
+    since = repo.history(item.match_id, since=item.turn)
+    record = next((r for r in since if r.turn == item.turn), None)
     pid = item.data.get("pid")
     order = None if record is None else next((o for o in record.orders if o.pid == pid), None)
     if order is None or order.default:
@@ -103,7 +104,7 @@ async def send_note(context: Any, item: Owed) -> None:
     if item.data.get("summary"):
         # Not when the action also resolved its turn: that turn's announcement ends with
         # the summary (turns.announce_resolved).
-        resolved = any(r.turn >= item.turn for r in svc.deps.repo.history(item.match_id))
+        resolved = bool(svc.deps.repo.history(item.match_id, since=item.turn))
         if latest.phase is Phase.FINISHED and not resolved:
             status = latest.ui.get("status")
             if status is not None:  # the open turn's status, closed

@@ -14,6 +14,7 @@ functions so a later outbox can send them after the save.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
@@ -73,25 +74,34 @@ def done_row(tr: Tr, match: Match, turn: int) -> list[list[Button]]:
 
 async def clear(context: Ctx, match: Match, turn: int, skip: int | None = None) -> int:
     """Replace the keyboards of ``turn``'s remembered messages (not ``skip``, the message the
-    resolving seal just edited) by :func:`done_row`; returns the number of Bot API calls."""
+    resolving seal just edited) by :func:`done_row`; returns the number of Bot API calls.
+    The edits go out at once, not one after another: they touch different messages, each
+    is final and repeatable, and the function is billed for the time it waits on Telegram
+    (docs/deploy.md, "Load and cost")."""
+    pairs = [(chat, mid) for chat, mid in live(match, turn) if mid != skip]
+    done = await asyncio.gather(
+        *(_clear_one(context, match, turn, chat, mid) for chat, mid in pairs),
+        return_exceptions=True,
+    )
+    failed = [r for r in done if isinstance(r, BaseException)]
+    if failed:  # all of them ended; the delivery fails as when they went one by one
+        raise failed[0]
+    return len(pairs)
+
+
+async def _clear_one(context: Ctx, match: Match, turn: int, chat: int, mid: int) -> None:
     from handlers.telegram.shared.send import _api, markup
 
     svc = context.svc
-    calls = 0
-    for chat, mid in live(match, turn):
-        if mid == skip:
-            continue
-        calls += 1
-        kb = markup(svc, done_row(Tr(svc.lang_for(chat, match.lang)), match, turn))
+    kb = markup(svc, done_row(Tr(svc.lang_for(chat, match.lang)), match, turn))
 
-        async def call(chat: int = chat, mid: int = mid, kb: Any = kb) -> Any:
-            return await context.bot.edit_message_reply_markup(chat, mid, reply_markup=kb)
+    async def call() -> Any:
+        return await context.bot.edit_message_reply_markup(chat, mid, reply_markup=kb)
 
-        try:
-            await _api(svc, call, repeatable=True)  # a resolved turn's keyboard: final
-        except (BadRequest, Forbidden) as exc:  # gone, not modified, or blocked: nothing live
-            log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
-    return calls
+    try:
+        await _api(svc, call, repeatable=True)  # a resolved turn's keyboard: final
+    except (BadRequest, Forbidden) as exc:  # gone, not modified, or blocked: nothing live
+        log.debug("keyboard of %s/%s not removed: %s", chat, mid, exc.message)
 
 
 async def remember_picker(context: Ctx, match: Match, message: Message) -> None:

@@ -3,7 +3,9 @@ the proof collapsed, no rule ids in what players read, through the real Applicat
 
 from __future__ import annotations
 
+import asyncio
 import re
+from typing import Any
 
 import pytest
 
@@ -202,10 +204,24 @@ def test_a_resolved_turns_builders_and_receipts_keep_no_live_buttons(duel: Duel)
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")  # a typed receipt with Change/Withdraw
     assert any("Withdraw" in b["text"] for b in h.last(duel.b).buttons)
     before = len(h.api.calls)
+    in_flight, most = [0], [0]
+    real = h.api.do_request
+
+    async def slow_keyboards(url: str, *args: Any, **kwargs: Any) -> Any:
+        if not url.endswith("/editMessageReplyMarkup"):
+            return await real(url, *args, **kwargs)
+        in_flight[0] += 1
+        most[0] = max(most[0], in_flight[0])
+        await asyncio.sleep(0.01)  # Telegram's round trip
+        in_flight[0] -= 1
+        return await real(url, *args, **kwargs)
+
+    h.api.do_request = slow_keyboards  # type: ignore[method-assign]
     duel.alice_seals(0, 3, 3)  # completes turn 1: nobody is hit
     assert duel.match().turn == 2
     cleanup = [c for c in h.api.calls[before:] if c.method == "editMessageReplyMarkup"]
     assert len(cleanup) == 3  # Bob's two builders and his receipt; Alice's receipt was drawn
+    assert most[0] == 3  # at once, not one round trip after another (billed waiting)
     for uid in (duel.a, duel.b):
         sent = h.api.chat(uid).messages[lobby_msgs[uid] :]
         turn_one = [m for m in sent if m.from_bot and m.buttons][:-1]

@@ -729,7 +729,30 @@ class DynamoRepository:
         return claimed if self._put_owed_if(claimed, item.token) else None
 
     def update_owed(self, item: Owed) -> bool:
-        return bool(item.token) and self._put_owed_if(item, item.token)
+        if not item.token:
+            return False
+        if item.done and not item.error:
+            # Delivered: deleted rather than kept until its TTL, so :meth:`owed` (a Query of
+            # the match's OWED# items, billed for every item it reads) reads only what is
+            # pending, not every message the match ever sent. Given-up items stay (with
+            # their error, until the TTL): rare, and what an operator looks for.
+            return self._delete_owed_if(item)
+        return self._put_owed_if(item, item.token)
+
+    def _delete_owed_if(self, item: Owed) -> bool:
+        try:
+            self.client.delete_item(
+                TableName=self.table,
+                Key={"PK": _s(f"MATCH#{item.match_id}"), "SK": _s(f"{OWED_SK}{item.key}")},
+                ConditionExpression="#token = :token",
+                ExpressionAttributeNames={"#token": "token"},
+                ExpressionAttributeValues={":token": _s(item.token)},
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
+                return False
+            raise
+        return True
 
     def owed_due(self, now: float, limit: int = 100) -> list[str]:
         found: dict[str, None] = {}

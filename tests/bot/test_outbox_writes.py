@@ -17,6 +17,7 @@ from engine.ports import Owed
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import Harness
 from handlers.telegram.shared import outbox
+from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.bot.conftest import Duel
 
@@ -166,3 +167,19 @@ def _message(duel: Duel, mid: int | None) -> Any:
     assert mid is not None
     found = (duel.h.api.message(chat, mid) for chat in (duel.a, duel.b))
     return next(m for m in found if m is not None)
+
+
+def test_a_locked_turns_lock_message_is_recorded_with_its_done_write() -> None:
+    """The lock message is followed by edits only (the status: "waits for round N"): its
+    entry goes with the item's done write, not in a write of its own."""
+    repo = Counting()
+    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
+    try:
+        calls = Calls(h.api)
+        _turn_one(Duel(h))
+        assert calls.of("lock:1", SENDS) and calls.of("lock:1", "editMessageText")
+        assert repo.of("lock:1") == ["save", "claim", "done"]
+        assert len(repo.stored("lock:1").sent) == 1
+        assert repo.stored("resolved:1").done
+    finally:
+        h.close()

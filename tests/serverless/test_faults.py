@@ -196,6 +196,7 @@ FAULTS: dict[str, Callable[[World, int], None]] = {
     # The invocation stopped (timeout, out of memory) between the save and the sends.
     "killed at the reveal": lambda w, t: w.telegram.arm("die", 1, chat_id=GROUP_ID),
     "killed at the seal's save": lambda w, t: w.table("die", 1, ("transact_write_items",)),
+    "killed before the first send": lambda w, t: w.telegram.arm("die", 1, chat_id=bob_id(w)),
     "killed at an outbox write": lambda w, t: w.table("die", 1, ("put_item",)),
     # Everything at once, on every turn differently.
     "all of it": lambda w, t: (

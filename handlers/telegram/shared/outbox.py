@@ -11,7 +11,7 @@ Each kind of item maps to a send function (:func:`add_senders`, per application:
 adds the Telegram layer's, ``handlers.telegram.shared.owed``) that renders from the latest stored
 state when it runs.
 Every Bot API call it makes goes through the item's :class:`Journal` (``shared.send._api`` asks
-:func:`current`): a sent message's id is recorded on the item before the next call (or with the
+:func:`current`): a sent message's id is recorded on the item before the next send (or with the
 write that ends the delivery), under what
 the message IS - its :func:`labelled` identity (e.g. ``status:2``, ``builder:2``), its chat and
 its occurrence among the sends of that identity to that chat - never under its position in the
@@ -77,9 +77,10 @@ class Journal:
     Only what cannot be made twice is recorded: a send (a new message each time). An edit
     (``repeatable``) is made again by a resumed delivery, rendered from the latest state: the
     same edit twice changes nothing. A send's entry is written just before the delivery's next
-    Bot API call, or with the write that ends the delivery (done, or failed: one write fewer
-    per item than writing it at once): at any moment at most one send is made but not yet
-    recorded, as when each was written right after it."""
+    send, or with the write that ends the delivery (done, or failed: one write fewer per item
+    than writing it at once): at any moment at most one send is made but not yet recorded,
+    as when each was written right after it. (The lock message is also recorded in the match
+    right after it is sent, ``shared.lock``: a resumed lock delivery asks the match.)"""
 
     def __init__(self, repo: MatchRepository, item: Owed) -> None:
         self.repo = repo
@@ -118,7 +119,8 @@ class Journal:
             chat, message_id, *rest = kept
             date = datetime.fromtimestamp(int(rest[0]) if rest else 0, UTC)
             return Message(int(message_id), date, Chat(int(chat), "private"))
-        self.write()  # the previous send is in the store before this call is made
+        if not repeatable:
+            self.write()  # the previous send is in the store before another one is made
         result = await call()
         if isinstance(result, Message) and not repeatable:
             stamp = int(result.date.timestamp())

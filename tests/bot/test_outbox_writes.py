@@ -32,6 +32,7 @@ class Counting(MemoryRepository):
     def __init__(self) -> None:
         super().__init__()
         self.writes: list[tuple[str, str]] = []
+        self.refuse_done = 0  # how many done writes fail (the store unreachable)
 
     def save(self, match: Match, **kwargs: Any) -> Match:
         saved = super().save(match, **kwargs)
@@ -45,6 +46,9 @@ class Counting(MemoryRepository):
         return got
 
     def update_owed(self, item: Owed) -> bool:
+        if item.done and self.refuse_done:
+            self.refuse_done -= 1
+            raise ConnectionError("the store is unreachable")
         written = super().update_owed(item)
         if written:
             what = "failed" if item.attempts and not item.done else "journal"
@@ -183,3 +187,22 @@ def test_a_locked_turns_lock_message_is_recorded_with_its_done_write() -> None:
         assert repo.stored("resolved:1").done
     finally:
         h.close()
+
+
+def test_a_failed_done_write_still_records_the_send_that_rode_on_it(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    """The last send's entry goes with the done write; when that write fails, the failure's
+    own write records it, so the delivery that resumes sends nothing again."""
+    duel, repo, calls = counted
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, -3, 3)
+    repo.refuse_done = 1  # the receipt's (the first item of the resolving seal)
+    h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
+    receipt = repo.stored("receipt:1:p2")
+    assert not receipt.done and receipt.attempts == 1 and len(receipt.sent) == 1
+    h.now += 31  # past the backoff: the sweeper resumes it
+    h.sweep()
+    assert repo.stored("receipt:1:p2").done
+    assert len(calls.of("receipt:1:p2", SENDS)) == 1  # sent once, not again

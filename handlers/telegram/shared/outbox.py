@@ -214,7 +214,13 @@ async def _deliver_one(
         return False
     finally:
         _JOURNAL.reset(token)
-    repo.update_owed(replace(journal.item, done=True, lease=0.0, error=""))
+    try:
+        repo.update_owed(replace(journal.item, done=True, lease=0.0, error=""))
+    except Exception as exc:  # the store failed; the last send rode on that write
+        if not journal.unwritten:
+            raise  # nothing to lose: the lease runs out, a resumed delivery replays it all
+        _failed(repo, journal.item, exc, clock())  # recorded: a resumed one sends nothing
+        return False
     return True
 
 

@@ -1,8 +1,9 @@
 """The load run (tests/bench/load, ``make bench``) at its smallest: one match of each ruleset,
 two worker processes running the real webhook handler on moto's DynamoDB server, one turn
 sealed by everyone at once, production's beacon path (lock message, a round from the fake
-drand relay, its signature checked). Nothing is lost, doubled or left stale, and the meter saw
-the requests and the beacon's waits it prices."""
+drand relay, its signature checked), each locked turn resolved from the resolve queue by the
+resolver (docs/deploy.md, "The beacon wait"). Nothing is lost, doubled or left stale, and the
+meter saw the requests, the queue's and the beacon's fetches it prices."""
 
 from __future__ import annotations
 
@@ -24,3 +25,8 @@ def test_a_small_load_run_loses_doubles_and_leaves_stale_nothing() -> None:
     usages = [*figures["usage"].values(), figures["sweep"]]
     assert sum(u.beacon_fetches for u in usages) >= 3
     assert sum(u.beacon_check_cpu for u in usages) > 0
+    # no function slept for a round: the resolver took each locked turn from the queue
+    assert sum(u.beacon_wait for u in usages) == 0
+    assert sum(u.resolves for u in usages) >= 3
+    assert sum(u.sqs_requests for u in usages) >= 9  # a send, a receive, a delete each
+    assert sum(u.sleep_avoided for u in usages) > 0

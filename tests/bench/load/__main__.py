@@ -8,7 +8,10 @@ write conflicts and Telegram retries per turn, DynamoDB requests and Bot API cal
 and the cost of 1,000 turns by ruleset and number of players (:mod:`tests.bench.load.cost`),
 with the beacon's share of it apart (the wait for the round, the relay fetch, the signature
 check). The bot runs production's beacon path against a fake drand relay (``--beacon none``:
-without a beacon, for comparison).
+without a beacon, for comparison): a locked turn goes to the resolve queue and the resolver
+takes it when its round is due, as in production (docs/deploy.md, "The beacon wait"; the
+queue's requests and the resolver's invocations are billed); ``--beacon-wait sleep`` instead
+has the invocation sleep for the round, as before the queue, for comparison.
 """
 
 from __future__ import annotations
@@ -45,19 +48,26 @@ def _repo(moto_url: str) -> Any:
 
 
 def run(
-    matches: int, workers: int, turns: int, budget: float = 0.0, *, beacon: bool = True
+    matches: int,
+    workers: int,
+    turns: int,
+    budget: float = 0.0,
+    *,
+    beacon: bool = True,
+    queue: bool = True,
 ) -> dict[str, Any]:
     """Play the run; the figures as a dict (also what the smoke test reads). ``budget``
     (seconds, 0: none): no turn is started once the run has taken that long (the turns
     played are reported; at least one is). ``beacon``: production's drand path (a fake
-    relay), else none (``SEKUNDANT_BEACON=none``)."""
+    relay), else none (``SEKUNDANT_BEACON=none``); ``queue``: the resolve queue, else the
+    invocation sleeps for the round."""
     import os
 
     from tests.bench.load.worker import REGION
 
     os.environ.update(AWS_DEFAULT_REGION=REGION, AWS_ACCESS_KEY_ID="load",
                       AWS_SECRET_ACCESS_KEY="load")  # fmt: skip
-    with moto_server() as url, Cluster(url, workers, beacon=beacon) as cluster:
+    with moto_server() as url, Cluster(url, workers, beacon=beacon, queue=queue) as cluster:
         h = LoadHarness(cluster, _repo(url))
         tables = make_tables(h, plans(matches))
         begun = started = time.perf_counter()
@@ -75,6 +85,7 @@ def run(
             turn_seconds = time.perf_counter() - started
     figures = summarize(h.deliveries, outcomes, setup_seconds, turn_seconds, matches, workers)
     figures["beacon"] = beacon
+    figures["queue"] = beacon and queue
     figures["setup_failed"] = failed
     figures["turns_played"] = len(outcomes)
     figures["lost_details"] = [x for o in outcomes for x in o.lost_details]
@@ -104,6 +115,8 @@ def summarize(
     workers: int,
 ) -> dict[str, Any]:
     reports = [r for _p, d in (s for o in outcomes for s in o.seals) for r in d.reports]
+    # the resolver's invocations (the resolve queue): not updates, but a turn's requests
+    invoked = reports + [r for o in outcomes for _p, r in o.resolves]
     walls = [r["wall"] for r in reports]
     resolved = sum(o.resolved for o in outcomes)
     usage: dict[Plan, Usage] = defaultdict(Usage)
@@ -114,6 +127,8 @@ def summarize(
         for plan, d in o.seals:
             for r in d.reports:
                 usage[plan].add(r)
+        for plan, r in o.resolves:  # the resolver's invocations (no API Gateway request)
+            usage[plan].add(r, http=False)
         for plan, n in o.by_plan.items():
             turns_of[plan] += n
     setup_usage = Usage()
@@ -133,12 +148,12 @@ def summarize(
         "p95": _pct(walls, 0.95),
         "p99": _pct(walls, 0.99),
         "retries": sum(len(d.reports) - 1 for o in outcomes for _p, d in o.seals),
-        "conflicts": sum(r["dynamo"]["conflicts"] for r in reports),
-        "dynamo_requests": sum(sum(r["dynamo"]["requests"].values()) for r in reports),
-        "bot_calls": sum(sum(r["bot"].values()) for r in reports),
+        "conflicts": sum(r["dynamo"]["conflicts"] for r in invoked),
+        "dynamo_requests": sum(sum(r["dynamo"]["requests"].values()) for r in invoked),
+        "bot_calls": sum(sum(r["bot"].values()) for r in invoked),
         "group_messages": sum(o.group_messages for o in outcomes),
         "cpu_p50": statistics.median(r["cpu"] for r in reports) if reports else 0.0,
-        "wru_by_kind": _by_kind(reports),
+        "wru_by_kind": _by_kind(invoked),
         "usage": dict(usage),
         "turns_of": dict(turns_of),
         "sweep": sweep,
@@ -194,12 +209,15 @@ def report(f: dict[str, Any]) -> None:
         u = f["usage"][plan]
         print(f"     {plan.ruleset:8} {plan.players}p: {whole:.4f} (Lambda {lines['lambda']:.4f},"
               f" API {lines['api']:.4f}, DynamoDB {lines['dynamodb']:.4f},"
-              f" logs {lines['logs']:.4f}){target}")  # fmt: skip
-        print(f"       per turn: {u.invocations / turns:.1f} updates, {u.wru / turns:.1f} write"
+              f" logs {lines['logs']:.4f}, SQS {lines['sqs']:.4f}){target}")  # fmt: skip
+        updates = u.invocations - u.resolves  # the resolver's invocations are on their line
+        print(f"       per turn: {updates / turns:.1f} updates, {u.wru / turns:.1f} write"
               f" and {u.rru / turns:.1f} read units, {u.bot_calls / turns:.1f} Bot API calls,"
               f" CPU {u.cpu / turns * 1000:.0f} ms")  # fmt: skip
         if f.get("beacon", True):
             print("       " + beacon_line(u, turns, f["sweep"], resolved_all))
+        if f.get("queue"):
+            print("       " + queue_line(u, turns))
     s, n = f["setup"], f["matches"]
     print(
         "   a match's setup (lobby, joins, characters, start): "
@@ -222,6 +240,23 @@ def beacon_line(u: Usage, turns: int, sweep: Usage, resolved_all: int) -> str:
     )
 
 
+def queue_line(u: Usage, turns: int) -> str:
+    """The resolve queue's part of a turn: the resolver's invocations and the SQS requests,
+    what they cost per 1,000 turns, and the sleep for the round they replace (what it would
+    have billed as Lambda duration)."""
+    from tests.bench.load.cost import PRICES
+
+    sqs = u.sqs_requests * PRICES["sqs_request"] * 1000 / turns
+    fee = u.resolves * PRICES["lambda_request"] * 1000 / turns
+    slept = u.sleep_avoided / turns
+    return (
+        f"resolve queue per turn: {u.resolves / turns:.2f} resolver invocations,"
+        f" {u.sqs_requests / turns:.1f} SQS requests: {sqs:.4f} USD (SQS) + {fee:.4f} USD"
+        f" (invocations) per 1,000 turns, instead of a sleep of {slept * 1000:.0f} ms a turn:"
+        f" {lambda_seconds_dollars(slept) * 1000:.4f} USD per 1,000 turns"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench.load")
     parser.add_argument("--matches", type=int, default=200)
@@ -236,8 +271,23 @@ def main(argv: list[str] | None = None) -> int:
         default="drand",
         help="drand: production's path against a fake relay (default); none: no beacon",
     )
+    parser.add_argument(
+        "--beacon-wait",
+        choices=("queue", "sleep"),
+        default="queue",
+        help="queue: the resolve queue, as in production (default); sleep: the invocation"
+        " sleeps for the round, as before it (for comparison)",
+    )
     args = parser.parse_args(argv)
-    report(run(args.matches, args.workers, args.turns, args.budget, beacon=args.beacon == "drand"))
+    figures = run(
+        args.matches,
+        args.workers,
+        args.turns,
+        args.budget,
+        beacon=args.beacon == "drand",
+        queue=args.beacon_wait == "queue",
+    )
+    report(figures)
     return 0
 
 

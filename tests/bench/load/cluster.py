@@ -6,11 +6,20 @@ container is free.
 
 ``Cluster.deliver`` is Telegram's side of a webhook: it re-sends an update until it is answered
 200 (a 500 or 503 is retried after a short pause; every retry is counted).
+
+The resolve queue (docs/deploy.md, "The beacon wait") is SQS's side: a job's report lists the
+messages it sent to the queue with their ``DelaySeconds``; each is handed to some worker as a
+``resolve`` job once its delay is over (as the event source mapping's long poll does), and one
+the resolver reports failed is offered again after :data:`REDELIVERY_SECONDS` (the queue's
+visibility timeout, shortened), at most :data:`MAX_RECEIVES` times (then it would be in the
+dead-letter queue). ``Cluster.drain`` waits until every message is resolved and returns the
+resolver's reports.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import socket
 import subprocess
@@ -30,6 +39,8 @@ from tests.bench.load.worker import REGION, TABLE, WorkerConfig, serve
 
 MAX_DELIVERIES = 20  # Telegram keeps retrying for hours; a run that needs this many is broken
 RETRY_PAUSE = 0.2
+REDELIVERY_SECONDS = 1.0  # the resolve queue's visibility timeout (120 s), shortened here
+MAX_RECEIVES = 3  # the queue's maxReceiveCount (template.yaml)
 
 
 def _free_port() -> int:
@@ -97,14 +108,18 @@ class Cluster:
     """The workers, the fake Telegram and (``beacon``, production's way) the fake drand relay;
     use as a context manager."""
 
-    def __init__(self, moto_url: str, workers: int, *, beacon: bool = True) -> None:
+    def __init__(
+        self, moto_url: str, workers: int, *, beacon: bool = True, queue: bool = True
+    ) -> None:
         self.server = BotAPIServer()
         self.relay = DrandRelay() if beacon else None
         ctx = multiprocessing.get_context("spawn")
         self._tasks: Any = ctx.Queue()
         self._results: Any = ctx.Queue()
         drand_url = "" if self.relay is None else self.relay.url
-        cfg = WorkerConfig(moto_url=moto_url, api_url=self.server.url, drand_url=drand_url)
+        cfg = WorkerConfig(
+            moto_url=moto_url, api_url=self.server.url, drand_url=drand_url, queue=queue
+        )
         self._procs = [
             ctx.Process(target=serve, args=(cfg, self._tasks, self._results), daemon=True)
             for _ in range(workers)
@@ -117,6 +132,9 @@ class Cluster:
         self._ids = count(1)
         self._pending: dict[int, Future[dict[str, Any]]] = {}
         self._lock = threading.Lock()
+        self._queued = 0  # resolve-queue messages sent and not yet resolved (or given up)
+        self._drained = threading.Condition(self._lock)
+        self._resolves: list[dict[str, Any]] = []  # the resolver's reports since drain()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -125,7 +143,42 @@ class Cluster:
             job_id, report = item
             with self._lock:
                 future = self._pending.pop(job_id)
+                self._queued += len(report.get("later", ()))
+            for sent_at, delay, body in report.get("later", ()):
+                self._enqueue(body, sent_at + delay, 1)
             future.set_result(report)
+
+    def _enqueue(self, body: str, visible_at: float, receive: int) -> None:
+        """SQS: the message is handed over once visible (``DelaySeconds`` after it was sent)."""
+        wait = max(0.0, visible_at - time.time())
+        timer = threading.Timer(wait, self._resolve, (body, receive))
+        timer.daemon = True
+        timer.start()
+
+    def _resolve(self, body: str, receive: int) -> None:
+        """The event source mapping: the message to some worker's resolver."""
+        future = self._submit("resolve", body)
+        future.add_done_callback(lambda f: self._resolved(body, receive, f.result()))
+
+    def _resolved(self, body: str, receive: int, report: dict[str, Any]) -> None:
+        report["match_id"] = json.loads(body)["match_id"]
+        with self._lock:
+            self._resolves.append(report)
+        if report["status"] != 200 and receive < MAX_RECEIVES:  # offered again
+            self._enqueue(body, time.time() + REDELIVERY_SECONDS, receive + 1)
+            return
+        with self._lock:
+            self._queued -= 1
+            self._drained.notify_all()
+
+    def drain(self, timeout: float = 120.0) -> list[dict[str, Any]]:
+        """Wait until every message sent to the resolve queue was resolved (their own
+        re-sends included); the resolver's reports since the last drain."""
+        with self._lock:
+            if not self._drained.wait_for(lambda: self._queued == 0, timeout):
+                raise TimeoutError(f"{self._queued} resolve-queue messages still pending")
+            reports, self._resolves = self._resolves, []
+        return reports
 
     def _submit(self, kind: str, payload: Any) -> Future[dict[str, Any]]:
         future: Future[dict[str, Any]] = Future()

@@ -12,7 +12,10 @@ Bot API calls, CPU time and log bytes. The bill per invocation:
   :data:`DRAND_LATENCY` per relay fetch (its signature check is CPU, already counted);
 - API Gateway HTTP API: one request per update (the sweeper is a scheduled event: none);
 - DynamoDB on-demand: read and write request units;
-- CloudWatch Logs: the bytes logged, ingestion only (storage is kept 14 days: negligible).
+- CloudWatch Logs: the bytes logged, ingestion only (storage is kept 14 days: negligible);
+- SQS: the resolve queue's requests (docs/deploy.md, "The beacon wait"): each message sent,
+  and per message the event source mapping's receive and delete; the resolver's invocations
+  are Lambda invocations without an API Gateway request.
 
 :data:`PRICES` is the dated price table also printed in docs/deploy.md.
 """
@@ -43,6 +46,7 @@ PRICES: Mapping[str, float] = {
     "dynamodb_write_unit": 0.625 / 1e6,
     "dynamodb_read_unit": 0.125 / 1e6,
     "log_gb": 0.50,
+    "sqs_request": 0.40 / 1e6,  # standard queue, beyond the free million a month
 }
 
 
@@ -61,6 +65,9 @@ class Usage:
     beacon_wait: float = 0.0  # wall seconds slept for beacon rounds
     beacon_fetches: int = 0
     beacon_check_cpu: float = 0.0  # CPU seconds of signature checks (part of ``cpu``)
+    sqs_requests: int = 0  # the resolve queue's: sent, received, deleted
+    resolves: int = 0  # invocations of the resolver (part of ``invocations``)
+    sleep_avoided: float = 0.0  # seconds the functions would have slept for rounds instead
 
     def add(self, report: Mapping[str, Any], *, http: bool = True) -> None:
         self.invocations += 1
@@ -76,6 +83,9 @@ class Usage:
         self.beacon_wait += float(beacon.get("wait", 0.0))
         self.beacon_fetches += int(beacon.get("fetches", 0))
         self.beacon_check_cpu += float(beacon.get("check_cpu", 0.0))
+        self.sqs_requests += int(report.get("sqs", 0))
+        self.resolves += int("match_id" in report)  # a resolver's report (cluster.drain)
+        self.sleep_avoided += float(report.get("sleep_avoided", 0.0))
 
     def billed_seconds(self) -> float:
         return (
@@ -106,6 +116,7 @@ def dollars(u: Usage) -> dict[str, float]:
         "api": u.http_requests * p["http_api_request"],
         "dynamodb": u.wru * p["dynamodb_write_unit"] + u.rru * p["dynamodb_read_unit"],
         "logs": u.log_bytes / 1024**3 * p["log_gb"],
+        "sqs": u.sqs_requests * p["sqs_request"],
     }
 
 

@@ -61,6 +61,7 @@ class Table:
 @dataclass
 class TurnOutcome:
     seals: list[tuple[Plan, Delivery]] = field(default_factory=list)
+    resolves: list[tuple[Plan, dict[str, Any]]] = field(default_factory=list)  # the resolver's
     sweep: dict[str, Any] = field(default_factory=dict)
     resolved: int = 0
     lost: int = 0
@@ -194,8 +195,9 @@ def orders(match: Match, t: Table) -> list[tuple[dict[str, Any], str]]:
 
 
 def play_turn(h: LoadHarness, tables: Sequence[Table], pool: ThreadPoolExecutor) -> TurnOutcome:
-    """Every player of every running match seals at once; then the sweeper runs once; then
-    the outcome is checked."""
+    """Every player of every running match seals at once; the turns they locked are resolved
+    from the resolve queue when their rounds are due; then the sweeper runs once; then the
+    outcome is checked."""
     out = TurnOutcome()
     before: dict[str, tuple[Match, int]] = {}
     jobs = []
@@ -213,7 +215,11 @@ def play_turn(h: LoadHarness, tables: Sequence[Table], pool: ThreadPoolExecutor)
         d = f.result()
         out.seals.append((t.plan, d))
         sealed.setdefault(t.match_id, []).append(d)
+    plan_of = {t.match_id: t.plan for t in tables}
+    resolves = h.cluster.drain()
     out.sweep = h.cluster.sweep()
+    resolves += h.cluster.drain()  # what the sweep sent to the queue (a deadline's lock)
+    out.resolves = [(plan_of[r["match_id"]], r) for r in resolves if r["match_id"] in plan_of]
     for t in tables:
         if t.match_id in before:
             _check(h, t, before[t.match_id], sealed.get(t.match_id, []), marks[t.group], out)

@@ -4,7 +4,15 @@ It cold-starts exactly as the webhook function does (``handlers.runtime.cold_sta
 production request class, PTB's ``HTTPXRequest``, pointed at the shared fake Bot API over
 HTTP, and the production DynamoDB repository on moto's server), then takes jobs from a queue
 one at a time, as a container takes invocations: ``("update", update)`` through
-``lambda_webhook.lambda_handler`` and ``("sweep", None)`` through ``lambda_sweeper``.
+``lambda_webhook.lambda_handler``, ``("sweep", None)`` through ``lambda_sweeper`` and
+``("resolve", body)`` - a message of the resolve queue, as its event source mapping delivers it
+- through ``lambda_resolver``.
+
+With ``WorkerConfig.queue`` (production's way, docs/deploy.md "The beacon wait") no job sleeps
+for a beacon round: the bot's ``Deps.later`` is :class:`QueueLater` (a hook, as the beacon's),
+which reports each message the job would send to the resolve queue, its ``DelaySeconds``
+computed as :class:`infra.later.SqsLater` does; the cluster delivers it to some worker as a
+``resolve`` job once the delay is over (:mod:`tests.bench.load.cluster`).
 
 With a fake drand relay (``WorkerConfig.drand_url``, :mod:`tests.bench.load.drand_http`) the
 bot runs production's beacon path: ``SEKUNDANT_BEACON=drand``, the lock message, the wait for
@@ -46,6 +54,37 @@ class WorkerConfig:
     moto_url: str
     api_url: str
     drand_url: str = ""  # a fake drand relay; "" : no beacon (SEKUNDANT_BEACON=none)
+    queue: bool = True  # locked turns go to the resolve queue (else the function sleeps)
+
+
+class QueueLater:
+    """The bot's :class:`engine.ports.Later` in a worker: the messages a job sends to the
+    resolve queue (``SendMessage``), kept for its report as ``[sent_at, delay, body]``, and
+    ``avoided``: the seconds the function would have slept for the round instead (production's
+    drand adapter sleeps until the round's time plus 0.2 s; only a turn's first message)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[float, int, str]] = []
+        self.avoided = 0.0
+
+    def resolve_at(self, match_id: str, turn: int, due: float, attempt: int) -> None:
+        from engine.usecases import LATER_MARGIN
+        from infra.later import Job, delay_seconds
+
+        now = time.time()
+        self.sent.append((now, delay_seconds(due, now), Job(match_id, turn, attempt).to_json()))
+        if attempt == 1:
+            self.avoided += max(0.0, due - LATER_MARGIN + 0.2 - now)
+
+    def take(self) -> tuple[list[tuple[float, int, str]], float]:
+        sent, avoided, self.sent, self.avoided = self.sent, self.avoided, [], 0.0
+        return sent, avoided
+
+
+# What the resolve queue's event source mapping does per message besides the SendMessage:
+# the ReceiveMessage that hands it over and the DeleteMessageBatch after the resolver (one
+# message a batch here: the load run's turns all lock at once, but production's seldom do).
+SQS_REQUESTS_PER_RESOLVE = 2
 
 
 @dataclass
@@ -169,7 +208,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
 
     from telegram.request import HTTPXRequest
 
-    from handlers import lambda_sweeper, lambda_webhook, runtime
+    from handlers import lambda_resolver, lambda_sweeper, lambda_webhook, runtime
     from infra import aws
     from tests.bench.load.meter import Meter, MeteredClient, trace
     from tests.serverless.webhook_harness import api_event
@@ -200,12 +239,15 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
             pool_timeout=1.0,
         )
 
+    later = QueueLater()
     for webhook in (True, False):
         rt = runtime.cold_start(env(cfg), webhook=webhook, request=request(), clients=clients)
         runtime.install(rt, webhook=webhook)
         rt.wire()
         if cfg.drand_url:  # the hook: the local network's relay instead of drand's
             rt.deps.beacon = _beacon(cfg, beacon_meter)
+            if cfg.queue:  # and the resolve queue (SEKUNDANT_RESOLVE_QUEUE in production)
+                rt.deps.later = later
     meter.take()  # the cold start's own requests are not an update's
     bot_calls.clear()
     beacon_meter.take()
@@ -223,10 +265,16 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
         started, cpu = time.perf_counter(), time.process_time()
         if profile is not None:
             profile.enable()
+        sqs = 0
         if kind == "update":
             status = int(
                 lambda_webhook.lambda_handler(api_event(payload, SECRET), context)["statusCode"]
             )
+        elif kind == "resolve":
+            event = {"Records": [{"messageId": str(job_id), "body": payload}]}
+            failed = lambda_resolver.lambda_handler(event, context)["batchItemFailures"]
+            status = 500 if failed else 200
+            sqs = SQS_REQUESTS_PER_RESOLVE
         else:
             lambda_sweeper.lambda_handler({}, context)
             status = 200
@@ -234,7 +282,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
             profile.disable()
             profile.dump_stats(f"{os.environ['LOAD_PROFILE']}.{os.getpid()}")
         dynamo = meter.take()
-        report = {
+        report: dict[str, Any] = {
             "status": status,
             # the meter's reads of item sizes are not the bot's CPU (its wall time has them)
             "wall": time.perf_counter() - started,
@@ -244,5 +292,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
             "log_bytes": sink.bytes - logged + PLATFORM_LOG_BYTES,
             "beacon": beacon_meter.take(),
         }
+        report["later"], report["sleep_avoided"] = later.take()
+        report["sqs"] = sqs + len(report["later"])
         bot_calls.clear()
         results.put((job_id, report))

@@ -324,3 +324,25 @@ def test_a_message_that_is_no_job_of_ours_is_dropped(world: World) -> None:
     assert w.pump() == 1
     assert w.outcomes[-1] == {"batchItemFailures": []}
     assert w.queued() == 0
+
+
+def test_a_turn_the_deadline_locks_goes_through_the_queue_too(world: World) -> None:
+    """The sweeper locks a turn at its deadline: it posts the lock message and hands the turn
+    to the queue like the webhook, without a sleep; the resolver reveals it."""
+    w = world
+
+    def hour_turns(match_id: str, gm: int) -> None:
+        usecases.configure_clock(w.h.deps, match_id, gm, turn_seconds=3600)
+
+    match_id, alice, _bob = open_duel(w.h, before_start=hour_turns)
+    w.h.say(alice, int(alice["id"]), MISS)  # Bob never seals
+    w.slept.clear()
+    w.h.clock.advance(3601)
+    lambda_sweeper.sweep(w.sweeper)
+    match = w.h.deps.repo.load(match_id).match
+    assert match.turn == 1 and match.lock_message is not None and match.beacon_round is not None
+    assert w.slept == [] and w.jobs() == [{"match_id": match_id, "turn": 1, "attempt": 1}]
+    w.h.clock.now = round_time(QUICKNET, match.beacon_round) + usecases.LATER_MARGIN + 1
+    assert w.pump() == 1
+    assert w.h.deps.repo.load(match_id).match.turn == 2
+    assert len(_reveals(w, 1)) == 1 and w.slept == [] and w.queued() == 0

@@ -42,7 +42,9 @@ STAGE = Path("build") / "lambda"
 LAYER_STAGE = Path("build") / "layer-pictures"
 LAYER = "PicturesLayer"  # template.yaml's layer resource (Pillow)
 BUILD_DIR = Path(".aws-sam") / "build"
-FUNCTIONS = ("WebhookFunction", "SweeperFunction")
+# Every function of template.yaml (its bytecode is compiled after ``sam build``, which strips
+# it; tests/serverless/test_deploy.py keeps this list equal to the template's).
+FUNCTIONS = ("WebhookFunction", "SweeperFunction", "WebAppFunction", "ResolverFunction")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "tests", ".mypy_cache")
 # The bot's gettext catalogs inside the package (``handlers.telegram.i18n.LOCALE_DIR``).
 LOCALE = Path("handlers") / "telegram" / "locale"

@@ -54,8 +54,16 @@ def test_the_plan_builds_compiles_for_the_runtime_then_deploys(
     assert [a[-1] for a in compiles] == [
         ".aws-sam/build/WebhookFunction",
         ".aws-sam/build/SweeperFunction",
+        ".aws-sam/build/WebAppFunction",
+        ".aws-sam/build/ResolverFunction",
         ".aws-sam/build/PicturesLayer",  # Pillow's layer: its bytecode too
     ]
+    # every function of the template gets its bytecode (a cold start without it recompiles)
+    from tests.storage.aws import load_template
+
+    resources = load_template()["Resources"]
+    functions = {k for k, v in resources.items() if v["Type"] == "AWS::Serverless::Function"}
+    assert set(deploy.FUNCTIONS) == functions
     assert all(a[5:7] == ("--invalidation-mode", "unchecked-hash") for a in compiles)
     assert steps[-1].argv[:2] == ("sam", "deploy") and "--guided" in steps[-1].argv
     assert "--guided" not in deploy.plan(ROOT, python, guided=False)[-1].argv

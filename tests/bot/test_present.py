@@ -246,3 +246,25 @@ def test_no_rule_ids_in_anything_players_read(ruleset: str) -> None:
                 labels = " ".join(b["text"] for b in m.buttons)
                 assert not RULE_ID.search(labels), labels
     h.close()
+
+
+def test_a_resumed_turn_opening_shows_the_seals_made_meanwhile(duel: Duel) -> None:
+    """A resolved turn's delivery that resumes late (the sweeper, after the invocation that
+    began it died) opens the next turn again: its status edit must show the orders sealed
+    meanwhile with their fingerprints, not redraw them empty (found with the outbox's journal:
+    edits are made again on a resume)."""
+    from handlers.telegram.screens.render import short_fp
+    from handlers.telegram.shared import turns
+    from handlers.telegram.shared.context import SekundantContext
+
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, 3, 3)
+    h.say(duel.bob, duel.b, "/order move 0 aim 5:5")  # turn 1 resolves: nobody is hit
+    duel.alice_seals(0, 3, 3)  # turn 2's first order
+    match = duel.match()
+    assert match.turn == 2 and match.sealed == ("p1",)
+    fp = h.deps.repo.load(match.id).orders["p1"].fingerprint
+    assert short_fp(fp) in duel.status_msg().text
+    h.runner.run(turns.open_turn(SekundantContext(h.app), match))  # the resumed opening
+    assert short_fp(fp) in duel.status_msg().text

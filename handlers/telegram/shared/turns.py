@@ -162,7 +162,9 @@ async def open_turn(context: Ctx, match: Match) -> None:
     with outbox.labelled(f"commitment:{turn}"):  # its own message, never edited
         match = await post_commitment(context, match, strict=True)
     now = svc.deps.clock()
-    screen = render.status_screen(gtr, match, {}, now)
+    # Sealed already only when this opening is a late resumed delivery: show the seals too.
+    fps = usecases.sealed_fingerprints(svc.deps, match.id) if match.sealed else {}
+    screen = render.status_screen(gtr, match, fps, now)
     kept = match.ui.get("status")
     if kept is not None:  # one status message per match, edited in place (a quiet group)
         await edit(context, match.chat_id, int(kept), screen)

@@ -169,6 +169,7 @@ class MeteredClient:
             code = getattr(err, "response", {}).get("Error", {}).get("Code", "")
             if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
                 self._meter.conflicts += 1
+                trace(f"CONFLICT {op}")
             raise
 
     def _write(

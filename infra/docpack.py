@@ -3,14 +3,13 @@
 DynamoDB bills a write per started KB of the item, and a match document is mostly the same
 text in every match (its ruleset's configuration, field names, the seats' shape): plain zlib
 got a pistol match to about 1.05 KB (two write units a save), zlib primed with a dictionary of
-typical documents gets it to about 0.2 KB (one). The dictionary (``docpack_v1.txt``: match
-documents of the three rulesets at turn 1, with preset characters and the default
-configuration, and a sealed default order of each, as the bot stores them) is data, frozen:
-every packed stream names its dictionary in its own zlib header (the dictionary's Adler-32, RFC
-1950 ``DICTID``), so a dictionary once used can never change; a better one is added as v2
-beside it, and :func:`unpack` reads any of them, and plain zlib as written before
-(docs/storage.md, "Item sizes").
-"""
+typical documents gets it to about 0.2-0.4 KB (one, with the sealed orders beside it). The
+dictionary (``docpack_v1.txt``: match documents of the three rulesets at turn 1, with preset
+characters and the default configuration, and a sealed default order of each, as the bot
+stores them) is data, frozen: every packed stream names its dictionary in its own zlib header
+(the dictionary's Adler-32, RFC 1950 ``DICTID``), so a dictionary once used can never change;
+a better one is added as v2 beside it, and :func:`unpack` reads any of them, and plain zlib as
+written before (docs/storage.md, "Item sizes")."""
 
 from __future__ import annotations
 

@@ -5,9 +5,11 @@ id and time are recorded (``verify`` requires it for every turn with a sealed or
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine import usecases as uc
@@ -95,3 +97,86 @@ def dossier_of(deps: uc.Deps, mid: str) -> dict[str, Any]:
     loaded = deps.repo.load(mid)
     orders = list(loaded.orders.values())
     return build_dossier(loaded.match, deps.repo.history(mid), orders, generated_at=deps.clock())
+
+
+# --------------------------------------------------------------------------- one played match
+
+GM, ANN, BOB, CARL = 100, 1, 2, 3
+Order = Mapping[str, Any]
+Do = Callable[[str, Callable[[], object]], None]
+
+
+@dataclass(frozen=True)
+class Script:
+    """The orders and rulings of the tampering suite's match, for one ruleset (the moves are
+    :func:`play`'s): turn 1 all sealed, turn 2 forced (Bob's default), turn 3 undone and
+    played again, a pause, Bob's seat handed to Carl, two GM rulings, turn 5 the last."""
+
+    ann: tuple[Order, Order, Order]  # Ann's orders of turns 1-3
+    bob: Order  # Bob's of turns 1 and 3 (turn 2 is forced)
+    replay: tuple[Order, Order]  # Ann's and Bob's of turn 3 played again after the undo
+    handed: tuple[Order, Order]  # Ann's and Carl's once Bob's seat is Carl's
+    last: tuple[Order, Order]  # Ann's and Carl's of the last turn
+    ruling: tuple[str, Any, Any]  # the state field the GM edits, p1's and p2's new values
+
+
+COIN = Script(
+    ann=({"call": 1}, {"call": 2}, {"call": 3}),
+    bob={"call": 6},
+    replay=({"call": 4}, {"call": 5}),
+    handed=({"call": 2}, {"call": 3}),
+    last=({"call": 1}, {"call": 1}),
+    ruling=("score", 9, 0),
+)
+
+
+def posting(deps: uc.Deps) -> Do:
+    """How a match that locks without a message is driven: each action, then the commitment
+    it owes posted (:func:`post`); :meth:`LockingBot.do` is the other way."""
+
+    def do(mid: str, action: Callable[[], object]) -> None:
+        action()
+        post(deps, mid)
+
+    return do
+
+
+def play(deps: uc.Deps, mid: str, script: Script, do: Do, *, finish: bool = True) -> None:
+    """Play ``script`` on the started match ``mid`` (Ann p1, Bob p2, GM 100), each action
+    through ``do``, 7 seconds apart; without ``finish`` the last turn stays open, Ann's
+    order sealed."""
+    clock = deps.clock
+    assert isinstance(clock, FakeClock)
+
+    def seal(user: int, pid: str, order: Order) -> Callable[[], object]:
+        return functools.partial(uc.seal_order, deps, mid, user, pid, order)
+
+    for turn in (1, 2, 3):
+        clock.advance(7)
+        do(mid, seal(ANN, "p1", script.ann[turn - 1]))
+        clock.advance(7)
+        if turn == 2:
+            do(mid, functools.partial(uc.force_resolve, deps, mid, GM, turn=2))
+        else:
+            do(mid, seal(BOB, "p2", script.bob))
+    clock.advance(7)
+    do(mid, functools.partial(uc.undo, deps, mid, GM, "misclick", turn=4))
+    clock.advance(7)
+    do(mid, seal(ANN, "p1", script.replay[0]))
+    do(mid, seal(BOB, "p2", script.replay[1]))
+    clock.advance(7)
+    uc.pause(deps, mid, GM)
+    clock.advance(7)
+    do(mid, functools.partial(uc.resume, deps, mid, GM))
+    do(mid, functools.partial(uc.replace_player, deps, mid, GM, "p2", CARL, "Carl"))
+    clock.advance(7)
+    do(mid, seal(ANN, "p1", script.handed[0]))
+    do(mid, seal(CARL, "p2", script.handed[1]))
+    clock.advance(7)
+    field, one, two = script.ruling
+    uc.edit_state(deps, mid, GM, "p1", field, one, "ruling")
+    uc.edit_state(deps, mid, GM, "p2", field, two, "ruling")
+    clock.advance(7)
+    do(mid, seal(ANN, "p1", script.last[0]))
+    if finish:
+        do(mid, seal(CARL, "p2", script.last[1]))

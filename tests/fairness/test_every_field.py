@@ -13,7 +13,6 @@ message whose date fixes the beacon round."""
 from __future__ import annotations
 
 import copy
-import functools
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -23,9 +22,8 @@ import pytest
 
 from engine import usecases as uc
 from engine.verify import verify
-from tests.fairness.posting import dossier_of, started
+from tests.fairness.posting import ANN, BOB, COIN, GM, dossier_of, play, started
 
-GM, ANN, BOB, CARL = 100, 1, 2, 3
 Dossier = dict[str, Any]
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,33 +50,7 @@ INFORMATIONAL |= {"format"}
 
 def _play() -> Dossier:
     deps, clock, bot, mid = started(config={"target": 9})
-    for turn in (1, 2, 3):
-        clock.advance(7)
-        bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", {"call": turn}))
-        clock.advance(7)
-        if turn == 2:
-            bot.do(mid, lambda: uc.force_resolve(deps, mid, GM, turn=2))
-        else:
-            bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", {"call": 6}))
-    clock.advance(7)
-    bot.do(mid, lambda: uc.undo(deps, mid, GM, "misclick", turn=4))
-    clock.advance(7)
-    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", {"call": 4}))
-    bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", {"call": 5}))
-    clock.advance(7)
-    uc.pause(deps, mid, GM)
-    clock.advance(7)
-    bot.do(mid, lambda: uc.resume(deps, mid, GM))
-    bot.do(mid, lambda: uc.replace_player(deps, mid, GM, "p2", CARL, "Carl"))
-    clock.advance(7)
-    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", {"call": 2}))
-    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", {"call": 3}))
-    clock.advance(7)
-    uc.edit_state(deps, mid, GM, "p1", "score", 9, "ruling")
-    uc.edit_state(deps, mid, GM, "p2", "score", 0, "ruling")
-    clock.advance(7)
-    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", {"call": 1}))
-    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", {"call": 1}))
+    play(deps, mid, COIN, bot.do)
     clock.advance(30)
     return dossier_of(deps, mid)
 

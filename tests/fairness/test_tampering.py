@@ -22,9 +22,7 @@ from handlers.cli import main as cli
 from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.conftest import FakeClock
-from tests.fairness.posting import post
-
-GM, ANN, BOB, CARL = 100, 1, 2, 3
+from tests.fairness.posting import ANN, BOB, CARL, COIN, GM, play, post, posting
 
 Dossier = dict[str, Any]
 
@@ -39,12 +37,9 @@ def _deps() -> uc.Deps:
 
 
 def _play(deps: uc.Deps, *, finish: bool = True) -> Dossier:
+    """The suite's match (``posting.Script``) in the toy ruleset, locked without messages."""
     clock = deps.clock
     assert isinstance(clock, FakeClock)
-
-    def tick() -> None:
-        clock.advance(7)
-
     m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="coin", config={"target": 9})
     post(deps, m.id)
     mid = m.id
@@ -52,53 +47,10 @@ def _play(deps: uc.Deps, *, finish: bool = True) -> Dossier:
     uc.join(deps, mid, BOB, "Bob")
     uc.set_character(deps, mid, ANN, "p1", {})
     uc.set_character(deps, mid, BOB, "p2", {})
-    tick()
+    clock.advance(7)
     uc.start(deps, mid, GM)
     post(deps, mid)
-    for turn in (1, 2, 3):
-        tick()
-        uc.seal_order(deps, mid, ANN, "p1", {"call": turn})
-        post(deps, mid)
-        tick()
-        if turn == 2:
-            uc.force_resolve(deps, mid, GM, turn=2)
-            post(deps, mid)
-        else:
-            uc.seal_order(deps, mid, BOB, "p2", {"call": 6})
-            post(deps, mid)
-    tick()
-    uc.undo(deps, mid, GM, "misclick", turn=4)
-    post(deps, mid)
-    tick()
-    uc.seal_order(deps, mid, ANN, "p1", {"call": 4})
-    post(deps, mid)
-    uc.seal_order(deps, mid, BOB, "p2", {"call": 5})
-    post(deps, mid)
-    tick()
-    uc.pause(deps, mid, GM)
-    tick()
-    uc.resume(deps, mid, GM)
-    post(deps, mid)
-    uc.replace_player(deps, mid, GM, "p2", CARL, "Carl")
-    post(deps, mid)
-    tick()
-    uc.seal_order(deps, mid, ANN, "p1", {"call": 2})
-    post(deps, mid)
-    uc.seal_order(deps, mid, CARL, "p2", {"call": 3})
-    post(deps, mid)
-    tick()
-    uc.edit_state(deps, mid, GM, "p1", "score", 9, "ruling")
-    uc.edit_state(deps, mid, GM, "p2", "score", 0, "ruling")
-    if finish:
-        tick()
-        uc.seal_order(deps, mid, ANN, "p1", {"call": 1})
-        post(deps, mid)
-        uc.seal_order(deps, mid, CARL, "p2", {"call": 1})
-        post(deps, mid)
-    else:
-        tick()
-        uc.seal_order(deps, mid, ANN, "p1", {"call": 1})
-        post(deps, mid)
+    play(deps, mid, COIN, posting(deps), finish=finish)
     loaded = deps.repo.load(mid)
     return build_dossier(
         loaded.match,

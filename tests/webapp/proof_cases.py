@@ -33,9 +33,8 @@ from infra.beacon import LocalBeacon
 from infra.memory import MemoryRepository
 from tests.conftest import FakeClock
 from tests.fairness import test_tampering as tampering
-from tests.fairness.posting import post
+from tests.fairness.posting import ANN, BOB, GM, Script, play, post, posting
 
-GM, ANN, BOB, CARL = 100, 1, 2, 3
 Dossier = dict[str, Any]
 
 # Every shot misses (aim far off the silhouette, P9), the defaults too: nobody is hit before
@@ -47,67 +46,38 @@ def _order(move: int) -> dict[str, Any]:
     return {"move": move, "aim": [5, 5]}
 
 
+PISTOL = Script(
+    ann=(_order(-1), _order(0), _order(1)),
+    bob=_order(1),
+    replay=(_order(2), _order(-2)),
+    handed=(_order(0), _order(-1)),
+    last=(_order(1), _order(1)),
+    ruling=("shrugs_left", 3, 2),
+)
+CHARACTERS = (
+    {"weapon": "revolver", "perks": ["thick_skinned"]},
+    {"weapon": "derringer", "perks": ["lucky"]},
+)
+
+
 def pistol_match(*, finish: bool = True) -> Dossier:
-    """``test_tampering._play`` in pistol: turn 1 all sealed, turn 2 forced (Bob's default),
-    turn 3 undone and played again, a pause, Bob's seat handed to Carl, two GM rulings,
-    turn 5 the last (a draw at the turn limit)."""
+    """``test_tampering._play`` in pistol (``posting.Script``; turn 5 the last: a draw at the
+    turn limit)."""
     clock = FakeClock()
     deps = uc.Deps(
         repo=MemoryRepository(), clock=clock, entropy=uc.SystemEntropy(), beacon=LocalBeacon()
     )
-
-    def tick() -> None:
-        clock.advance(7)
-
     m = uc.create_match(deps, chat_id=-5, gm_user_id=GM, ruleset_id="pistol", config=CONFIG)
     mid = m.id
     post(deps, mid)
     uc.join(deps, mid, ANN, "Ann")
     uc.join(deps, mid, BOB, "Bob")
-    uc.set_character(deps, mid, ANN, "p1", {"weapon": "revolver", "perks": ["thick_skinned"]})
-    uc.set_character(deps, mid, BOB, "p2", {"weapon": "derringer", "perks": ["lucky"]})
-    tick()
+    uc.set_character(deps, mid, ANN, "p1", CHARACTERS[0])
+    uc.set_character(deps, mid, BOB, "p2", CHARACTERS[1])
+    clock.advance(7)
     uc.start(deps, mid, GM)
     post(deps, mid)
-    for turn in (1, 2, 3):
-        tick()
-        uc.seal_order(deps, mid, ANN, "p1", _order(turn - 2))
-        post(deps, mid)
-        tick()
-        if turn == 2:
-            uc.force_resolve(deps, mid, GM, turn=2)
-        else:
-            uc.seal_order(deps, mid, BOB, "p2", _order(1))
-        post(deps, mid)
-    tick()
-    uc.undo(deps, mid, GM, "misclick", turn=4)
-    post(deps, mid)
-    tick()
-    uc.seal_order(deps, mid, ANN, "p1", _order(2))
-    post(deps, mid)
-    uc.seal_order(deps, mid, BOB, "p2", _order(-2))
-    post(deps, mid)
-    tick()
-    uc.pause(deps, mid, GM)
-    tick()
-    uc.resume(deps, mid, GM)
-    post(deps, mid)
-    uc.replace_player(deps, mid, GM, "p2", CARL, "Carl")
-    post(deps, mid)
-    tick()
-    uc.seal_order(deps, mid, ANN, "p1", _order(0))
-    post(deps, mid)
-    uc.seal_order(deps, mid, CARL, "p2", _order(-1))
-    post(deps, mid)
-    tick()
-    uc.edit_state(deps, mid, GM, "p1", "shrugs_left", 3, "ruling")
-    uc.edit_state(deps, mid, GM, "p2", "shrugs_left", 2, "ruling")
-    tick()
-    uc.seal_order(deps, mid, ANN, "p1", _order(1))
-    post(deps, mid)
-    if finish:
-        uc.seal_order(deps, mid, CARL, "p2", _order(1))
-        post(deps, mid)
+    play(deps, mid, PISTOL, posting(deps), finish=finish)
     loaded = deps.repo.load(mid)
     return build_dossier(
         loaded.match, deps.repo.history(mid), list(loaded.orders.values()), generated_at=clock()
@@ -120,38 +90,8 @@ def pistol_locked_match() -> Dossier:
     commitment."""
     from tests.fairness.posting import dossier_of, started
 
-    characters = (
-        {"weapon": "revolver", "perks": ["thick_skinned"]},
-        {"weapon": "derringer", "perks": ["lucky"]},
-    )
-    deps, clock, bot, mid = started("pistol", CONFIG, characters)
-    for turn in (1, 2, 3):
-        clock.advance(7)
-        bot.do(mid, functools.partial(uc.seal_order, deps, mid, ANN, "p1", _order(turn - 2)))
-        clock.advance(7)
-        if turn == 2:
-            bot.do(mid, lambda: uc.force_resolve(deps, mid, GM, turn=2))
-        else:
-            bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", _order(1)))
-    clock.advance(7)
-    bot.do(mid, lambda: uc.undo(deps, mid, GM, "misclick", turn=4))
-    clock.advance(7)
-    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(2)))
-    bot.do(mid, lambda: uc.seal_order(deps, mid, BOB, "p2", _order(-2)))
-    clock.advance(7)
-    uc.pause(deps, mid, GM)
-    clock.advance(7)
-    bot.do(mid, lambda: uc.resume(deps, mid, GM))
-    bot.do(mid, lambda: uc.replace_player(deps, mid, GM, "p2", CARL, "Carl"))
-    clock.advance(7)
-    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(0)))
-    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(-1)))
-    clock.advance(7)
-    uc.edit_state(deps, mid, GM, "p1", "shrugs_left", 3, "ruling")
-    uc.edit_state(deps, mid, GM, "p2", "shrugs_left", 2, "ruling")
-    clock.advance(7)
-    bot.do(mid, lambda: uc.seal_order(deps, mid, ANN, "p1", _order(1)))
-    bot.do(mid, lambda: uc.seal_order(deps, mid, CARL, "p2", _order(1)))
+    deps, clock, bot, mid = started("pistol", CONFIG, CHARACTERS)
+    play(deps, mid, PISTOL, bot.do)
     clock.advance(30)
     return dossier_of(deps, mid)
 

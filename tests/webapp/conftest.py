@@ -38,6 +38,15 @@ class Page:
         return self.webapp.handle("POST", path, {"Authorization": f"tma {init}"}, raw)
 
 
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Headless Chromium (``tests/webapp/browser.py``), one per test module."""
+    from tests.webapp import browser
+
+    with browser.chromium() as driver:
+        yield driver
+
+
 @pytest.fixture
 def page() -> Iterator[Page]:
     h = Harness()

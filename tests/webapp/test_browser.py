@@ -20,12 +20,6 @@ SKIP = browser.skip_reason()
 pytestmark = pytest.mark.skipif(SKIP is not None, reason=str(SKIP))
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with browser.chromium() as driver:
-        yield driver
-
-
 def _serve(page: Page) -> Served:
     return serve(page.webapp, lock=page.backend.lock)
 

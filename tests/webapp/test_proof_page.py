@@ -13,32 +13,20 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from engine.beacon import QUICKNET, verify_signature
-from handlers.webapp.server import Served, serve
+from handlers.webapp.server import serve
 from tests.webapp import browser
 from tests.webapp.conftest import Page
 from tests.webapp.proof_cases import all_cases
-from tests.webapp.test_browser import css, wait
+from tests.webapp.test_browser import css, open_as, wait
 
 SKIP = browser.skip_reason()
 pytestmark = pytest.mark.skipif(SKIP is not None, reason=str(SKIP))
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with browser.chromium() as driver:
-        yield driver
-
-
-def _open(driver: Any, served: Served, page: Page, user: dict[str, Any], query: str) -> None:
-    who = {k: user[k] for k in ("id", "first_name", "language_code")}
-    browser.open_page(driver, served.url + query, page.init(user), who)
 
 
 RUN_ALL = """
@@ -62,7 +50,7 @@ def test_the_page_gives_the_verdict_of_sekundant_verify_on_every_case(
     signatures = [SIGNATURE, *(v for _, v in VARIANTS)]
     served = serve(page.webapp, lock=page.backend.lock)
     try:
-        _open(chromium, served, page, page.duel.alice, "?verify")
+        open_as(chromium, served, page, page.duel.alice, "?verify")
         wait(chromium, lambda d: d.find_elements("css selector", "#proof-file"))
         chromium.set_script_timeout(240)
         got = chromium.execute_async_script(
@@ -86,7 +74,7 @@ def test_a_player_reads_the_proof_of_a_finished_duel(chromium: Any, page: Page) 
     page.duel.play_out()
     served = serve(page.webapp, lock=page.backend.lock)
     try:
-        _open(chromium, served, page, page.duel.bob, "?proof=m00001")
+        open_as(chromium, served, page, page.duel.bob, "?proof=m00001")
         line = wait(chromium, lambda d: d.find_elements("css selector", "#verdict .verdict"))[0]
         turns = len(page.h.deps.repo.history("m00001")) - 1
         assert line.text == (
@@ -118,7 +106,7 @@ def test_a_tampered_file_picked_in_the_page_is_named(
     path.write_text(json.dumps(bad, ensure_ascii=False), encoding="utf-8")
     served = serve(page.webapp, lock=page.backend.lock)
     try:
-        _open(chromium, served, page, page.duel.alice, "?verify")
+        open_as(chromium, served, page, page.duel.alice, "?verify")
         picker = wait(chromium, lambda d: d.find_elements("css selector", "#proof-file"))[0]
         picker.send_keys(str(path))
         line = wait(
@@ -134,12 +122,12 @@ def test_a_player_of_a_running_match_may_not_have_its_dossier(chromium: Any, pag
     page.duel.start()
     served = serve(page.webapp, lock=page.backend.lock)
     try:
-        _open(chromium, served, page, page.duel.bob, "?proof=m00001")
+        open_as(chromium, served, page, page.duel.bob, "?proof=m00001")
         note = wait(chromium, lambda d: d.find_elements("css selector", "#note.error"))[0]
         assert note.text == (
             "Only the GM, or a player of the match once it is over, can open its record."
         )
-        _open(chromium, served, page, page.duel.gm, "?proof=m00001")  # the GM may, any time
+        open_as(chromium, served, page, page.duel.gm, "?proof=m00001")  # the GM may, any time
         line = wait(chromium, lambda d: d.find_elements("css selector", "#verdict .verdict"))[0]
         assert line.text.startswith("✅ Turns checked: 0.")
     finally:
@@ -156,7 +144,7 @@ def test_a_plans_record_says_what_is_left_to_sekundant_verify(
     path.write_text(text, encoding="utf-8")
     served = serve(page.webapp, lock=page.backend.lock)
     try:
-        _open(chromium, served, page, page.duel.bob, "?verify")
+        open_as(chromium, served, page, page.duel.bob, "?verify")
         picker = wait(chromium, lambda d: d.find_elements("css selector", "#proof-file"))[0]
         picker.send_keys(str(path))
         out = wait(chromium, lambda d: d.find_elements("css selector", "#proof-file-out #verdict"))

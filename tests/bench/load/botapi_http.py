@@ -14,11 +14,12 @@ import email.parser
 import email.policy
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qsl
 
 from handlers.telegram.fake_api import FakeBotAPI, _ApiError
+from tests.bench.load.loopback import json_server
 
 
 def _value(raw: str) -> Any:
@@ -58,31 +59,14 @@ class BotAPIServer:
         self.api = api or FakeBotAPI()
         self.lock = threading.Lock()
         self.calls = 0
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self) -> None:
-                method = self.path.rsplit("/", 1)[-1]
-                body = self.rfile.read(int(self.headers.get("content-length") or 0))
-                params = decode(self.headers.get("content-type", ""), body)
-                code, answer = server.handle(method, params)
-                raw = json.dumps(answer).encode()
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *_args: Any) -> None:  # quiet
-                return
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._httpd, self.url = json_server(self._respond)
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
+
+    def _respond(self, request: BaseHTTPRequestHandler) -> tuple[int, dict[str, Any]]:
+        method = request.path.rsplit("/", 1)[-1]
+        body = request.rfile.read(int(request.headers.get("content-length") or 0))
+        return self.handle(method, decode(request.headers.get("content-type", ""), body))
 
     def handle(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """One Bot API call, as the fake answers it (its call log included)."""

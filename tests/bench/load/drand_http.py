@@ -12,14 +12,13 @@ periods) and kept, so an answer never waits for the signing.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from engine.beacon import Network, randomness_of, round_after, round_time
 from infra.beacon import LocalBeacon
+from tests.bench.load.loopback import json_server
 
 CHAIN_HASH = "10ca1" * 12 + "7e57"  # the local network's made-up chain hash (64 hex digits)
 AHEAD = 4  # periods signed ahead
@@ -35,26 +34,7 @@ class DrandRelay:
         self._signed: dict[int, str] = {}
         self._lock = threading.Lock()
         self._closed = threading.Event()
-        relay = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_GET(self) -> None:
-                code, answer = relay.answer(self.path)
-                raw = json.dumps(answer).encode()
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            def log_message(self, *_args: Any) -> None:  # quiet
-                return
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._httpd, self.url = json_server(lambda request: self.answer(request.path))
         self._sign_ahead()  # the current rounds before the first request
         self._threads = [
             threading.Thread(target=self._httpd.serve_forever, daemon=True),

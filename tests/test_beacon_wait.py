@@ -20,15 +20,11 @@ from engine.beacon import QUICKNET, round_time
 from engine.errors import ConflictError
 from engine.match import Match, Phase
 from engine.usecases import CountingEntropy, Deps
-from infra.beacon import DrandBeacon
 from infra.later import MemoryLater
 from infra.memory import MemoryRepository
 from tests.support.clock import FakeClock
+from tests.support.drand import SIGNATURE, relayed
 
-SIGNATURE = (
-    "a5d07c0071b4e386b3ae09206522253c68fefe8490ad59ecc44a7dd0d0745be9"
-    "1da5779e2247a82403fbc0cb9a34cb61"
-)
 RELAY_MARGIN = 0.2  # infra.beacon.DrandBeacon: relays serve a round a moment after its time
 
 
@@ -65,23 +61,8 @@ class LosesRaces(MemoryRepository):
 
 def _world() -> tuple[Deps, LosesRaces, FakeClock, list[float], Relays]:
     clock = FakeClock(1_764_440_000.5)
-    slept: list[float] = []
-
-    def sleep(seconds: float) -> None:
-        slept.append(seconds)
-        clock.advance(seconds)
-
     relays = Relays(clock)
-    # The fake relays answer every round with one real signature (of another round): this
-    # test is about timing, so the adapter's signature check is bypassed here only
-    # (tests/fairness/test_subgroup.py covers the check).
-    beacon = DrandBeacon(
-        urls=("https://relay.example",),
-        clock=clock,
-        sleep=sleep,
-        get=relays.get,
-        check=lambda network, number, signature: True,
-    )
+    beacon, slept = relayed(clock, relays.get)
     repo = LosesRaces()
     deps = Deps(repo=repo, clock=clock, entropy=CountingEntropy("w"), beacon=beacon)
     return deps, repo, clock, slept, relays

@@ -26,18 +26,12 @@ from handlers import lambda_resolver, lambda_sweeper
 from handlers.runtime import Runtime, cold_start
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID
-from infra.beacon import DrandBeacon
 from tests.serverless.conftest import WebhookHarness
 from tests.serverless.duel import open_duel
 from tests.serverless.webhook_harness import REGION, fixture, lambda_env
 from tests.support.clock import FakeClock
+from tests.support.drand import SIGNATURE, relayed
 
-# A real quicknet signature (of another round): this test is about when rounds are asked for,
-# so the adapter's signature check is bypassed (tests/fairness/test_subgroup.py covers it).
-SIGNATURE = (
-    "a5d07c0071b4e386b3ae09206522253c68fefe8490ad59ecc44a7dd0d0745be9"
-    "1da5779e2247a82403fbc0cb9a34cb61"
-)
 MISS = "/order move 0 aim 5:5"  # wide of the mark: the duel goes on
 
 
@@ -148,19 +142,7 @@ def world(
         "QueueUrl"
     ]
     relays = Relays(clock)
-    slept: list[float] = []
-
-    def sleep(seconds: float) -> None:  # what a function waiting for a round would do
-        slept.append(seconds)
-        clock.advance(seconds)
-
-    beacon = DrandBeacon(
-        urls=("https://relay.example",),
-        clock=clock,
-        sleep=sleep,
-        get=relays.get,
-        check=lambda network, number, signature: True,
-    )
+    beacon, slept = relayed(clock, relays.get)  # sleeps recorded: a function must not wait
     env = lambda_env(aws.secret_arn) | {"SEKUNDANT_RESOLVE_QUEUE": url}  # type: ignore[attr-defined]
     made = [
         cold_start(env, webhook=webhook, request=fake_api, clients=aws, clock=clock, beacon=beacon)
@@ -181,6 +163,13 @@ def _seal_all_but_last(w: World) -> tuple[str, dict[str, Any]]:
     w.slept.clear()  # the start waits for its round once (docs/deploy.md, "The beacon wait")
     w.relays.asked.clear()
     return match_id, bob
+
+
+def _past_due(w: World, match_id: str) -> None:
+    """The clock past the locked turn's round and the relays' margin: the message is due."""
+    match = w.h.deps.repo.load(match_id).match
+    assert match.beacon_round is not None
+    w.h.clock.now = round_time(QUICKNET, match.beacon_round) + usecases.LATER_MARGIN + 1
 
 
 def _reveals(w: World, turn: int) -> list[str]:
@@ -226,9 +215,7 @@ def test_a_duplicate_message_and_one_for_a_resolved_turn_do_nothing(world: World
     w = world
     match_id, bob = _seal_all_but_last(w)
     w.h.say(bob, int(bob["id"]), MISS)
-    match = w.h.deps.repo.load(match_id).match
-    assert match.beacon_round is not None
-    w.h.clock.now = round_time(QUICKNET, match.beacon_round) + usecases.LATER_MARGIN + 1
+    _past_due(w, match_id)
     (message,) = w.receive()
     # SQS delivers at least once: the same message twice, at once.
     assert w.invoke([message, message]) == {"batchItemFailures": []}
@@ -249,9 +236,7 @@ def test_a_round_late_at_the_relays_is_asked_for_again_a_little_later(world: Wor
     match_id, bob = _seal_all_but_last(w)
     w.relays.late = 2.5  # the relays serve the round 2.5 s late
     w.h.say(bob, int(bob["id"]), MISS)
-    match = w.h.deps.repo.load(match_id).match
-    assert match.beacon_round is not None
-    w.h.clock.now = round_time(QUICKNET, match.beacon_round) + usecases.LATER_MARGIN + 1
+    _past_due(w, match_id)
     assert w.pump() == 1
     assert w.h.deps.repo.load(match_id).match.turn == 1  # not to be had yet
     assert w.jobs() == [{"match_id": match_id, "turn": 1, "attempt": 2}]
@@ -298,9 +283,7 @@ def test_a_failing_resolve_is_reported_for_sqs_to_offer_again(world: World) -> N
     w = world
     match_id, bob = _seal_all_but_last(w)
     w.h.say(bob, int(bob["id"]), MISS)
-    match = w.h.deps.repo.load(match_id).match
-    assert match.beacon_round is not None
-    w.h.clock.now = round_time(QUICKNET, match.beacon_round) + usecases.LATER_MARGIN + 1
+    _past_due(w, match_id)
     repo: Any = w.resolver.deps.repo
     real = repo.load
 
@@ -340,9 +323,9 @@ def test_a_turn_the_deadline_locks_goes_through_the_queue_too(world: World) -> N
     w.h.clock.advance(3601)
     lambda_sweeper.sweep(w.sweeper)
     match = w.h.deps.repo.load(match_id).match
-    assert match.turn == 1 and match.lock_message is not None and match.beacon_round is not None
+    assert match.turn == 1 and match.lock_message is not None
     assert w.slept == [] and w.jobs() == [{"match_id": match_id, "turn": 1, "attempt": 1}]
-    w.h.clock.now = round_time(QUICKNET, match.beacon_round) + usecases.LATER_MARGIN + 1
+    _past_due(w, match_id)
     assert w.pump() == 1
     assert w.h.deps.repo.load(match_id).match.turn == 2
     assert len(_reveals(w, 1)) == 1 and w.slept == [] and w.queued() == 0

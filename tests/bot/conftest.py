@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from engine.match import Phase
+from handlers.telegram.callbacks import Callback
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import GROUP_ID, Harness
 from tests.support.fixtures import load as fixture
 
 __all__ = ["Duel", "fixture"]
+
+MID = "m00001"  # the duel's match: the first the harness creates
 
 
 class Duel:
@@ -70,6 +73,28 @@ class Duel:
 
     def status_msg(self) -> Any:
         return self.h.api.message(self.g, int(self.match().ui["status"]))
+
+    def panel(self, kind: str, *args: str) -> bool:
+        """The GM presses ``kind`` (with ``args``) in the status message's panel; True, so
+        presses chain (``duel.panel("gun") and duel.panel("guc")``)."""
+        h = self.h
+        turn = h.deps.repo.load(MID).match.turn
+        h.click(self.gm, self.status_msg(), h.services.cb(Callback(kind, MID, turn, args)))
+        return True
+
+    def end(self, how: str, between: Callable[[], object] = lambda: None) -> None:
+        """End the running duel: ``result`` (the GM names Bob's seat the winner), ``draw``
+        (the GM ends it), or ``forfeit`` (Bob gives up; ``between`` runs between his command
+        and his confirmation)."""
+        if how == "result":
+            self.panel("gwc", "p2")
+        elif how == "draw":
+            self.panel("gend")
+            self.panel("gec")
+        else:
+            self.h.say(self.bob, self.b, "/forfeit")
+            between()
+            self.h.press_text(self.bob, self.h.last(self.b, with_buttons=True), "forfeit")
 
 
 @pytest.fixture

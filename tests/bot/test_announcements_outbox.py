@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 
 from engine.match import Phase
-from handlers.telegram.callbacks import Callback
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import Harness
 from handlers.telegram.shared import outbox
@@ -62,12 +61,6 @@ def watched() -> Iterator[tuple[Duel, Recorder]]:
     h.close()
 
 
-def _press(duel: Duel, kind: str, *args: str) -> bool:
-    m = duel.h.deps.repo.load(MID).match
-    duel.h.click(duel.gm, duel.status_msg(), duel.h.services.cb(Callback(kind, MID, m.turn, args)))
-    return True
-
-
 def _turn_one(duel: Duel) -> None:
     duel.alice_seals(0, -3, 3)
     duel.h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
@@ -83,12 +76,12 @@ def test_the_gm_panels_announcements_go_through_the_outbox(
     h.press_text(duel.gm, duel.lobby_msg, "Start")
     _turn_one(duel)
     steps: list[tuple[str, Callable[[], object]]] = [
-        ("pause", lambda: _press(duel, "gpa")),
-        ("resume", lambda: _press(duel, "gre")),
-        ("extend", lambda: _press(duel, "gex", "3600")),
+        ("pause", lambda: duel.panel("gpa")),
+        ("resume", lambda: duel.panel("gre")),
+        ("extend", lambda: duel.panel("gex", "3600")),
         ("ruling", lambda: h.say(duel.gm, duel.g, "/edit p1 shrugs_left 2 a doctor")),
-        ("undo", lambda: _press(duel, "gun") and _press(duel, "guc")),
-        ("remove", lambda: _press(duel, "gko", "p2") and _press(duel, "gkc", "p2")),
+        ("undo", lambda: duel.panel("gun") and duel.panel("guc")),
+        ("remove", lambda: duel.panel("gko", "p2") and duel.panel("gkc", "p2")),
     ]
     sent_before = len(h.texts(duel.g))
     for name, step in steps:
@@ -110,15 +103,8 @@ def test_the_end_of_a_match_goes_through_the_outbox(
     h = duel.h
     duel.start()
     with rec.watching() as outside:
-        if how == "result":
-            _press(duel, "gwc", "p2")
-        elif how == "draw":
-            _press(duel, "gend")
-            _press(duel, "gec")
-        else:
-            h.say(duel.bob, duel.b, "/forfeit")
-            outside.clear()  # the confirmation: the answer to Bob's own command
-            h.press_text(duel.bob, h.last(duel.b, with_buttons=True), "forfeit")
+        # Bob's forfeit asks him to confirm: the answer to his own command is no announcement.
+        duel.end(how, between=outside.clear)
     assert outside == [], how
     assert h.deps.repo.load(MID).match.phase is Phase.FINISHED
     assert "Final" in h.texts(duel.g)[-1]

@@ -166,11 +166,6 @@ def recorded() -> Iterator[tuple[Duel, Recorder]]:
     h.close()
 
 
-def _press(duel: Duel, kind: str, *args: str) -> None:
-    m = duel.h.deps.repo.load(MID).match
-    duel.h.click(duel.gm, duel.status_msg(), duel.h.services.cb(Callback(kind, MID, m.turn, args)))
-
-
 def _session(duel: Duel) -> list[str]:
     """Play every feature once; the steps reached (the dice may end the duel early)."""
     h = duel.h
@@ -194,9 +189,9 @@ def _session(duel: Duel) -> list[str]:
     h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
     duel.alice_seals(0, -3, 3)
     # The GM panel: pause, resume, extend, a ruling.
-    _press(duel, "gpa")
-    _press(duel, "gre")
-    _press(duel, "gex", "3600")
+    duel.panel("gpa")
+    duel.panel("gre")
+    duel.panel("gex", "3600")
     h.say(duel.gm, duel.g, "/edit p1 shrugs_left 2 a doctor")
     reached.append("panel")
     # Bob's seat handed over to Dave, then the GM role to Alice.
@@ -249,16 +244,10 @@ def test_no_end_or_removal_sends_outside_the_outbox(
     duel.start()
     duel.alice_seals(0, -3, 3)  # an open builder's keyboard for the farewell to drop
     if how == "remove":
-        _press(duel, "gko", "p2")
-        _press(duel, "gkc", "p2")
-    elif how == "result":
-        _press(duel, "gwc", "p2")
-    elif how == "draw":
-        _press(duel, "gend")
-        _press(duel, "gec")
+        duel.panel("gko", "p2")
+        duel.panel("gkc", "p2")
     else:
-        h.say(duel.bob, duel.b, "/forfeit")
-        h.press_text(duel.bob, h.last(duel.b, with_buttons=True), "forfeit")
+        duel.end(how)
     assert h.deps.repo.load(MID).match.phase is Phase.FINISHED
     new = {s: e for s, e in rec.found.items() if s not in KNOWN_DIRECT}
     assert new == {}, f"sent outside the outbox after a write: {sorted(new.items())}"

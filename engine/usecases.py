@@ -9,6 +9,7 @@ Results are returned to the caller (the bot), which renders and sends them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
@@ -504,7 +505,16 @@ def seal_order(
     reuse = [known] if known is not None and known.match.id == match_id else []
 
     def step() -> SealResult:
-        loaded = reuse.pop() if reuse else deps.repo.load(match_id)
+        if reuse:  # the caller's read: trusted only through a save conditional on it
+            with contextlib.suppress(ConflictError, Rejection):
+                res = attempt(reuse.pop())
+                if not res.unchanged:
+                    return res
+            # A conflict, a refusal or nothing to write, decided on what the caller read:
+            # the stored match decides.
+        return attempt(deps.repo.load(match_id))
+
+    def attempt(loaded: Loaded) -> SealResult:
         if not bound:
             bound.append(loaded.match.turn)
         if loaded.match.turn != bound[0]:

@@ -242,3 +242,20 @@ def test_a_builder_refused_while_the_other_goes_is_sent_again_alone(
     assert net.sent_to(duel.a) == to_alice  # Alice's builder: once
     assert net.sent_to(duel.b) - to_bob == 3  # the receipt, the refused builder, the builder
     assert duel.match().turn == 2
+
+
+def test_the_seal_that_locks_the_turn_gets_a_receipt_with_nothing_left_to_change(
+    beacon_duel: tuple[Duel, Reading, Network],
+) -> None:
+    """A locked turn takes no seal, change or withdrawal: the receipt of the order that locked
+    it offers no Change or Withdraw (they would be refused), so nothing is remembered for it
+    (one write fewer) and its keyboard needs no clearing when the turn resolves."""
+    duel, _repo, _net = beacon_duel
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, -3, 3)
+    h.now += 1.25
+    h.say(duel.bob, duel.b, MISS)
+    (receipt,) = [m for m in h.api.chat(duel.b).messages if "the public dice are rolling" in m.text]
+    assert duel.match().turn == 2  # resolved: the receipt was not given a keyboard then either
+    assert "Your order completed turn 1" in receipt.text and not receipt.reply_markup

@@ -238,7 +238,10 @@ async def _seal(
         if isinstance(latest, BaseException):
             raise latest
         # A lost receipt must not cost the group its status, nor the turn its lock message.
-        receipt = None if isinstance(sent, BaseException) else sent  # a typed order's
+        # A typed order's receipt is remembered (its keyboard goes when the turn resolves);
+        # the one of the seal that locked the turn has none.
+        locked = res.match.locked_at is not None
+        receipt = None if isinstance(sent, BaseException) or locked else sent
         latest = await stale.remember(context, res.match, [receipt], known=latest)
         if res.match.locked_at is not None:  # this seal locked it (not another's)
             await after_lock(context, latest, res.fingerprints)
@@ -261,7 +264,9 @@ async def send_receipt(
     keyboard can go when the turn resolves: ``stale``)."""
     svc = context.svc
     final = match.turn != order.turn or match.phase is not Phase.RUNNING
-    receipt = receipt_screen(tr, match, order, replaced, svc.deps.clock(), final=final)
+    locked = not final and match.locked_at is not None  # no Change, no Withdraw any more
+    now = svc.deps.clock()
+    receipt = receipt_screen(tr, match, order, replaced, now, final=final, locked=locked)
     user_id = order.by_user if order.by_user is not None else match.gm_user_id
     if where.get("message") is not None:
         await edit(context, user_id, int(where["message"]), receipt)

@@ -14,7 +14,9 @@ membership          ``USER#<user id>``     ``MATCH#<id>``              -
 preferences         ``USER#<user id>``     ``PREFS``                   -
 processed update    ``UPDATE#<update id>``  ``UPDATE``                  - (``ttl``; a lease:
                                                                        ``token``, ``lease``)
-owed message        ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` while pending
+owed message (old)  ``MATCH#<id>``         ``OWED#<key>``              GSI1 ``OWED`` (now entries
+                                                                       of the match item, ``ow``;
+                                                                       ``infra.dynamo_outbox``)
 chat lock           ``CHAT#<chat id>``     ``LOCK``                    - (``match_id``)
 roster character    ``USER#<user id>``     ``CHAR#<ruleset>#<key>``    -
 group library       ``CHAT#<chat id>``     ``LIB#<ruleset>``           -
@@ -41,7 +43,7 @@ import time
 import uuid
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -59,6 +61,7 @@ from engine.ports import (
     result_users,
 )
 from infra import docpack
+from infra.dynamo_outbox import OWE, InlineOutbox
 
 log = logging.getLogger("sekundant.storage")
 
@@ -71,8 +74,6 @@ MATCH_SK = "CUR#MATCH"
 ORDER_SK = "CUR#ORDER#"
 TURN_SK = "TURN#"
 CONF_SK = "TURN#CONF#"  # sorts after every "TURN#<digits>": one history Query reads both
-OWED_SK = "OWED#"
-OWED_TTL_SECONDS = 14 * 24 * 3600  # a delivered (or given up) owed item is kept this long
 _USERS_CACHE_MAX = 1024
 
 Item = dict[str, dict[str, Any]]
@@ -122,11 +123,13 @@ _LISTED_PROJECTION = ", ".join(_LISTED)
 @dataclass(frozen=True, slots=True)
 class _Seen:
     """What this instance's last load (or save) of a match found at ``version``: whether its
-    item has the ``ord`` map, and the pids of order items written before orders moved there."""
+    item has the ``ord`` map, the pids of order items written before orders moved there, and
+    whether it has the outbox's map ``ow``."""
 
     version: int
     inline: bool
     legacy: frozenset[str]
+    owe: bool = False
 
 
 def _sortable(value: float) -> str:
@@ -134,7 +137,7 @@ def _sortable(value: float) -> str:
     return f"{max(value, 0.0):017.6f}"
 
 
-class DynamoRepository:
+class DynamoRepository(InlineOutbox):
     """The :class:`~engine.ports.MatchRepository` port on one DynamoDB table."""
 
     def __init__(self, client: Any, table: str) -> None:
@@ -148,6 +151,7 @@ class DynamoRepository:
         # (match id, config ref) this instance wrote or read: not written again.
         self._configs: set[tuple[str, str]] = set()
         self._seen: dict[str, _Seen] = {}  # by match id; guarded by _users_lock
+        self._init_outbox()
 
     # ------------------------------------------------------------------ keys and items
 
@@ -222,21 +226,6 @@ class DynamoRepository:
             }
             for i in range(parts)
         ]
-
-    def _owed_item(self, item: Owed) -> Item:
-        out: Item = {
-            "PK": _s(f"MATCH#{item.match_id}"),
-            "SK": _s(f"{OWED_SK}{item.key}"),
-            "type": _s("owed"),
-            "doc": _s(_dumps(item.to_doc())),
-            "token": _s(item.token),
-        }
-        if item.done:  # out of the index; swept by TTL after a while
-            out["ttl"] = _n(math.ceil(max(item.next_at, item.created_at) + OWED_TTL_SECONDS))
-        else:
-            out["GSI1PK"] = _s("OWED")
-            out["GSI1SK"] = _s(f"{_sortable(item.next_at)}#{item.match_id}#{item.key}")
-        return out
 
     # ------------------------------------------------------------------ membership cache
 
@@ -391,7 +380,7 @@ class DynamoRepository:
         self._remember(match_id, match.version, frozenset(index_users(match)))
         self._see(
             match_id,
-            _Seen(match.version, ORDERS in head, frozenset(o.pid for o in legacy)),
+            _Seen(match.version, ORDERS in head, frozenset(o.pid for o in legacy), OWE in head),
         )
         return Loaded(match, orders)
 
@@ -448,8 +437,6 @@ class DynamoRepository:
         if record is not None:
             for it in self._record_items(record):
                 put(it)
-        for owed in owe:  # replaces a pending item of the same key (and its lease)
-            put(self._owed_item(replace(owed, token="", lease=0.0, done=False)))
         users = frozenset(index_users(match)) if match.phase is not Phase.FINISHED else frozenset()
         before = self._known_users(match.id, expected_version)
         if before is None:
@@ -469,13 +456,16 @@ class DynamoRepository:
             orders=orders if reset else None,
             set_orders=set_orders,
             remove_orders=remove_orders,
+            # In the match item: an entry replaces a pending one of its key (and its lease).
+            owe={o.key: o for o in owe},
+            owe_whole=not seen.owe,
         )
         if ops:
             self._transact(match.id, [{"Update": update}, *ops.values()])
         else:
             self._update_alone(match.id, update)
         self._remember(match.id, version, users)
-        self._see(match.id, _Seen(version, True, seen.legacy - stale))
+        self._see(match.id, _Seen(version, True, seen.legacy - stale, seen.owe or bool(owe)))
         for _, sk in ops:
             if sk.startswith(CONF_SK) and len(self._configs) < 4096:
                 self._configs.add((match.id, sk.removeprefix(CONF_SK)))
@@ -489,10 +479,13 @@ class DynamoRepository:
         orders: Mapping[str, Any] | None,
         set_orders: Mapping[str, Any],
         remove_orders: Sequence[str],
+        owe: Mapping[str, Owed] = {},
+        owe_whole: bool = False,
     ) -> dict[str, Any]:
         """The match item written as ``item`` (what a Put of it would leave: attributes it
         lacks are removed), conditional on ``expected_version``; its sealed orders replaced by
-        ``orders``, or entries set and removed one by one (the others stay as stored)."""
+        ``orders``, or entries set and removed one by one (the others stay as stored); the
+        outbox's entries ``owe`` set (the others, and their deliveries, stay as they are)."""
         names: dict[str, str] = {}
         values: dict[str, Any] = {":expected": _n(expected_version)}
         sets: list[str] = []
@@ -516,6 +509,10 @@ class DynamoRepository:
         for i, pid in enumerate(remove_orders):
             names[f"#q{i}"] = pid
             removes.append(f"#o.#q{i}")
+        owe_sets, owe_names, owe_values = self.owe_clauses(owe, owe_whole)
+        sets += owe_sets
+        names.update({k: str(v) for k, v in owe_names.items()})
+        values.update(owe_values)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
         return {
             "TableName": self.table,
@@ -687,84 +684,6 @@ class DynamoRepository:
             ExpressionAttributeValues={":d": _s(detail), ":one": _n(1)},
         )
         return True
-
-    # ------------------------------------------------------------------ outbox
-
-    def owed(self, match_id: str) -> list[Owed]:
-        items = self._query(
-            KeyConditionExpression="PK = :pk AND begins_with(SK, :o)",
-            ExpressionAttributeValues={":pk": _s(f"MATCH#{match_id}"), ":o": _s(OWED_SK)},
-            ConsistentRead=True,
-        )
-        owed = [Owed.from_doc(json.loads(i["doc"]["S"])) for i in items]
-        return sorted((o for o in owed if not o.done), key=lambda o: o.seq)
-
-    def _put_owed_if(self, item: Owed, token: str) -> bool:
-        try:
-            self.client.put_item(
-                TableName=self.table,
-                Item=self._owed_item(item),
-                ConditionExpression="#token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={":token": _s(token)},
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
-
-    def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
-        got = self.client.get_item(
-            TableName=self.table,
-            Key={"PK": _s(f"MATCH#{match_id}"), "SK": _s(f"{OWED_SK}{key}")},
-            ConsistentRead=True,
-        )
-        if "Item" not in got:
-            return None
-        item = Owed.from_doc(json.loads(got["Item"]["doc"]["S"]))
-        if item.done or item.next_at > now or item.lease > now:
-            return None
-        claimed = replace(item, token=uuid.uuid4().hex, lease=now + lease)
-        return claimed if self._put_owed_if(claimed, item.token) else None
-
-    def update_owed(self, item: Owed) -> bool:
-        if not item.token:
-            return False
-        if item.done and not item.error:
-            # Delivered: deleted rather than kept until its TTL, so :meth:`owed` (a Query of
-            # the match's OWED# items, billed for every item it reads) reads only what is
-            # pending, not every message the match ever sent. Given-up items stay (with
-            # their error, until the TTL): rare, and what an operator looks for.
-            return self._delete_owed_if(item)
-        return self._put_owed_if(item, item.token)
-
-    def _delete_owed_if(self, item: Owed) -> bool:
-        try:
-            self.client.delete_item(
-                TableName=self.table,
-                Key={"PK": _s(f"MATCH#{item.match_id}"), "SK": _s(f"{OWED_SK}{item.key}")},
-                ConditionExpression="#token = :token",
-                ExpressionAttributeNames={"#token": "token"},
-                ExpressionAttributeValues={":token": _s(item.token)},
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        return True
-
-    def owed_due(self, now: float, limit: int = 100) -> list[str]:
-        found: dict[str, None] = {}
-        for i in self._query(
-            IndexName=DEADLINE_INDEX,
-            KeyConditionExpression="GSI1PK = :o AND GSI1SK < :upper",
-            ExpressionAttributeValues={":o": _s("OWED"), ":upper": _s(f"{_sortable(now)}$")},
-        ):
-            found[i["PK"]["S"].removeprefix("MATCH#")] = None
-            if len(found) >= limit:
-                break
-        return list(found)
 
     # ------------------------------------------------------------------ history
 
@@ -1115,18 +1034,17 @@ def _written_by(update: Mapping[str, Any], stored: Mapping[str, Any]) -> bool:
     expression: ``SET #x = :x`` and ``#o.#p = :p`` pairs, ``REMOVE`` names)."""
     names, values = update["ExpressionAttributeNames"], update["ExpressionAttributeValues"]
     sets, _, removes = update["UpdateExpression"].removeprefix("SET ").partition(" REMOVE ")
-    orders = stored.get(ORDERS, {}).get("M", {})
+
+    def at(path: str) -> Any:
+        head, _, entry = path.partition(".")
+        got = stored.get(names[head])
+        return got.get("M", {}).get(names[entry]) if entry and got is not None else got
+
     for clause in sets.split(", "):
         path, value = clause.split(" = ")
-        head, _, entry = path.partition(".")
-        got = orders.get(names[entry]) if entry else stored.get(names[head])
-        if not _same(got, values[value]):
+        if not _same(at(path), values[value]):
             return False
-    for path in filter(None, removes.split(", ")):
-        head, _, entry = path.partition(".")
-        if (names[entry] in orders) if entry else (names[head] in stored):
-            return False
-    return True
+    return all(at(path) is None for path in filter(None, removes.split(", ")))
 
 
 def _same(got: Any, wrote: Mapping[str, Any]) -> bool:

@@ -44,9 +44,24 @@ def throttled(op: str) -> ClientError:
     return ClientError(body, op)  # type: ignore[arg-type]
 
 
+OUTBOX = "outbox"  # an op of its own: the outbox's writes (claim, journal, done)
+
+
+def outbox_write(op: str, params: dict[str, Any]) -> bool:
+    """A write of the outbox: an UpdateItem of an entry of the match item's ``ow`` map that
+    is not a save of the match (docs/storage.md, "The outbox"), or one of an older-layout
+    ``OWED#`` item."""
+    if op == "update_item":
+        names = params.get("ExpressionAttributeNames", {}).values()
+        return "ow" in names and "version" not in params.get("ConditionExpression", "")
+    sk = str(params.get("Item", params.get("Key", {})).get("SK", {}).get("S", ""))
+    return op in ("put_item", "delete_item") and sk.startswith("OWED#")
+
+
 class FaultyDynamo:
     """Wraps a DynamoDB client; ``arm(kind, times, ops)`` fails the next calls of ``ops``
-    (all when empty) with ``throttle``, ``unreachable`` or ``die``."""
+    (all when empty; :data:`OUTBOX` for the outbox's writes) with ``throttle``,
+    ``unreachable`` or ``die``."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -54,7 +69,10 @@ class FaultyDynamo:
         self.failed = 0
 
     def arm(self, kind: str, times: int, ops: tuple[str, ...] = ()) -> None:
-        self.faults.append(Fault(kind, times, lambda op, _p: not ops or op in ops))
+        def match(op: str, params: dict[str, Any]) -> bool:
+            return not ops or op in ops or (OUTBOX in ops and outbox_write(op, params))
+
+        self.faults.append(Fault(kind, times, match))
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self.inner, name)

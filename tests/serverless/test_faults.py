@@ -31,7 +31,7 @@ from handlers.telegram.shared.context import SekundantContext
 from tests.bot.test_commitments import never_edited_after_the_commitment
 from tests.serverless.conftest import WebhookHarness, api_event
 from tests.serverless.duel import open_duel
-from tests.serverless.faults import FaultyDynamo, FaultyTelegram, InvocationDied
+from tests.serverless.faults import OUTBOX, FaultyDynamo, FaultyTelegram, InvocationDied
 from tests.serverless.test_webhook import LockedRequest, Serialized
 from tests.serverless.webhook_harness import race_loads
 from tests.support.clock import FakeClock
@@ -170,7 +170,8 @@ FAULTS: dict[str, Callable[[World, int], None]] = {
     # DynamoDB: the seal's transaction and every other call, for a while.
     "dynamodb throttles": lambda w, t: w.table("throttle", 4),
     "dynamodb unreachable": lambda w, t: w.table("unreachable", 3),
-    "dynamodb throttles the outbox": lambda w, t: w.table("throttle", 3, ("get_item", "put_item")),
+    # The outbox's writes (its claims first; entries of the match item, docs/storage.md).
+    "dynamodb throttles the outbox": lambda w, t: w.table("throttle", 3, (OUTBOX,)),
     # Telegram, in the group: the reveal, the status, the next turn.
     "telegram 429 in the group": lambda w, t: w.telegram.arm("429", 2, chat_id=GROUP_ID),
     "telegram 502 in the group": lambda w, t: w.telegram.arm("500", 4, chat_id=GROUP_ID),
@@ -197,7 +198,7 @@ FAULTS: dict[str, Callable[[World, int], None]] = {
     "killed at the reveal": lambda w, t: w.telegram.arm("die", 1, chat_id=GROUP_ID),
     "killed at the seal's save": lambda w, t: w.table("die", 1, ("transact_write_items",)),
     "killed before the first send": lambda w, t: w.telegram.arm("die", 1, chat_id=bob_id(w)),
-    "killed at an outbox write": lambda w, t: w.table("die", 1, ("put_item",)),
+    "killed at an outbox write": lambda w, t: w.table("die", 1, (OUTBOX,)),
     # Everything at once, on every turn differently.
     "all of it": lambda w, t: (
         w.table("throttle", t),

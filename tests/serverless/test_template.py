@@ -23,7 +23,12 @@ FUNCTIONS = {
     "WebAppFunction": "handlers.webapp.lambda_entry.lambda_handler",
     "ResolverFunction": "handlers.lambda_resolver.lambda_handler",
 }
-DYNAMODB_REPO = Path(__file__).resolve().parents[2] / "infra" / "dynamodb.py"
+INFRA = Path(__file__).resolve().parents[2] / "infra"
+DYNAMODB_REPO = (INFRA / "dynamodb.py", INFRA / "dynamo_outbox.py")  # the adapter's modules
+
+
+def _repository_code() -> str:
+    return "\n".join(path.read_text() for path in DYNAMODB_REPO)
 
 
 class OfflinePolicyLoader:
@@ -107,19 +112,19 @@ def test_table_has_ttl_pitr_and_the_indexes_the_code_queries() -> None:
     props = translated()["Resources"]["Table"]["Properties"]
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
     assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
-    code = DYNAMODB_REPO.read_text()
+    code = _repository_code()
     for index in props["GlobalSecondaryIndexes"]:
         assert f'"{index["IndexName"]}"' in code
 
 
 def _client_calls() -> set[str]:
-    code = DYNAMODB_REPO.read_text()
+    code = _repository_code()
     return set(re.findall(r"self\.client\.(\w+)\(", code))
 
 
 def test_iam_grants_exactly_the_dynamodb_actions_the_repository_uses() -> None:
     # TransactWriteItems is authorised per contained operation (Put/Delete/Update/ConditionCheck).
-    code = DYNAMODB_REPO.read_text()
+    code = _repository_code()
     used = {
         "".join(w.capitalize() for w in call.split("_"))
         for call in _client_calls() - {"transact_write_items"}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from engine.ports import MatchRepository
+from infra import docpack
 from infra.dynamodb import DynamoRepository, doc_text
 from infra.memory import MemoryRepository
 from infra.sqlite import SqliteRepository
@@ -201,6 +202,10 @@ class Backdoor:
         item = self._match_item(match_id)
         if "docz" in item:  # compressed: what it says, so a leak cannot hide in the bytes
             item["docz"] = {"S": doc_text(item)}
+        for entry in item.get("ow", {}).get("M", {}).values():  # the outbox's, packed or not
+            for name, value in entry["M"].items():
+                if "B" in value:
+                    entry["M"][name] = {"S": docpack.unpack(bytes(value["B"]))}
         # Not the sealed orders' own attribute: only ``load`` reads it (DynamoDB's listings
         # project it away: test_dynamodb_layout.py).
         item.pop("ord", None)

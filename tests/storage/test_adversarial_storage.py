@@ -82,14 +82,16 @@ def test_a_throttled_create_is_not_reported_as_an_existing_match(
 def test_a_throttled_save_writes_nothing_and_is_not_a_conflict(
     dynamo_repo: DynamoRepository,
 ) -> None:
-    """A save with what goes with it (here a message it owes) is a transaction."""
+    """A save with what goes with it (here a membership: the match has a new GM) is a
+    transaction."""
     deps = make_deps(dynamo_repo)
     match = started(deps)
     real = dynamo_repo.client
     dynamo_repo.client = CancelWrites(real, "None", "ThrottlingError")
+    handed = replace(match, gm_user_id=GM + 100)
     owed = Owed(match.id, "status:1", "status", CHAT, 1, 1, 0.0)
     with pytest.raises(ClientError):  # not ConflictError (not a ClientError)
-        dynamo_repo.save(match, expected_version=match.version, withdraw="p1", owe=[owed])
+        dynamo_repo.save(handed, expected_version=match.version, withdraw="p1", owe=[owed])
     dynamo_repo.client = real
     assert dynamo_repo.load(match.id).match == match
 

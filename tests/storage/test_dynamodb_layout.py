@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from engine import codec, usecases
-from engine.ports import Owed
 from infra import docpack
 from infra.dynamodb import DynamoRepository
 from tests.bench.load.meter import item_size
@@ -165,26 +163,3 @@ def test_the_dictionary_is_frozen_and_plain_zlib_still_reads() -> None:
         docpack.unpack(data)  # a dictionary we do not have: unreadable, never misread
     docpack.dictionary.cache_clear()
     assert docpack.dictionary(1)  # its bytes are the pinned ones (it raises otherwise)
-
-
-def test_a_delivered_owed_item_is_deleted_and_a_given_up_one_kept(
-    dynamo_repo: DynamoRepository,
-) -> None:
-    """The outbox's Query reads every OWED# item of the match (and bills each): delivered
-    items go, so it reads only what is pending, however long the match; a given-up item
-    stays with its error for the operator (until its TTL)."""
-    m = started(make_deps(dynamo_repo))
-    owe = [Owed(m.id, k, "note", CHAT, 1, i, 0.0) for i, k in enumerate(("a", "b", "c"))]
-    dynamo_repo.save(m, expected_version=m.version, owe=owe)
-    a = dynamo_repo.claim_owed(m.id, "a", 10.0, 60.0)
-    b = dynamo_repo.claim_owed(m.id, "b", 10.0, 60.0)
-    assert a is not None and b is not None
-    assert not dynamo_repo.update_owed(replace(a, token="not-mine", done=True))
-    assert dynamo_repo.update_owed(replace(a, done=True))
-    assert dynamo_repo.update_owed(replace(b, done=True, error="Forbidden: blocked"))
-    assert _item(dynamo_repo, m.id, "OWED#a") is None
-    kept = _item(dynamo_repo, m.id, "OWED#b")
-    assert kept is not None and "ttl" in kept and "Forbidden" in kept["doc"]["S"]
-    pending = {o.key for o in dynamo_repo.owed(m.id)}
-    assert "c" in pending and not pending & {"a", "b"}
-    assert not dynamo_repo.update_owed(replace(a, done=True))  # gone: nothing to write

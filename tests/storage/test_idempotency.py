@@ -45,8 +45,8 @@ def test_a_retried_seal_resends_the_same_idempotency_token(dynamo_repo: DynamoRe
     match = started(deps)
     tokens = _tokens_with_one_lost_response(dynamo_repo)
     seal = order(match, "p1")
-    owed = Owed(match.id, "receipt:1:p1", "receipt", 11, 1, 1, 0.0)  # so a transaction
-    saved = dynamo_repo.save(match, expected_version=match.version, seal=seal, owe=[owed])
+    handed = replace(match, gm_user_id=GM + 100)  # a membership changes: so a transaction
+    saved = dynamo_repo.save(handed, expected_version=match.version, seal=seal)
     assert len(tokens) == 2, "botocore did not retry the transaction"
     assert tokens[0] and tokens[0] == tokens[1]
     assert dynamo_repo.load(match.id).orders["p1"] == seal
@@ -89,8 +89,16 @@ def test_a_seal_saved_alone_whose_response_was_lost_is_not_a_conflict(
     assert dynamo_repo.load(match.id).orders["p1"] == again
     withdrawn = dynamo_repo.load(match.id).match
     dynamo_repo.save(withdrawn, expected_version=withdrawn.version, withdraw="p1")
+    # Owed messages ride on the same UpdateItem (the outbox's map and index keys): resent too.
+    owing = dynamo_repo.load(match.id).match
+    first = Owed(match.id, "receipt:1:p1", "receipt", 11, 1, 1, 0.0, data={"n": 1})
+    owing = dynamo_repo.save(owing, expected_version=owing.version, owe=[first])
+    second = Owed(match.id, "status:1", "status", 11, 1, 2, 0.0, sent={"x": [1, 2, 3]})
+    dynamo_repo.save(owing, expected_version=owing.version, owe=[second])
     dynamo_repo.client = real
     assert dynamo_repo.load(match.id).orders == {}
+    owed = {o.key: o for o in dynamo_repo.owed(match.id)}
+    assert (owed["receipt:1:p1"], owed["status:1"]) == (first, second)
     # Someone else's write at that version is still a conflict.
     current = dynamo_repo.load(match.id).match
     dynamo_repo.save(current, expected_version=current.version, seal=order(current, "p2"))

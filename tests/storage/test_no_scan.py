@@ -48,7 +48,8 @@ def test_load_is_one_query_and_save_one_write(
     dynamo_repo: DynamoRepository, dynamo_spy: ClientSpy
 ) -> None:
     """A save is one request: an UpdateItem for the match item alone (a withdrawal too: the
-    sealed orders are in the match item), a transaction when other items go with it."""
+    sealed orders are in the match item; the messages it owes too: the outbox's entries are
+    in the match item), a transaction when other items go with it."""
     m = started(make_deps(dynamo_repo))
     dynamo_spy.calls.clear()
     loaded = dynamo_repo.load(m.id)
@@ -61,7 +62,11 @@ def test_load_is_one_query_and_save_one_write(
     assert dynamo_spy.calls == ["update_item"]
     dynamo_spy.calls.clear()
     owed = Owed(m.id, "status:1", "status", m.chat_id, 1, 1, 0.0)
-    dynamo_repo.save(saved, expected_version=saved.version, owe=[owed])
+    saved = dynamo_repo.save(saved, expected_version=saved.version, owe=[owed])
+    assert dynamo_spy.calls == ["update_item"]
+    dynamo_spy.calls.clear()
+    handed = replace(saved, gm_user_id=saved.gm_user_id + 100)  # memberships change
+    dynamo_repo.save(handed, expected_version=saved.version, owe=[owed])
     assert dynamo_spy.calls == ["transact_write_items"]
 
 

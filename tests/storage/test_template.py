@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from infra import dynamodb
+from infra import dynamo_outbox, dynamodb
 from tests.storage.aws import TEMPLATE, load_template
 
 
@@ -35,12 +35,20 @@ def test_the_table_matches_the_adapter(template: dict[str, Any]) -> None:
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert [k["AttributeName"] for k in props["KeySchema"]] == ["PK", "SK"]
     indexes = {g["IndexName"]: g for g in props["GlobalSecondaryIndexes"]}
-    assert set(indexes) == {dynamodb.DEADLINE_INDEX, dynamodb.CHAT_INDEX}
+    assert set(indexes) == {dynamodb.DEADLINE_INDEX, dynamodb.CHAT_INDEX, dynamo_outbox.OWED_INDEX}
     assert [k["AttributeName"] for k in indexes["GSI1"]["KeySchema"]] == ["GSI1PK", "GSI1SK"]
     assert indexes["GSI1"]["Projection"]["ProjectionType"] == "KEYS_ONLY"  # ids only
     chat = indexes[dynamodb.CHAT_INDEX]
     assert [k["AttributeName"] for k in chat["KeySchema"]] == ["GSI2PK", "GSI2SK"]
     assert chat["Projection"]["ProjectionType"] == "KEYS_ONLY"  # a write of a match, once
+    owed = indexes[dynamo_outbox.OWED_INDEX]  # matches with pending owed messages
+    assert [k["AttributeName"] for k in owed["KeySchema"]] == [
+        dynamo_outbox.OWED_PK,
+        dynamo_outbox.OWED_AT,
+    ]
+    assert owed["Projection"]["ProjectionType"] == "KEYS_ONLY"
+    types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
+    assert types[dynamo_outbox.OWED_AT] == "N"  # a time: the sweeper's "at or before now"
     assert props["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
     assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
 

@@ -147,13 +147,20 @@ def _index_entry(item: dict[str, Any], pk: str, sk: str) -> tuple[Any, Any] | No
     return (item[pk], item.get(sk)) if pk in item else None
 
 
-def index_units(old: dict[str, Any], new: dict[str, Any]) -> int:
+INDEXES = (("GSI1PK", "GSI1SK"), ("GSI2PK", "GSI2SK"), ("OWPK", "OWAT"))
+OUTBOX_INDEX = ("OWPK", "OWAT")  # the outbox's (OwedKeys): its units are the outbox's
+
+
+def index_units(
+    old: dict[str, Any], new: dict[str, Any], only: tuple[str, str] | None = None
+) -> int:
     """Write units the table's indexes (template.yaml) add when ``old`` becomes ``new`` ({}
-    for none): both project keys only (GSI1: deadlines and owed messages; ChatKeys: a chat's
-    matches), so only a change of an index's keys writes there (one small unit, two for a
-    move). Index writes are not doubled by a transaction."""
+    for none; ``only``: that index's): all project keys only (GSI1: deadlines and owed
+    messages of the older layout; ChatKeys: a chat's matches; OwedKeys: matches with pending
+    owed messages), so only a change of an index's keys writes there (one small unit, two
+    for a move). Index writes are not doubled by a transaction."""
     units = 0
-    for pk, sk in (("GSI1PK", "GSI1SK"), ("GSI2PK", "GSI2SK")):
+    for pk, sk in INDEXES if only is None else (only,):
         before, after = _index_entry(old, pk, sk), _index_entry(new, pk, sk)
         if before != after:
             units += (before is not None) + (after is not None)
@@ -188,6 +195,13 @@ class Waits:
         """The round trips since the last take."""
         rounds, self.rounds = self.rounds, 0
         return rounds
+
+
+def outbox_update(kw: dict[str, Any]) -> bool:
+    """An UpdateItem of the outbox's entries in the match item (claim, journal, done: not a
+    save, which is conditional on the match's version)."""
+    names = kw.get("ExpressionAttributeNames", {}).values()
+    return "ow" in names and "version" not in kw.get("ConditionExpression", "")
 
 
 class MeteredClient:
@@ -225,14 +239,21 @@ class MeteredClient:
         old: dict[str, Any],
         new: dict[str, Any],
         factor: int = 1,
+        kind: str = "",
     ) -> None:
-        """Bill a write of ``key`` from ``old`` to ``new`` (the larger item counts)."""
+        """Bill a write of ``key`` from ``old`` to ``new`` (the larger item counts); ``kind``
+        names what it is when its key does not (the outbox's writes of the match item)."""
         size = max(item_size(old), item_size(new))
-        units = write_units(size) * factor + index_units(old, new)
-        self._meter.wru += units
-        self._meter.by_prefix[_kind(key)] += units
-        self._meter.writes[f"{op} {_kind(key)}"] += 1
-        trace(f"{op} {key.get('SK', {}).get('S', '')} size={size} units={units}")
+        owed_index = index_units(old, new, OUTBOX_INDEX)  # the outbox's, whatever the write
+        units = write_units(size) * factor + index_units(old, new) - owed_index
+        kind = kind or _kind(key)
+        self._meter.wru += units + owed_index
+        self._meter.by_prefix[kind] += units
+        self._meter.by_prefix["owed"] += owed_index
+        self._meter.writes[f"{op} {kind}"] += 1
+        what = key.get("SK", {}).get("S", "") + (f"[{kind}]" if kind != _kind(key) else "")
+        index = f" (owed index {owed_index})" if owed_index else ""
+        trace(f"{op} {what} size={size} units={units + owed_index}{index}")
 
     def _read(self, op: str, what: str, units: float) -> None:
         self._meter.rru += units
@@ -274,10 +295,11 @@ class MeteredClient:
 
     def update_item(self, **kw: Any) -> Any:
         old = self._stored(kw["Key"])
+        kind = "owed" if outbox_update(kw) else ""
         try:
             return self._call("UpdateItem", kw)
         finally:
-            self._write("UpdateItem", kw["Key"], old, self._stored(kw["Key"]))
+            self._write("UpdateItem", kw["Key"], old, self._stored(kw["Key"]), kind=kind)
 
     def delete_item(self, **kw: Any) -> Any:
         old = self._stored(kw["Key"])

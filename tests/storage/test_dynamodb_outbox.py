@@ -1,0 +1,223 @@
+"""The outbox on DynamoDB (docs/storage.md, "The outbox"): owed messages are entries of the
+match item (``ow``), written by the save that owes them in its own UpdateItem, claimed,
+journaled and removed by 1-unit updates of their entry that never touch the match's version;
+the sweeper finds a match with pending entries through the sparse ``OwedKeys`` index; items
+of the older layout (``OWED#<key>``) still deliver and are cleaned up."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from engine import usecases
+from engine.ports import Owed
+from infra import docpack
+from infra.dynamo_outbox import OWE, OWED_AT, OWED_INDEX, OWED_PK, entry_value
+from infra.dynamodb import DynamoRepository
+from tests.bench.load.meter import item_size
+from tests.storage.aws import ClientSpy
+from tests.storage.helpers import CHAT, P1, P2, make_deps, started
+
+
+def _item(repo: DynamoRepository, match_id: str, sk: str = "CUR#MATCH") -> dict[str, Any]:
+    got = repo.client.get_item(
+        TableName=repo.table,
+        Key={"PK": {"S": f"MATCH#{match_id}"}, "SK": {"S": sk}},
+        ConsistentRead=True,
+    )
+    item: dict[str, Any] = got.get("Item", {})
+    return item
+
+
+def _indexed(repo: DynamoRepository) -> list[str]:
+    """The match ids the owed index holds, whatever their time."""
+    got = repo.client.query(
+        TableName=repo.table,
+        IndexName=OWED_INDEX,
+        KeyConditionExpression="#q = :o",
+        ExpressionAttributeNames={"#q": OWED_PK},
+        ExpressionAttributeValues={":o": {"S": "O"}},
+    )
+    return [i["PK"]["S"].removeprefix("MATCH#") for i in got["Items"]]
+
+
+def _delivered(repo: DynamoRepository, match_id: str, now: float = 10.0) -> None:
+    for item in repo.owed(match_id):
+        claimed = repo.claim_owed(match_id, item.key, now, 60.0)
+        assert claimed is not None and repo.update_owed(replace(claimed, done=True))
+
+
+def test_owed_entries_ride_on_the_save_and_each_delivery_write_is_one_update(
+    dynamo_repo: DynamoRepository, dynamo_spy: ClientSpy, caplog: pytest.LogCaptureFixture
+) -> None:
+    m = started(make_deps(dynamo_repo))
+    _delivered(dynamo_repo, m.id)  # the start's announcement
+    assert _indexed(dynamo_repo) == [] and _item(dynamo_repo, m.id)[OWE]["M"] == {}
+    owe = [Owed(m.id, k, "note", CHAT, 1, i, 5.0, data={"n": i}) for i, k in enumerate("abc")]
+    dynamo_spy.calls.clear()
+    saved = dynamo_repo.save(m, expected_version=m.version, owe=owe)
+    assert dynamo_spy.calls == ["update_item"]  # no transaction, no item of their own
+    stored = _item(dynamo_repo, m.id)
+    assert set(stored[OWE]["M"]) == {"a", "b", "c"} and _indexed(dynamo_repo) == [m.id]
+    assert _item(dynamo_repo, m.id, "OWED#a") == {}
+    assert dynamo_repo.owed(m.id) == owe
+
+    dynamo_spy.calls.clear()
+    a = dynamo_repo.claim_owed(m.id, "a", 10.0, 60.0)
+    assert a is not None and a.token and a.lease == 70.0 and a.data == {"n": 0}
+    assert dynamo_repo.update_owed(replace(a, sent={"x@1#0": [CHAT, 7, 9]}))  # the journal
+    assert not dynamo_repo.update_owed(replace(a, token="not-mine", done=True))
+    assert dynamo_repo.update_owed(replace(a, done=True))
+    assert dynamo_spy.calls == ["update_item"] * 4  # claim, journal, refused, done: no reads
+    b = dynamo_repo.claim_owed(m.id, "b", 10.0, 60.0)
+    assert b is not None
+    with caplog.at_level(logging.ERROR, "sekundant.storage"):
+        assert dynamo_repo.update_owed(replace(b, done=True, error="Forbidden: blocked"))
+    assert "given up" in caplog.text and "Forbidden: blocked" in caplog.text  # the operator's
+    stored = _item(dynamo_repo, m.id)
+    assert set(stored[OWE]["M"]) == {"c"} and _indexed(dynamo_repo) == [m.id]
+    assert int(stored["version"]["N"]) == saved.version  # deliveries leave the version be
+    assert [o.key for o in dynamo_repo.owed(m.id)] == ["c"]
+    _delivered(dynamo_repo, m.id)
+    stored = _item(dynamo_repo, m.id)
+    assert stored[OWE]["M"] == {} and OWED_PK not in stored and OWED_AT not in stored
+    assert _indexed(dynamo_repo) == [] and dynamo_repo.owed_due(10**10) == []
+    assert dynamo_repo.load(m.id).match == saved
+
+
+def test_a_delivery_and_a_save_of_the_match_never_conflict(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """A save SETs only the entries it owes: a delivery under way keeps its lease and journal
+    (and is replaced only by an entry of its own key, as before)."""
+    deps = make_deps(dynamo_repo)
+    m = started(deps)
+    _delivered(dynamo_repo, m.id)
+    m = dynamo_repo.save(
+        m, expected_version=m.version, owe=[Owed(m.id, "a", "note", CHAT, 1, 1, 0)]
+    )
+    loaded = dynamo_repo.load(m.id).match
+    a = dynamo_repo.claim_owed(m.id, "a", 10.0, 60.0)
+    assert a is not None and dynamo_repo.update_owed(replace(a, sent={"1": [CHAT, 1, 2]}))
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 1})  # the match moves on meanwhile
+    later = Owed(m.id, "b", "note", CHAT, 1, 2, 0)
+    m = dynamo_repo.load(m.id).match
+    m = dynamo_repo.save(m, expected_version=m.version, owe=[later])
+    assert m.version == loaded.version + 2
+    (first, second) = dynamo_repo.owed(m.id)
+    assert first.token == a.token and first.sent == {"1": [CHAT, 1, 2]} and second == later
+    assert dynamo_repo.update_owed(replace(a, sent={"1": [CHAT, 1, 2], "2": [CHAT, 3, 4]}))
+    again = Owed(m.id, "a", "note", CHAT, 2, 3, 0)  # owed again: replaces it, lease and all
+    m = dynamo_repo.save(m, expected_version=m.version, owe=[again])
+    assert not dynamo_repo.update_owed(replace(a, done=True))
+    assert dynamo_repo.owed(m.id) == [later, again]
+
+
+def test_the_sweeper_finds_what_a_killed_invocation_left_and_what_backs_off(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    deps = make_deps(dynamo_repo)
+    m = started(deps)
+    _delivered(dynamo_repo, m.id)
+    usecases.seal_order(deps, m.id, P1, "p1", {"call": 1})
+    assert dynamo_repo.owed_due(10**10) == []
+    usecases.seal_order(deps, m.id, P2, "p2", {"call": 2})  # resolves; the Lambda dies here
+    other = DynamoRepository(dynamo_repo.client, dynamo_repo.table)  # the sweeper's container
+    assert other.owed_due(20.0) == [m.id]
+    (item,) = other.owed(m.id)
+    assert item.kind == "resolved"
+    claimed = other.claim_owed(m.id, item.key, 20.0, 60.0)
+    assert claimed is not None
+    # Telegram answers 429: backing off until 50, the match's only entry, so the index too.
+    assert other.update_owed(replace(claimed, attempts=1, next_at=50.0, lease=0.0, error="429"))
+    assert other.owed_due(49.0) == [] and other.owed_due(50.0) == [m.id]
+    assert other.claim_owed(m.id, item.key, 49.0, 60.0) is None
+    again = other.claim_owed(m.id, item.key, 50.0, 60.0)
+    assert again is not None and again.attempts == 1 and again.error == "429"
+    assert other.update_owed(replace(again, done=True))
+    assert other.owed_due(10**10) == [] and _indexed(other) == []
+
+
+def test_the_last_entry_delivered_by_a_deliverer_that_saw_others_still_leaves_the_index(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    m = started(make_deps(dynamo_repo))
+    _delivered(dynamo_repo, m.id)
+    owe = [Owed(m.id, k, "note", CHAT, 1, i, 0) for i, k in enumerate("ab")]
+    dynamo_repo.save(m, expected_version=m.version, owe=owe)
+    a = dynamo_repo.claim_owed(m.id, "a", 10.0, 60.0)
+    b = dynamo_repo.claim_owed(m.id, "b", 10.0, 60.0)
+    assert a is not None and b is not None
+    assert dynamo_repo.update_owed(replace(b, done=True))
+    assert dynamo_repo.update_owed(replace(a, done=True))
+    assert _indexed(dynamo_repo) == [] and OWED_PK not in _item(dynamo_repo, m.id)
+
+
+def _legacy(repo: DynamoRepository, item: Owed) -> None:
+    """An owed item as the layout before stored it (its own item, GSI1 ``OWED``)."""
+    repo.client.put_item(
+        TableName=repo.table,
+        Item={
+            "PK": {"S": f"MATCH#{item.match_id}"},
+            "SK": {"S": f"OWED#{item.key}"},
+            "type": {"S": "owed"},
+            "doc": {"S": json.dumps(item.to_doc())},
+            "token": {"S": item.token},
+            "GSI1PK": {"S": "OWED"},
+            "GSI1SK": {"S": f"{item.next_at:017.6f}#{item.match_id}#{item.key}"},
+        },
+    )
+
+
+def test_items_of_the_older_layout_still_deliver_and_are_cleaned_up(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """A match in flight at deploy time: its OWED# items are listed with the new entries (in
+    ``seq`` order), found by the sweeper, claimed, journaled and deleted once delivered; one
+    owed again since (its key now an entry) is deleted unsent."""
+    m = started(make_deps(dynamo_repo))
+    _delivered(dynamo_repo, m.id)
+    old = Owed(m.id, "resolved:1", "resolved", CHAT, 1, 1, 3.0, data={"status": 5})
+    shadowed = Owed(m.id, "reminder:1", "reminder", CHAT, 1, 2, 3.0)
+    _legacy(dynamo_repo, old)
+    _legacy(dynamo_repo, shadowed)
+    fresh = DynamoRepository(dynamo_repo.client, dynamo_repo.table)  # the new code's container
+    assert fresh.owed_due(10.0) == [m.id]
+    new = Owed(m.id, "reminder:1", "reminder", CHAT, 1, 3, 4.0)
+    mine = replace(new, key="lock:2", seq=4)
+    m = fresh.save(fresh.load(m.id).match, expected_version=m.version, owe=[new, mine])
+    assert fresh.owed(m.id) == [old, new, mine]
+    assert _item(fresh, m.id, "OWED#reminder:1") == {}  # the older copy of a key owed again
+    claimed = fresh.claim_owed(m.id, "resolved:1", 10.0, 60.0)
+    assert claimed is not None and claimed.token
+    assert fresh.claim_owed(m.id, "resolved:1", 20.0, 60.0) is None  # leased
+    assert fresh.update_owed(replace(claimed, sent={"status:1@-1001#0": [CHAT, 8, 9]}))
+    assert json.loads(_item(fresh, m.id, "OWED#resolved:1")["doc"]["S"])["sent"]
+    assert fresh.update_owed(replace(claimed, done=True))
+    assert _item(fresh, m.id, "OWED#resolved:1") == {}
+    assert [o.key for o in fresh.owed(m.id)] == ["reminder:1", "lock:2"]
+    _delivered(fresh, m.id)
+    assert fresh.owed_due(10**10) == [] and fresh.owed(m.id) == []
+
+
+def test_entries_are_small_and_a_journal_is_packed_when_that_is_shorter() -> None:
+    """Every write of the match item is billed by its size, a pending entry's too: a lock's
+    entry is a few dozen bytes (plain JSON: packing would add to it), a journal of four
+    messages packs to under half its JSON."""
+    lock = Owed("m1234567", "lock:2", "lock", -1009000000, 2, 48, 1796190662.123456)
+    value = entry_value(lock)
+    assert "S" in value["M"]["d"] and item_size({"lock:2": value}) < 70
+    sent = {
+        f"{what}@{chat}#0": [chat, 1040 + i, 1796190663]
+        for i, (what, chat) in enumerate(
+            [("reveal:2", -1009000000), ("status:3", -1009000000), ("builder:3", 40000010),
+             ("builder:3", 40000000)]
+        )
+    }  # fmt: skip
+    journal = entry_value(replace(lock, sent=sent))["M"]["s"]
+    assert "B" in journal and len(journal["B"]) * 2 < len(json.dumps(sent, separators=(",", ":")))
+    assert json.loads(docpack.unpack(journal["B"])) == sent

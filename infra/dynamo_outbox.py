@@ -30,6 +30,7 @@ import json
 import logging
 import math
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -37,7 +38,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from engine.ports import Owed
+from engine.ports import OWES_NEXT, Owed
 from infra import docpack
 
 log = logging.getLogger("sekundant.storage")
@@ -52,6 +53,7 @@ OWED_TTL_SECONDS = 14 * 24 * 3600  # an older-layout item given up is kept this 
 LEGACY_TOKEN = "i"  # leases on older-layout items (an inline token is hex: never starts so)
 INLINE_TOKEN_CHARS = 12  # 48 random bits: two deliverers never draw the same
 _CLAIMS_MAX = 1024
+KEEP_SECONDS = 60.0  # how long a kept index entry waits for the item owed next (OWES_NEXT)
 
 Item = dict[str, dict[str, Any]]
 
@@ -156,6 +158,9 @@ class InlineOutbox:
         # it: the write that ends a sole entry also takes the match out of the index.
         self._claims: dict[tuple[str, str, str], int] = {}
         self._claims_lock = threading.Lock()
+        # Matches whose index entry this instance kept for the item owed next (OWES_NEXT), by
+        # when (monotonic): ``owed`` does not take them out meanwhile.
+        self._kept: dict[str, float] = {}
 
     @staticmethod
     def _owe_key(match_id: str) -> Item:
@@ -193,7 +198,9 @@ class InlineOutbox:
         shadowed = [o for o in legacy if o.key in inline]  # owed again since: the entry wins
         for old in shadowed:
             self.client.delete_item(TableName=self.table, Key=self._legacy_key(old))
-        if marked and not inline:
+        with self._claims_lock:
+            kept = time.monotonic() - self._kept.get(match_id, -math.inf) < KEEP_SECONDS
+        if marked and not inline and not kept:
             self._unmark(match_id)
         pending = [*inline.values(), *(o for o in legacy if o.key not in inline)]
         return sorted(pending, key=lambda o: o.seq)
@@ -299,7 +306,16 @@ class InlineOutbox:
                     item.match_id,
                     _dumps(item.to_doc()),
                 )
-            return self._end(item, sole)
+            # A lock's delivery is followed within seconds by the resolution's save, which
+            # owes the reveal: the match stays in the index between them (two index writes a
+            # turn fewer; a sweep in between finds no entry and takes it out, ``owed``).
+            keep = item.kind in OWES_NEXT
+            if keep:
+                with self._claims_lock:
+                    if len(self._kept) >= _CLAIMS_MAX:
+                        self._kept.clear()
+                    self._kept[item.match_id] = time.monotonic()
+            return self._end(item, sole and not keep, keep)
         if item.next_at:
             # Backing off (rare): when it is the match's only entry, the index waits for it.
             done = self._write_entry(item, sole=True)
@@ -330,9 +346,10 @@ class InlineOutbox:
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
         return self._if_token(item, expression, condition, names, values, sole)
 
-    def _end(self, item: Owed, sole: bool) -> bool:
+    def _end(self, item: Owed, sole: bool, keep: bool = False) -> bool:
         """Remove the entry (delivered or given up), and the match from the index when it
-        was the last one."""
+        was the last one (``sole``: the claim saw no other); ``keep``: leave the index as it
+        is (another entry is owed soon)."""
         names = {"#w": OWE, "#k": item.key}
         values: Item = {":t": _s(item.token)}
         if sole:
@@ -363,7 +380,7 @@ class InlineOutbox:
             if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
                 return False
             raise
-        if not got.get("Attributes", {}).get(OWE, {}).get("M"):
+        if not keep and not got.get("Attributes", {}).get(OWE, {}).get("M"):
             self._unmark(item.match_id)  # the last one after all (the others went meanwhile)
         return True
 

@@ -221,3 +221,31 @@ def test_entries_are_small_and_a_journal_is_packed_when_that_is_shorter() -> Non
     journal = entry_value(replace(lock, sent=sent))["M"]["s"]
     assert "B" in journal and len(journal["B"]) * 2 < len(json.dumps(sent, separators=(",", ":")))
     assert json.loads(docpack.unpack(journal["B"])) == sent
+
+
+def test_a_delivered_lock_leaves_the_match_in_the_index_for_the_reveal_owed_next(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """The lock message's delivery is followed within seconds by the resolution, whose save
+    owes the reveal: the index entry stays between them instead of being removed and written
+    again (two index writes a turn); a sweep in between (another container) finds no entry and
+    takes it out."""
+    m = started(make_deps(dynamo_repo))
+    _delivered(dynamo_repo, m.id)
+    lock = Owed(m.id, "lock:1", "lock", CHAT, 1, 100, 5.0)
+    m = dynamo_repo.save(m, expected_version=m.version, owe=[lock])
+    _delivered(dynamo_repo, m.id)
+    before = _item(dynamo_repo, m.id)
+    assert before[OWE]["M"] == {} and _indexed(dynamo_repo) == [m.id]
+    reveal = Owed(m.id, "resolved:1", "resolved", CHAT, 1, 101, 6.0)
+    m = dynamo_repo.save(m, expected_version=m.version, owe=[reveal])
+    after = _item(dynamo_repo, m.id)
+    assert (after[OWED_PK], after[OWED_AT]) == (before[OWED_PK], before[OWED_AT])  # unmoved
+    _delivered(dynamo_repo, m.id)
+    assert _indexed(dynamo_repo) == []
+    m = dynamo_repo.save(m, expected_version=m.version, owe=[replace(lock, key="lock:2")])
+    _delivered(dynamo_repo, m.id)
+    assert dynamo_repo.owed(m.id) == [] and _indexed(dynamo_repo) == [m.id]  # its next pass
+    sweeper = DynamoRepository(dynamo_repo.client, dynamo_repo.table)
+    assert sweeper.owed_due(20.0) == [m.id]  # a sweep before the resolution ...
+    assert sweeper.owed(m.id) == [] and _indexed(dynamo_repo) == []  # ... takes it out

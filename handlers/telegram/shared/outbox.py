@@ -202,6 +202,7 @@ def owes_more(kind: str) -> None:
     if more is not None:
         more.append(kind)
 
+
 KEEPS_KNOWN = frozenset({"receipt"})  # kinds whose delivery never writes the match
 
 

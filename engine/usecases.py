@@ -9,10 +9,11 @@ Results are returned to the caller (the bot), which renders and sends them.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from engine import clock, gm
@@ -113,6 +114,9 @@ class SealResult:
     replaced: bool
     record: TurnRecord | None  # set when this seal completed the turn
     unchanged: bool = False  # the same order was sealed already: nothing was written
+    # The public fingerprints of the turn's sealed orders by pid, as saved (the group's
+    # status shows them): the caller need not load the match again for them.
+    fingerprints: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,17 +211,35 @@ def _retry(step: Callable[[], T]) -> T:
     raise TryAgainError
 
 
+def _loader(deps: Deps, match_id: str, known: Match | None) -> Callable[[], Loaded]:
+    """The loads of a retry loop whose change needs only the match (not its sealed orders):
+    the first attempt starts from ``known`` when the caller has it - the match as the caller's
+    own save returned it, or as it loaded it, in this invocation - and every later one loads.
+    Safe: the save is conditional on ``known``'s version, so a match changed meanwhile
+    conflicts and the next attempt works on the stored one. Saves a read per call."""
+    first = [known] if known is not None and known.id == match_id else []
+
+    def load() -> Loaded:
+        return Loaded(first.pop()) if first else deps.repo.load(match_id)
+
+    return load
+
+
 def _update(
     deps: Deps,
     match_id: str,
     change: Callable[[Loaded], Match],
     notes: Sequence[Mapping[str, Any]] = (),
+    *,
+    known: Match | None = None,
 ) -> Match:
     """Load, apply a pure change, save conditionally with what it owes (``notes``: see
-    :func:`_notes`); retried on conflicts."""
+    :func:`_notes`); retried on conflicts. ``known``: see :func:`_loader` (only for changes
+    that read ``Loaded.match`` alone)."""
+    load = _loader(deps, match_id, known)
 
     def step() -> Match:
-        loaded = deps.repo.load(match_id)
+        loaded = load()
         new = change(loaded)
         owe = _notes(loaded.match, deps.clock(), notes) if notes else ()
         return deps.repo.save(new, expected_version=loaded.match.version, owe=owe)
@@ -344,16 +366,24 @@ def set_side(
 
 
 def commitment_posted(
-    deps: Deps, match_id: str, turn: int, commitment: str, message_id: int
+    deps: Deps,
+    match_id: str,
+    turn: int,
+    commitment: str,
+    message_id: int,
+    *,
+    known: Match | None = None,
 ) -> Match:
     """The group got ``turn``'s commitment as its own message: record its id and time (the
-    dossier publishes them; orders for the turn are accepted from now on)."""
+    dossier publishes them; orders for the turn are accepted from now on). ``known``: the
+    match as the caller has it (:func:`_loader`)."""
     return _update(
         deps,
         match_id,
         lambda ld: lifecycle.commitment_posted(
             ld.match, turn, commitment, message_id, deps.clock()
         ),
+        known=known,
     )
 
 
@@ -363,23 +393,44 @@ def update_ui(deps: Deps, match_id: str, **values: Any) -> Match:
 
 
 def update_ui_owing(
-    deps: Deps, match_id: str, values: Mapping[str, Any], notes: Sequence[Mapping[str, Any]]
+    deps: Deps,
+    match_id: str,
+    values: Mapping[str, Any],
+    notes: Sequence[Mapping[str, Any]],
+    *,
+    known: Match | None = None,
 ) -> Match:
-    """:func:`update_ui` with what it owes (``notes``: :func:`_notes`) in the same write."""
+    """:func:`update_ui` with what it owes (``notes``: :func:`_notes`) in the same write;
+    ``known``: the match as the caller has it (:func:`_loader`)."""
     return _update(
-        deps, match_id, lambda ld: replace(ld.match, ui={**ld.match.ui, **values}), notes
+        deps,
+        match_id,
+        lambda ld: replace(ld.match, ui={**ld.match.ui, **values}),
+        notes,
+        known=known,
     )
 
 
-def add_turn_ui(deps: Deps, match_id: str, key: str, turn: int, items: list[Any]) -> Match:
+def add_turn_ui(
+    deps: Deps,
+    match_id: str,
+    key: str,
+    turn: int,
+    items: list[Any],
+    *,
+    known: Match | None = None,
+) -> Match:
     """Add ``items`` (edge data of ``turn``, e.g. message ids) to ``ui[key]``, which holds the
     items of one turn: those of an earlier turn are dropped; nothing changes once ``turn`` is
-    over. Turn 0 is the lobby (e.g. the character pickers, made inert at the start)."""
+    over. Turn 0 is the lobby (e.g. the character pickers, made inert at the start).
+    ``known``: the match as the caller has it (:func:`_loader`)."""
+    load = _loader(deps, match_id, known)
 
     def step() -> Match:
-        loaded = deps.repo.load(match_id)
-        match = loaded.match
+        match = load().match
         phase = Phase.LOBBY if turn == 0 else Phase.RUNNING
+        if (match.turn != turn or match.phase is not phase) and match is known:
+            match = deps.repo.load(match_id).match  # over, as the caller knew it: ask the store
         if match.turn != turn or match.phase is not phase:
             return match
         kept = match.ui.get(key)
@@ -436,6 +487,7 @@ def seal_order(
     *,
     turn: int | None = None,
     receipt: Mapping[str, Any] | None = None,
+    known: Loaded | None = None,
 ) -> SealResult:
     """Seal or replace an order; when it is the last one missing, resolve the turn in the same
     conditional write (so two last orders sealed at once give exactly one resolution), and
@@ -446,11 +498,23 @@ def seal_order(
     The order is bound to one turn: ``turn`` when given (the turn the player's screen showed),
     else the turn of the first load. If that turn resolves meanwhile (a race, or a storage retry
     whose first attempt went through), the order is refused as stale rather than silently
-    sealed into the next turn."""
+    sealed into the next turn. ``known``: the match with its orders as the caller just read
+    it, the first attempt's (its save is conditional on that version: a change meanwhile
+    conflicts and the next attempt reads)."""
     bound: list[int] = [] if turn is None else [turn]
+    reuse = [known] if known is not None and known.match.id == match_id else []
 
     def step() -> SealResult:
-        loaded = deps.repo.load(match_id)
+        if reuse:  # the caller's read: trusted only through a save conditional on it
+            with contextlib.suppress(ConflictError, Rejection):
+                res = attempt(reuse.pop())
+                if not res.unchanged:
+                    return res
+            # A conflict, a refusal or nothing to write, decided on what the caller read:
+            # the stored match decides.
+        return attempt(deps.repo.load(match_id))
+
+    def attempt(loaded: Loaded) -> SealResult:
         if not bound:
             bound.append(loaded.match.turn)
         if loaded.match.turn != bound[0]:
@@ -467,12 +531,14 @@ def seal_order(
         if kept is not None and same and kept.by_user == user_id:
             # A repeated seal of the same order (a double tap on 🔒) is a no-op: the sealed
             # order keeps its salt and public fingerprint (issue 24).
-            return SealResult(loaded.match, kept, False, None, unchanged=True)
+            fps = _fingerprints(loaded.orders, loaded.match)
+            return SealResult(loaded.match, kept, False, None, unchanged=True, fingerprints=fps)
         replaced_at.append(replaced)
         saved, record = _save_maybe_resolving(
             deps, loaded, sealed_match, seal=order, now=now, owe_if_resolved=owed(loaded.match, now)
         )
-        return SealResult(saved, order, replaced, record)
+        fps = _fingerprints({**loaded.orders, pid: order}, saved)
+        return SealResult(saved, order, replaced, record, fingerprints=fps)
 
     replaced_at: list[bool] = []
 
@@ -618,7 +684,9 @@ def lock_posted(deps: Deps, match_id: str, turn: int, message_id: int, date: flo
     )
 
 
-def resolve_locked(deps: Deps, match_id: str, turn: int, *, attempt: int = 0) -> Resolution | None:
+def resolve_locked(
+    deps: Deps, match_id: str, turn: int, *, attempt: int = 0, known: Match | None = None
+) -> Resolution | None:
     """Resolve ``turn``, locked with its lock message posted, once its beacon round is out
     (the one wait, at most a period, outside any retry loop: :func:`_finish`); None when it
     cannot be had yet (the sweeper tries again: :func:`tick`) or the turn moved on.
@@ -627,8 +695,15 @@ def resolve_locked(deps: Deps, match_id: str, turn: int, *, attempt: int = 0) ->
     ``later`` for its publication time (plus :data:`LATER_MARGIN`), and one due but not to
     be had (a relay late, drand down) is asked for again with a growing delay, ``attempt``
     counting the tries up to :data:`LATER_ATTEMPTS`; then the sweeper resolves it. A call for
-    a turn already resolved (a duplicate message) reads the match and does nothing else."""
-    m = deps.repo.load(match_id).match
+    a turn already resolved (a duplicate message) reads the match and does nothing else.
+    ``known``: the match as the caller just saved it (the lock message's date): whether to
+    hand the turn to ``later`` is decided on it without a read; a resolution loads."""
+    loaded = None
+    if known is not None and known.id == match_id:
+        m = known
+    else:
+        loaded = deps.repo.load(match_id)
+        m = loaded.match
     if not _locked_at(m, turn) or m.beacon_round is None:
         return None
     if deps.later is not None and deps.beacon is not None:
@@ -637,7 +712,7 @@ def resolve_locked(deps: Deps, match_id: str, turn: int, *, attempt: int = 0) ->
             if attempt < LATER_ATTEMPTS:  # early (clock skew): bounded like a late round
                 deps.later.resolve_at(match_id, turn, due, attempt + 1)
             return None
-    saved, record = _finish(deps, (m, None))
+    saved, record = _finish(deps, (m, None), loaded=loaded)
     if record is not None:
         return Resolution(saved, record)
     if deps.later is not None and _locked_at(saved, turn) and attempt < LATER_ATTEMPTS:
@@ -752,12 +827,15 @@ def _finish(
     *,
     owe_if_resolved: Callable[[Match, float], tuple[Owed, ...]] | None = None,
     give_up_by: int | None = None,
+    loaded: Loaded | None = None,
 ) -> SealResultLike:
     """After a use case's retry loop: a turn it left locked (the lock saved, its beacon round
     not yet published) is resolved now. The one wait for the round is here, outside any
     retry loop and at most one period (the round is the first after the lock); then a retry
     loop of its own resolves the turn, whose orders the lock froze. A turn resolved (or
-    undone) by someone else meanwhile is left as it is (record None)."""
+    undone) by someone else meanwhile is left as it is (record None). ``loaded``: the match
+    with its orders as the caller just read it, the first attempt's (its save is
+    conditional on that version: a change meanwhile conflicts and the next attempt reads)."""
     saved, record = first
     if record is not None or deps.beacon is None or saved.locked_at is None:
         return first
@@ -770,9 +848,10 @@ def _finish(
             deps.later.resolve_at(saved.id, saved.turn, due, 1)
             return first
     _fetch(deps, saved.beacon_round)  # the one wait
+    reuse = [loaded] if loaded is not None and loaded.match.id == saved.id else []
 
     def step() -> SealResultLike:
-        loaded = deps.repo.load(saved.id)
+        loaded = reuse.pop() if reuse else deps.repo.load(saved.id)
         m = loaded.match
         if m.turn != saved.turn or m.locked_at != saved.locked_at or m.phase is not Phase.RUNNING:
             return m, None
@@ -840,7 +919,12 @@ def set_reachable(deps: Deps, match_id: str, user_id: int, reachable: bool) -> M
 def sealed_fingerprints(deps: Deps, match_id: str) -> dict[str, str]:
     """The public fingerprints of the current turn's sealed orders, by pid (never the orders)."""
     loaded = deps.repo.load(match_id)
-    return {pid: o.fingerprint for pid, o in loaded.orders.items() if pid in loaded.match.sealed}
+    return _fingerprints(loaded.orders, loaded.match)
+
+
+def _fingerprints(orders: Mapping[str, SealedOrder], match: Match) -> dict[str, str]:
+    """The public fingerprints of ``match``'s sealed orders among ``orders`` (its turn's)."""
+    return {pid: o.fingerprint for pid, o in orders.items() if pid in match.sealed}
 
 
 # --------------------------------------------------------------------------- clock and GM powers

@@ -69,7 +69,8 @@ def resolve_record(record: dict[str, Any], rt: Runtime) -> str:
             from handlers.telegram.shared.context import SekundantContext
 
             # Never raises: what fails stays owed for the sweeper.
-            rt.run(outbox.deliver(SekundantContext(rt.app), job.match_id))
+            known = outbox.Known(done.match, done.record)  # as resolve_locked saved it
+            rt.run(outbox.deliver(SekundantContext(rt.app), job.match_id, known))
     except NotFoundError:  # no such match (any more): no try will find one
         log.warning("dropped the job for turn %s of %s: no such match", job.turn, job.match_id)
         return "junk"

@@ -1,12 +1,22 @@
 """The load run's meter and bill (tests/bench/load): DynamoDB's item-size and request-unit
-rules, the index writes of template.yaml's two indexes, and a bill from counted usage."""
+rules, the index writes of template.yaml's two indexes, the Bot API waits (calls in flight
+together wait once), and a bill from counted usage."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
-from tests.bench.load.cost import PRICES, Usage, dollars, per_thousand
-from tests.bench.load.meter import index_units, item_size, read_units, value_size, write_units
+from tests.bench.load.cost import BOT_API_LATENCY, PRICES, Usage, dollars, per_thousand
+from tests.bench.load.meter import (
+    Waits,
+    index_units,
+    item_size,
+    read_units,
+    value_size,
+    write_units,
+)
 
 
 def test_item_size_counts_names_and_values_as_dynamodb_does() -> None:
@@ -66,3 +76,48 @@ def test_a_bill_prices_every_line_from_the_counted_usage() -> None:
     assert bill["logs"] == pytest.approx(2000 / 1024**3 * PRICES["log_gb"])
     assert bill["lambda"] > 2 * PRICES["lambda_request"]  # requests plus GB-seconds
     assert per_thousand(u, 2)["api"] == pytest.approx(bill["api"] * 500)
+
+
+def test_calls_at_once_are_one_round_trip_and_calls_one_after_another_one_each() -> None:
+    waits = Waits()
+
+    async def call(seconds: float = 0.01) -> None:
+        started = waits.start()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            waits.end(started)
+
+    async def chain() -> None:  # e.g. the status closed, then the reveal and its text
+        for _ in range(3):
+            await call()
+
+    async def invocation() -> None:
+        await call()
+        await call()  # after the first ended: a round trip of its own
+        await asyncio.gather(call(), call(), call())  # at once: one
+        # A chain of three while four slower calls are in flight: as long as the chain (the
+        # four do not make the chain's calls one round trip, nor add their own).
+        await asyncio.gather(chain(), *(call(0.025) for _ in range(4)))
+
+    asyncio.run(invocation())
+    assert waits.take() == 2 + 1 + 3
+    assert waits.take() == 0  # taken
+
+
+def test_the_bill_prices_the_waits_not_the_calls() -> None:
+    def bill(waits: int) -> float:
+        u = Usage()
+        report = {
+            "cpu": 0.0,
+            "dynamo": {"requests": {}, "rru": 0.0, "wru": 0.0},
+            "bot": {"editMessageReplyMarkup": 4},
+            "bot_waits": waits,
+            "log_bytes": 0,
+        }
+        u.add(report)
+        assert u.bot_calls == 4
+        return u.billed_seconds()
+
+    assert bill(1) == pytest.approx(BOT_API_LATENCY)  # four calls at once
+    assert bill(4) == pytest.approx(4 * BOT_API_LATENCY)  # four one after another

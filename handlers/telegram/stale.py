@@ -54,15 +54,25 @@ def live(match: Match, turn: int) -> list[tuple[int, int]]:
     return [(int(c), int(m)) for c, m in kept.get("items", [])]
 
 
-async def remember(context: Ctx, match: Match, messages: Iterable[Message | None]) -> None:
-    """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write."""
-
+async def remember(
+    context: Ctx,
+    match: Match,
+    messages: Iterable[Message | None],
+    *,
+    known: Match | None = None,
+) -> Match:
+    """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write,
+    starting from ``known`` (the match as the caller just saved or read it: no read then,
+    ``usecases.add_turn_ui``). Returns the match as that write saved it (else ``known``, else
+    ``match``)."""
     pairs = [[m.chat.id, m.message_id] for m in messages if m is not None]
+    kept = match if known is None else known
     if not pairs:
-        return
+        return kept
     svc = context.svc
     with contextlib.suppress(Rejection, NotFoundError, usecases.TryAgainError):
-        usecases.add_turn_ui(svc.deps, match.id, KEY, match.turn, pairs)
+        return usecases.add_turn_ui(svc.deps, match.id, KEY, match.turn, pairs, known=known)
+    return kept
 
 
 def done_row(tr: Tr, match: Match, turn: int) -> list[list[Button]]:

@@ -47,6 +47,28 @@ def _before_second_load(repo: Any, race: Callable[[str], object]) -> Iterator[No
         repo.load = real_load
 
 
+@contextmanager
+def _after_first_load(repo: Any, race: Callable[[str], object]) -> Iterator[None]:
+    """Run ``race(match_id)`` just after the repository's first load: what another process
+    does between a handler's read (its check, which a use case may start from) and the use
+    case's save."""
+    real_load = repo.load
+    loads = {"n": 0}
+
+    def racing_load(match_id: str) -> Loaded:
+        result: Loaded = real_load(match_id)
+        loads["n"] += 1
+        if loads["n"] == 1:
+            race(match_id)
+        return result
+
+    repo.load = racing_load
+    try:
+        yield
+    finally:
+        repo.load = real_load
+
+
 def test_edit_with_a_malformed_number_names_the_bad_value_and_changes_nothing(duel: Duel) -> None:
     """``/edit p1 shrugs_left --5`` used to crash (``int('--5')``): no reply at all."""
     h = duel.h
@@ -84,9 +106,9 @@ def test_a_seal_button_pressed_as_its_turn_resolves_is_refused_not_sealed_into_t
     duel: Duel,
 ) -> None:
     """Alice changes her sealed order; her new seal button is checked against turn 1, but Bob's
-    last order resolves the turn (another process) before her seal loads the match: the
-    turn-1 order must not land in turn 2 (``seal_order`` binds to the turn the handler
-    checked)."""
+    last order resolves the turn (another process) right after the press read the match, which
+    her seal starts from: the turn-1 order must not land in turn 2 (its save, conditional on
+    what the press read, conflicts; ``seal_order`` binds to the turn the handler checked)."""
     h = duel.h
     duel.start()
     duel.alice_seals(0, 3, 3)  # far off the silhouette: nobody is hit
@@ -95,8 +117,8 @@ def test_a_seal_button_pressed_as_its_turn_resolves_is_refused_not_sealed_into_t
     h.press(duel.alice, h.last(duel.a, with_buttons=True), 6)  # aim 3:3
     confirm = h.last(duel.a, with_buttons=True)
     repo = h.deps.repo
-    # After the handler's check, before the seal's own load: Bob's last order lands.
-    with _before_second_load(
+    # After the handler's read, before the seal's save: Bob's last order lands.
+    with _after_first_load(
         repo, lambda mid: usecases.seal_order(h.deps, mid, duel.b, "p2", {"move": 0, "aim": [5, 5]})
     ):
         h.press_text(duel.alice, confirm, "🔒")

@@ -329,3 +329,28 @@ def test_a_turn_the_deadline_locks_goes_through_the_queue_too(world: World) -> N
     assert w.pump() == 1
     assert w.h.deps.repo.load(match_id).match.turn == 2
     assert len(_reveals(w, 1)) == 1 and w.slept == [] and w.queued() == 0
+
+
+def test_the_resolver_reads_the_match_once_and_announces_from_its_own_save(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/deploy.md, "Fewer reads and waits": the reveal, the next turn's commitment record
+    and its builders' record start from the match the resolution saved (``outbox.Known``),
+    not from reads of it (there were five, and the turn's history)."""
+    w = world
+    match_id, bob = _seal_all_but_last(w)
+    w.h.say(bob, int(bob["id"]), MISS)
+    _past_due(w, match_id)
+    repo = w.resolver.deps.repo
+    reads: list[str] = []
+    load, history = repo.load, repo.history
+    monkeypatch.setattr(repo, "load", lambda mid: reads.append("load") or load(mid))
+    monkeypatch.setattr(
+        repo, "history", lambda mid, **kw: reads.append("history") or history(mid, **kw)
+    )
+    assert w.pump() == 1
+    assert len(_reveals(w, 1)) == 1
+    assert reads == ["load"]  # resolve_locked's own: the round and the orders it resolves
+    after = w.h.deps.repo.load(match_id).match
+    assert after.turn == 2 and after.commitment_posted_at is not None
+    assert len(after.ui["live"]["items"]) == 2  # both turn-2 builders remembered

@@ -32,6 +32,7 @@ from handlers.telegram import hints, plain
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.shared import outbox
+from handlers.telegram.shared.builders import refuse_if_before_turn
 from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.shared.gm_seats import gm_run
 from handlers.telegram.shared.guards import (
@@ -45,7 +46,7 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.notes import show
 from handlers.telegram.shared.send import dm, edit
-from handlers.telegram.shared.turns import _seal, note, refresh_lobby, refuse_if_before_turn
+from handlers.telegram.shared.turns import _seal, note, refresh_lobby
 from handlers.telegram.ui import (
     Button,
     Screen,

@@ -11,10 +11,12 @@ from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Tr
 from handlers.telegram.screens import render
+from handlers.telegram.shared.builders import refuse_if_before_turn
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     _choose,
     _load,
+    _load_with_orders,
     _order_example,
     _own_seat,
     _pick_match,
@@ -25,7 +27,7 @@ from handlers.telegram.shared.guards import (
 )
 from handlers.telegram.shared.page_button import with_page
 from handlers.telegram.shared.send import dm, edit, send
-from handlers.telegram.shared.turns import _seal, refuse_if_before_turn
+from handlers.telegram.shared.turns import _seal
 from handlers.telegram.ui import get_ui
 
 log = logging.getLogger("sekundant.bot")
@@ -77,9 +79,10 @@ async def btn_builder(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callba
 
 async def btn_seal(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback) -> str | None:
     svc = context.svc
-    match = _load(svc, cb)
+    loaded = _load_with_orders(svc, cb)  # the seal starts from it: one read for the press
+    match = loaded.match
     _require_turn(tr, match, cb)
     pid = cb.arg(0)
     order = get_ui(match.ruleset).order_for(match, pid, cb.args[1:])
-    await _seal(context, tr, match, pid, user.id, order, message=msg)
+    await _seal(context, tr, match, pid, user.id, order, message=msg, loaded=loaded)
     return tr("receipt.toast")

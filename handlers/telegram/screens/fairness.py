@@ -36,10 +36,18 @@ def commitment_post(tr: Tr, match: Match) -> str:
 
 
 def receipt_screen(
-    tr: Tr, match: Match, order: SealedOrder, replaced: bool, now: float, *, final: bool = False
+    tr: Tr,
+    match: Match,
+    order: SealedOrder,
+    replaced: bool,
+    now: float,
+    *,
+    final: bool = False,
+    locked: bool = False,
 ) -> Screen:
     """A player's private receipt: the order, its salt and full fingerprint (so they can check
-    the reveal and the dossier), the deadline, and Change/Withdraw until the turn resolves."""
+    the reveal and the dossier), the deadline, and Change/Withdraw until the turn locks
+    (``locked``: this seal locked it, the dice are being rolled; ``final``: it resolved)."""
     ui = get_ui(match.ruleset)
     key = "receipt.replaced" if replaced else "receipt.sealed"
     lines = [
@@ -53,6 +61,8 @@ def receipt_screen(
     ]
     if final:  # this seal completed the turn: nothing is left to change
         lines.append(tr("receipt.resolved_now", turn=order.turn))
+    elif locked:  # nor when it locked the turn (no seal, change or withdrawal any more)
+        lines.append(tr("receipt.locked_now", turn=order.turn))
     else:
         lines.append(tr("receipt.changeable"))
         deadline = clock_text.deadline_line(tr, match, now)
@@ -62,7 +72,7 @@ def receipt_screen(
     # short on a phone.
     proof = tr("fair.receipt_proof", salt=order.salt, fingerprint=order.fingerprint)
     lines.append(f"<blockquote expandable>{proof}</blockquote>")
-    if final:
+    if final or locked:
         return Screen("\n".join(lines))
     rows = [
         [

@@ -49,7 +49,9 @@ def folded(deps: usecases.Deps, match: Match, message_id: int) -> Match:
     """Record that the group got the open turn's commitment in ``message_id``."""
     if match.commitment is None:
         return match
-    return usecases.commitment_posted(deps, match.id, match.turn, match.commitment, message_id)
+    return usecases.commitment_posted(
+        deps, match.id, match.turn, match.commitment, message_id, known=match
+    )
 
 
 async def post(send: Send, deps: usecases.Deps, match: Match) -> Match:
@@ -60,7 +62,8 @@ async def post(send: Send, deps: usecases.Deps, match: Match) -> Match:
     # A turn's own commitment message (an undo reopened it) reads like the folded one.
     text = fold_text(tr, match) if match.turn else fairness.commitment_post(tr, match)
     msg = await send(match.chat_id, Screen(text))
-    return usecases.commitment_posted(deps, match.id, match.turn, match.commitment, msg.message_id)
+    mid, commitment = msg.message_id, match.commitment
+    return usecases.commitment_posted(deps, match.id, match.turn, commitment, mid, known=match)
 
 
 async def try_post(send: Send, deps: usecases.Deps, match: Match) -> Match:

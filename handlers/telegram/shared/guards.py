@@ -10,6 +10,7 @@ from telegram import Chat, Message, Update, User
 
 from engine.errors import ConflictError, NotFoundError, Rejection
 from engine.match import Match, Phase
+from engine.ports import Loaded
 from engine.usecases import TryAgainError
 from handlers import observe
 from handlers.telegram import hints, plain
@@ -139,8 +140,14 @@ Button_ = Callable[[Ctx, Message, User, Tr, Callback], Awaitable[str | None]]
 
 
 def _load(svc: Services, cb: Callback) -> Match:
+    return _load_with_orders(svc, cb).match
+
+
+def _load_with_orders(svc: Services, cb: Callback) -> Loaded:
+    """The press's match with its turn's sealed orders (for a seal to start from: it need
+    not read them again, ``usecases.seal_order``'s ``known``)."""
     observe.note(match_id=cb.match)
-    return svc.deps.repo.load(cb.match).match
+    return svc.deps.repo.load(cb.match)
 
 
 def _require_turn(tr: Tr, match: Match, cb: Callback) -> None:

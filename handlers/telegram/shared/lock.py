@@ -43,17 +43,22 @@ async def lock_and_resolve(context: Ctx, match_id: str, turn: int) -> Match | No
     for the round and resolve. Returns the match as saved after the lock, or None when the
     turn is no longer locked and waiting (resolved, undone meanwhile)."""
     deps = context.svc.deps
-    match = deps.repo.load(match_id).match
+    got = outbox.known(match_id)  # the locking invocation's own save: nothing to read
+    match = got.match if got is not None else deps.repo.load(match_id).match
     if match.phase is not Phase.RUNNING or match.turn != turn or match.locked_at is None:
         return None
+    latest = match
     if match.lock_message is None:
         with outbox.labelled(f"lock:{turn}"):
             msg = await send(context, match.chat_id, lock_screen(match), retries=LOCK_RETRIES)
         date = msg.date.timestamp()
+        # Read again, not ``match``: a write that lands while the message travels (the
+        # other player's receipt remembered) would make a save from ``match`` conflict.
         match = usecases.lock_posted(deps, match_id, turn, msg.message_id, date)
-        await turns.refresh_status(context, match)  # "waits for round N"
+        fps = None if got is None else got.fingerprints  # the lock froze the sealed orders
+        latest = await turns.refresh_status(context, match, fps)  # "waits for round N"
     # Waits for the round (off the event loop: long polling answers other chats meanwhile);
     # owes the reveal, else the sweeper resolves it. On Lambda (``Deps.later``) it does not
     # wait: the turn goes to the resolve queue unless its round is out already.
-    await off_loop(usecases.resolve_locked, deps, match_id, turn)
+    await off_loop(usecases.resolve_locked, deps, match_id, turn, known=latest)
     return match

@@ -33,13 +33,14 @@ import contextvars
 import logging
 import warnings
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from telegram import Chat, Message
 from telegram.error import BadRequest, Forbidden, RetryAfter
 
+from engine.match import Match, TurnRecord
 from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
 from handlers import observe
 from handlers.metrics import metric
@@ -79,8 +80,12 @@ class Journal:
     same edit twice changes nothing. A send's entry is written just before the delivery's next
     send, or with the write that ends the delivery (done, or failed: one write fewer per item
     than writing it at once): at any moment at most one send is made but not yet recorded,
-    as when each was written right after it. (The lock message is also recorded in the match
-    right after it is sent, ``shared.lock``: a resumed lock delivery asks the match.)"""
+    as when each was written right after it - or one group of sends made at once, each to a
+    chat of its own (``send.at_once``: a turn's builders), whose entries are written together
+    before the next send. Each is named by its own chat, so identities do not depend on which
+    answer came first; one refused records the others with the failure's write. (The lock
+    message is also recorded in the match right after it is sent, ``shared.lock``: a resumed
+    lock delivery asks the match.)"""
 
     def __init__(self, repo: MatchRepository, item: Owed) -> None:
         self.repo = repo
@@ -154,25 +159,56 @@ def current() -> Journal | None:
     return _JOURNAL.get()
 
 
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the invocation calling :func:`deliver` knows of the match without reading it:
+    ``match`` as its own save just returned it (or as it just read it), with the turn
+    ``record`` that save stored and the sealed orders' public ``fingerprints``, when it has
+    them. A send function starts from it instead of a read (:func:`known`) while nothing of
+    this invocation has written the match since that save: the first item's, and the next
+    ones' after items that do not write it (:data:`KEEPS_KNOWN`; an item's claim and journal
+    are the outbox's own writes). A read would return the same - or a later change of another
+    invocation's, which could just as well land a moment after the read. What renders "the
+    latest" after a send (``turns._show_latest``) still reads."""
+
+    match: Match
+    record: TurnRecord | None = None
+    fingerprints: Mapping[str, str] | None = None
+
+
+_KNOWN: contextvars.ContextVar[Known | None] = contextvars.ContextVar(
+    "sekundant_known", default=None
+)
+
+
+def known(match_id: str) -> Known | None:
+    """What :func:`deliver`'s caller knows of ``match_id`` (:class:`Known`), for a send
+    function to start from, before it writes anything."""
+    got = _KNOWN.get()
+    return got if got is not None and got.match.id == match_id else None
+
+
 PASSES = 3
 OWES_MORE = frozenset({"lock"})  # kinds whose delivery may owe the next item (the reveal)
+KEEPS_KNOWN = frozenset({"receipt"})  # kinds whose delivery never writes the match
 
 
-async def deliver(context: Any, match_id: str) -> int:
+async def deliver(context: Any, match_id: str, known: Known | None = None) -> int:
     """Deliver the match's owed items that are due, in order; returns how many were
     delivered. Never raises: what fails stays owed (with its backoff) for the sweeper. An
     item a delivery owed (the lock message's resolution owes the reveal) goes out in the
-    same call."""
+    same call. ``known``: the match as the caller just saved it (:class:`Known`)."""
     delivered = 0
     for _ in range(PASSES):
-        kinds = await _deliver_pass(context, match_id)
+        kinds = await _deliver_pass(context, match_id, known)
+        known = None
         delivered += len(kinds)
         if not OWES_MORE & set(kinds):
             break
     return delivered
 
 
-async def _deliver_pass(context: Any, match_id: str) -> list[str]:
+async def _deliver_pass(context: Any, match_id: str, known: Known | None = None) -> list[str]:
     """One pass over the match's owed items; the kinds delivered."""
     deps = context.svc.deps
     repo: MatchRepository = deps.repo
@@ -188,7 +224,17 @@ async def _deliver_pass(context: Any, match_id: str) -> list[str]:
             if item.next_at <= now:  # else backing off
                 claimed = repo.claim_owed(match_id, item.key, now, OWED_LEASE_SECONDS)
             # Not claimed: another deliverer holds it (and goes on with the rest).
-            if claimed is None or not await _deliver_one(context, repo, claimed, deps.clock):
+            if claimed is None:
+                waiting.add(item.chat_id)
+                continue
+            token = _KNOWN.set(known)
+            try:
+                done = await _deliver_one(context, repo, claimed, deps.clock)
+            finally:
+                _KNOWN.reset(token)
+            if item.kind not in KEEPS_KNOWN:  # it may have written the match
+                known = None
+            if not done:
                 waiting.add(item.chat_id)
                 continue
             delivered.append(item.kind)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import match as lifecycle
-from engine.match import Phase
+from engine.match import Phase, TurnRecord
 from engine.ports import Owed
 from handlers.telegram import stale
 from handlers.telegram.i18n import Raw, Tr
@@ -28,11 +28,16 @@ async def send_resolved(context: Any, item: Owed) -> None:
     defaulted player; ``forced``: each defaulted player), then the reveal and the next turn
     (``turns.announce_resolved``)."""
     repo = context.svc.deps.repo
-    latest = repo.load(item.match_id).match
-    history = repo.history(item.match_id, since=item.turn)  # its record and any later one
-    record = next((r for r in history if r.turn == item.turn), None)
-    if record is None:
-        return  # undone before it was announced: the GM's undo told the chat
+    got = outbox.known(item.match_id)  # the resolving invocation's own save: nothing to read
+    if got is not None and got.record is not None and got.record.turn == item.turn:
+        latest, record, last = got.match, got.record, True
+    else:
+        latest = got.match if got is not None else repo.load(item.match_id).match
+        history = repo.history(item.match_id, since=item.turn)  # its record and any later one
+        found = next((r for r in history if r.turn == item.turn), None)
+        if found is None:
+            return  # undone before it was announced: the GM's undo told the chat
+        record, last = found, found.turn == history[-1].turn
     preface = ""
     if record.reason == "deadline":  # the group reads it at the head of the reveal
         preface = clock.deadline_text(latest, record)
@@ -44,7 +49,6 @@ async def send_resolved(context: Any, item: Owed) -> None:
         with outbox.labelled(f"forced:{record.turn}"):
             await input_flow.tell_defaulted(context, latest, record)
     status, edited = item.data.get("status"), item.data.get("edited")
-    last = record.turn == history[-1].turn
     await turns.announce_resolved(
         context,
         None if status is None else int(status),
@@ -73,9 +77,13 @@ async def send_started(context: Any, item: Owed) -> None:
 async def send_receipt(context: Any, item: Owed) -> None:
     """The receipt of the order that resolved its turn (the order as revealed)."""
     repo = context.svc.deps.repo
-    latest = repo.load(item.match_id).match
-    since = repo.history(item.match_id, since=item.turn)
-    record = next((r for r in since if r.turn == item.turn), None)
+    got = outbox.known(item.match_id)  # the resolving invocation's own save: nothing to read
+    latest = got.match if got is not None else repo.load(item.match_id).match
+    if got is not None and got.record is not None and got.record.turn == item.turn:
+        record: TurnRecord | None = got.record
+    else:
+        since = repo.history(item.match_id, since=item.turn)
+        record = next((r for r in since if r.turn == item.turn), None)
     pid = item.data.get("pid")
     order = None if record is None else next((o for o in record.orders if o.pid == pid), None)
     if order is None or order.default:
@@ -179,7 +187,7 @@ async def _show(context: Any, item: Owed, latest: Any, tr: Tr) -> None:
         if latest.seat(str(data["pid"])).user_id == item.chat_id:
             screen = render.builder_screen(tr, latest, data["pid"], ())
             # Remembered as the turn's first message in that chat: what is typed after it is
-            # for this turn, a redelivered order included (turns.refuse_if_before_turn).
+            # for this turn, a redelivered order included (builders.refuse_if_before_turn).
             await stale.remember(context, latest, [await send(context, item.chat_id, screen)])
     elif what == "npc_added" and latest.phase is Phase.LOBBY:  # the latest of that name
         seat = next((x for x in reversed(latest.seats) if x.npc and x.name == data["name"]), None)

@@ -3,12 +3,13 @@ policy, inline keyboards, deep links (moved from ``handlers.telegram.bot``)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from telegram import InlineKeyboardMarkup, Message
 from telegram.constants import ParseMode
@@ -28,6 +29,7 @@ from handlers.telegram.shared.context import Ctx, Services
 from handlers.telegram.ui import Button, Screen, label
 
 log = logging.getLogger("sekundant.bot")
+T = TypeVar("T")
 
 _NO_PREVIEW = {"is_disabled": True}
 
@@ -120,6 +122,34 @@ async def _api_call(svc: Services, call: Callable[[], Awaitable[Any]], retries: 
         return await call()
 
 
+async def at_once(*calls: Awaitable[T]) -> list[T]:
+    """Independent Bot API calls made at once, so the function waits for Telegram once, not
+    once per call (it is billed for the wait: docs/deploy.md, "Load and cost"). Only calls
+    whose order no chat sees: each to a chat of its own (a chat's own messages stay one after
+    another inside one of ``calls``), or edits. All of them end; then the first failure is
+    raised, as when they went one by one. Inside an outbox delivery the sends are journaled
+    as ever, each under its own identity (its chat is part of it): what was sent before a
+    failure is recorded with the failure (``outbox``, "at once")."""
+    done = await asyncio.gather(*calls, return_exceptions=True)
+    for result in done:
+        if isinstance(result, BaseException):
+            raise result
+    return done  # type: ignore[return-value]  # no exception left: every one is a T
+
+
+A = TypeVar("A")
+B = TypeVar("B")
+
+
+async def both(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
+    """:func:`at_once` for two calls of different results."""
+    a, b = await asyncio.gather(first, second, return_exceptions=True)
+    for result in (a, b):
+        if isinstance(result, BaseException):
+            raise result
+    return a, b  # type: ignore[return-value]  # neither is an exception
+
+
 async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> Message:
     """Send a screen (split under 4096 characters; the keyboard goes on the last part);
     ``retries`` as in :func:`_api`."""
@@ -199,13 +229,13 @@ async def mark_unreachable(context: Ctx, match: Match, user_id: int) -> None:
             usecases.set_reachable(svc.deps, match.id, user_id, False)
     tr = Tr(match.lang)
     url = deep_link(context, f"play_{match.id}")
-    await send(
-        context,
-        match.chat_id,
-        Screen(
-            tr("group.unreachable", name=seat.name), [[Button(tr("btn.open_private"), url=url)]]
-        ),
+    screen = Screen(
+        tr("group.unreachable", name=seat.name), [[Button(tr("btn.open_private"), url=url)]]
     )
+    # Journaled as what it is, the player's: builders go to several players at once
+    # (``at_once``), so their notices must not be told apart by their order in the group.
+    with outbox.labelled(f"unreachable:{user_id}"):
+        await send(context, match.chat_id, screen)
 
 
 def deep_link(context: Ctx, payload: str) -> str:

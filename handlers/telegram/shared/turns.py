@@ -5,30 +5,31 @@ lobby and status refreshes, the seal and GM-change hooks (moved from ``handlers.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from telegram import Message, Update
+from telegram import Message
 from telegram.error import TelegramError
 
-from engine import match as lifecycle
 from engine import usecases
 from engine.errors import Rejection
 from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.ports import Loaded
 from handlers.telegram import stale
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
-from handlers.telegram.screens.clock_text import with_deadline
 from handlers.telegram.screens.fairness import receipt_screen, reveal_proof
 from handlers.telegram.shared import campaign, commitments, finished, outbox
+from handlers.telegram.shared.builders import send_builders
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.gm_seats import absentee_alert, open_turn_gm
 from handlers.telegram.shared.offloop import off_loop
-from handlers.telegram.shared.page_button import proof_link, with_page
+from handlers.telegram.shared.page_button import proof_link
 from handlers.telegram.shared.reveal_post import send_reveal
 from handlers.telegram.shared.routing import router
-from handlers.telegram.shared.send import deep_link, dm, edit, edit_strict, send
+from handlers.telegram.shared.send import at_once, both, deep_link, edit, edit_strict, send
 from handlers.telegram.shared.summary import summary_screen
 from handlers.telegram.ui import Screen, get_ui, names_of
 
@@ -43,10 +44,8 @@ async def post_commitment(context: Ctx, match: Match, *, strict: bool = False) -
     async def to_chat(chat_id: int, screen: Screen) -> Message:
         return await send(context, chat_id, screen)
 
-    deps = context.svc.deps
-    if strict:
-        return await commitments.post(to_chat, deps, match)
-    return await commitments.try_post(to_chat, deps, match)
+    post = commitments.post if strict else commitments.try_post
+    return await post(to_chat, context.svc.deps, match)
 
 
 def _lobby_url(context: Ctx, match: Match) -> str:
@@ -61,11 +60,13 @@ async def refresh_lobby(context: Ctx, match: Match) -> None:
     await edit(context, match.chat_id, int(mid), screen)
 
 
-async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | None = None) -> None:
+async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | None = None) -> Match:
+    """The group's status message edited to ``match`` (``fps``: its sealed orders' public
+    fingerprints, read when not given); the match as read after the edit (else ``match``)."""
     svc = context.svc
     mid = match.ui.get("status")
     if mid is None or match.phase is not Phase.RUNNING:
-        return
+        return match
     if fps is None:
         fps = usecases.sealed_fingerprints(svc.deps, match.id)
     screen = render.status_screen(Tr(match.lang), match, fps, svc.deps.clock())
@@ -75,18 +76,19 @@ async def refresh_status(context: Ctx, match: Match, fps: Mapping[str, str] | No
         # Even when the edit failed: one that timed out on our side may still land after the
         # resolution's edits (docs/deploy.md, the late-edit race); the failure still answers
         # 500, and the redelivery is refused as older than the turn.
-        await _show_latest(context, match, int(mid))
+        latest = await _show_latest(context, match, int(mid))
+    return latest
 
 
-async def _show_latest(context: Ctx, match: Match, mid: int) -> None:
+async def _show_latest(context: Ctx, match: Match, mid: int) -> Match:
     """Never back in time: if the turn resolved while a status edit travelled, the
     resolution's edits of the one status message (the next turn, the summary) may have landed
     first and been overwritten; show the latest state again (the same edit twice changes
-    nothing, so whichever lands last shows the newer state)."""
+    nothing, so whichever lands last shows the newer state). Returns the latest match."""
     svc = context.svc
     latest = svc.deps.repo.load(match.id).match
     if latest.turn == match.turn and latest.phase is Phase.RUNNING:
-        return
+        return latest
     if latest.phase is Phase.RUNNING:
         fps = usecases.sealed_fingerprints(svc.deps, latest.id)
         screen = render.status_screen(Tr(latest.lang), latest, fps, svc.deps.clock())
@@ -94,6 +96,7 @@ async def _show_latest(context: Ctx, match: Match, mid: int) -> None:
     elif latest.phase is Phase.FINISHED:
         screen = summary_screen(Tr(latest.lang), latest, proof_link(context, latest))
         await edit(context, latest.chat_id, mid, screen)
+    return latest
 
 
 async def gm_changed(context: Ctx, match: Match) -> None:
@@ -155,7 +158,6 @@ async def open_turn(context: Ctx, match: Match) -> None:
     """A turn opened: one status message in the group (edited in place from now on), and
     each acting player's order builder in private."""
     svc = context.svc
-    gtr = Tr(match.lang)
     # The status message carries the turn's seed commitment: it is posted before any player
     # gets a builder, so the commitment always precedes the turn's first seal.
     turn = match.turn
@@ -164,57 +166,25 @@ async def open_turn(context: Ctx, match: Match) -> None:
     now = svc.deps.clock()
     # Sealed already only when this opening is a late resumed delivery: show the seals too.
     fps = usecases.sealed_fingerprints(svc.deps, match.id) if match.sealed else {}
-    screen = render.status_screen(gtr, match, fps, now)
+    screen = render.status_screen(Tr(match.lang), match, fps, now)
     kept = match.ui.get("status")
-    if kept is not None:  # one status message per match, edited in place (a quiet group)
-        await edit(context, match.chat_id, int(kept), screen)
-    else:
+    if kept is None:
         with outbox.labelled(f"status:{turn}"):
             status = await send(context, match.chat_id, screen)
-        match = usecases.update_ui(svc.deps, match.id, status=status.message_id)
-    need = lifecycle.acting(match)
-    gm_run = lifecycle.gm_controlled(match)
-    builders: list[Message | None] = []
-    for seat in match.seats:
-        if seat.user_id is None or seat.pid not in need or seat.pid in gm_run:
-            continue
-        ptr = Tr(svc.lang_for(seat.user_id, match.lang))
-        screen = render.builder_screen(ptr, match, seat.pid, ())
-        screen = with_page(svc, ptr, match, seat.pid, with_deadline(ptr, match, screen, now))
-        with outbox.labelled(f"builder:{turn}"):
-            builders.append(await dm(context, match, seat.user_id, screen))
-    with outbox.labelled(f"npc_builder:{turn}"):
-        builders += await open_turn_gm(context, match)  # NPC builders in the GM's chat
+        ids = {"status": status.message_id}
+        match = usecases.update_ui_owing(svc.deps, match.id, ids, (), known=match)
+
+    async def status_edit(mid: int) -> list[Message | None]:  # the one status message
+        await edit(context, match.chat_id, mid, screen)
+        return []
+
+    # The builders (private) while the group's status is edited: one wait for Telegram.
+    edits = [] if kept is None else [status_edit(int(kept))]
+    calls = [send_builders(context, match, now), *edits]
+    builders = [msg for sent in await at_once(*calls) for msg in sent]
     # One write remembers them: their keyboards go when the turn resolves, and the first one
     # in each chat orders typed orders after the turn opened (refuse_if_before_turn).
-    await stale.remember(context, match, builders)
-
-
-def refuse_if_before_turn(update: Update, match: Match) -> None:
-    """Refuse a typed command for the current turn written before that turn opened: it was
-    meant for an earlier one. A redelivered update does this when its first attempt resolved
-    the turn and then died (``handlers.lambda_webhook``: the lease); so does an order typed
-    while another player's resolved the turn. Buttons need no such check: they carry their
-    turn.
-
-    Telegram orders the messages of a chat: a message id below the id of the turn's first
-    message in that chat (its builder, remembered by :func:`open_turn` with the turn's live
-    messages, ``stale.live``) was written before the turn opened there; one above it after,
-    whatever the clocks say, even in the same second.
-    Without a recorded message (e.g. a player the builder did not reach) the dates decide, to
-    the second: only a message dated a whole second before the turn opened is refused; date
-    0 (the in-process fake API) is unknown and never refused."""
-    msg = update.effective_message
-    if msg is None or match.turn_opened_at is None:
-        return
-    first = min((m for c, m in stale.live(match, match.turn) if c == msg.chat_id), default=None)
-    if first is not None:
-        if msg.message_id < first:
-            raise Rejection("typed_before_turn", turn=match.turn)
-        return
-    written = int((msg.edit_date or msg.date).timestamp())
-    if 0 < written < int(match.turn_opened_at):
-        raise Rejection("typed_before_turn", turn=match.turn)
+    await stale.remember(context, match, builders, known=match)
 
 
 async def _seal(
@@ -225,38 +195,58 @@ async def _seal(
     user_id: int,
     order: Mapping[str, Any],
     message: Message | None,
+    *,
+    loaded: Loaded | None = None,
 ) -> None:
     """Seal, give the player a receipt (the builder message becomes it), update the group's
-    status message; when this order completed the turn, reveal."""
+    status message; when this order completed the turn, reveal. ``loaded``: the match with
+    its orders as the caller just read it (the seal starts from it)."""
     svc = context.svc
-    match = await post_commitment(context, match)  # a failed posting is retried first
+    posted = await post_commitment(context, match)  # a failed posting is retried first
+    if posted is not match:  # saved meanwhile: what the caller read is out of date
+        loaded = None
+    match = posted
     # Bound to the turn the caller checked (and built the order for): if that turn resolves
     # meanwhile, the order is refused as stale, never sealed into the next turn.
     # When this order resolves the turn, its receipt is owed in the outbox (send_receipt):
     # a failed receipt could not be had again by re-sending the order past the turn.
     where = {"message": message.message_id if message is not None else None, "lang": tr.lang}
     res = await off_loop(  # it may wait for the turn's beacon round
-        usecases.seal_order, svc.deps, match.id, user_id, pid, order, turn=match.turn, receipt=where
+        usecases.seal_order,
+        svc.deps,
+        match.id,
+        user_id,
+        pid,
+        order,
+        turn=match.turn,
+        receipt=where,
+        known=loaded,
     )
     if res.unchanged:  # the same order again (or Telegram's redelivery after a failed
         # send): its receipt and the group's status again, nothing sealed anew
         await send_receipt(context, tr, res.match, res.order, False, where)
         await refresh_status(context, res.match)
         return
-    sent: Message | None = None
-    try:
-        if res.record is None:
-            sent = await send_receipt(context, tr, res.match, res.order, res.replaced, where)
-    finally:  # a lost receipt must not cost the group its status (nor Services.resolved)
-        if res.record is None:
-            fps = {pid: res.order.fingerprint}
-            if any(p != pid for p in res.match.sealed):  # others' fingerprints: from the store
-                fps = {**usecases.sealed_fingerprints(svc.deps, match.id), **fps}
-            await refresh_status(context, res.match, fps)
-            await stale.remember(context, res.match, [sent])  # a typed order's receipt
-            await after_lock(context, res.match)
-        else:
-            await on_resolved(context, match, res.match, res.record)
+    if res.record is not None:
+        await on_resolved(context, match, res.match, res.record)
+    else:  # the receipt (private) and the group's status at once: one wait for Telegram
+        sent, latest = await asyncio.gather(
+            send_receipt(context, tr, res.match, res.order, res.replaced, where),
+            refresh_status(context, res.match, res.fingerprints),  # the match read after it
+            return_exceptions=True,
+        )
+        if isinstance(latest, BaseException):
+            raise latest
+        # A lost receipt must not cost the group its status, nor the turn its lock message.
+        # A typed order's receipt is remembered (its keyboard goes when the turn resolves);
+        # the one of the seal that locked the turn has none.
+        locked = res.match.locked_at is not None
+        receipt = None if isinstance(sent, BaseException) or locked else sent
+        latest = await stale.remember(context, res.match, [receipt], known=latest)
+        if res.match.locked_at is not None:  # this seal locked it (not another's)
+            await after_lock(context, latest, res.fingerprints)
+        if isinstance(sent, BaseException):
+            raise sent
     for hook in router(context.application).seal_hooks:
         await hook(context, match, res)
 
@@ -274,7 +264,9 @@ async def send_receipt(
     keyboard can go when the turn resolves: ``stale``)."""
     svc = context.svc
     final = match.turn != order.turn or match.phase is not Phase.RUNNING
-    receipt = receipt_screen(tr, match, order, replaced, svc.deps.clock(), final=final)
+    locked = not final and match.locked_at is not None  # no Change, no Withdraw any more
+    now = svc.deps.clock()
+    receipt = receipt_screen(tr, match, order, replaced, now, final=final, locked=locked)
     user_id = order.by_user if order.by_user is not None else match.gm_user_id
     if where.get("message") is not None:
         await edit(context, user_id, int(where["message"]), receipt)
@@ -282,11 +274,11 @@ async def send_receipt(
     return await send(context, user_id, receipt)
 
 
-async def after_lock(context: Ctx, match: Match) -> None:
-    """A change that locked the turn without resolving it (a public beacon: the round is
-    fixed by the lock message, ``shared.lock``): deliver the owed lock message now."""
+async def after_lock(context: Ctx, match: Match, fps: Mapping[str, str] | None = None) -> None:
+    """A change that locked the turn without resolving it (``shared.lock``): deliver the owed
+    lock message now, from ``match`` as just saved or read (``fps``: its sealed orders')."""
     if match.phase is Phase.RUNNING and match.locked_at is not None and not match.lock_message:
-        await outbox.deliver(context, match.id)
+        await outbox.deliver(context, match.id, outbox.Known(match, fingerprints=fps))
 
 
 async def force_resolve(
@@ -308,7 +300,7 @@ async def on_resolved(context: Ctx, before: Match, after: Match, record: TurnRec
     """A turn resolved, and its announcement was saved with it in the outbox: deliver it now
     (:func:`announce_resolved`); what fails is delivered by the sweeper."""
     context.svc.resolved += 1  # see Services.resolved
-    await outbox.deliver(context, after.id)
+    await outbox.deliver(context, after.id, outbox.Known(after, record))
 
 
 async def close_status(context: Ctx, status_id: int, after: Match, record: TurnRecord) -> None:
@@ -332,13 +324,18 @@ async def announce_resolved(
     remove the keyboards of its builders and receipts (``edited``: the receipt the resolving
     seal drew without one), post the reveal (picture and text), then (``last``: no later turn
     resolved meanwhile) the next turn or the final summary."""
-    if status_id is not None:
-        await close_status(context, status_id, after, record)
-    await stale.clear(context, after, record.turn, skip=edited)
     final = None
     if last and after.phase is Phase.FINISHED:  # the summary ends the final reveal
         final = summary_screen(Tr(after.lang), after, proof_link(context, after))
-    after = await send_reveal(context, after, record, last=last, preface=preface, final=final)
+
+    async def in_group(after: Match) -> Match:  # the group's, one after another
+        if status_id is not None:
+            await close_status(context, status_id, after, record)
+        return await send_reveal(context, after, record, last=last, preface=preface, final=final)
+
+    # The private keyboards go while the group's status closes and the reveal is posted.
+    cleared = stale.clear(context, after, record.turn, skip=edited)
+    after, _ = await both(in_group(after), cleared)
     if not last:
         return
     if after.phase is Phase.FINISHED:

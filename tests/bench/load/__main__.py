@@ -151,6 +151,7 @@ def summarize(
         "conflicts": sum(r["dynamo"]["conflicts"] for r in invoked),
         "dynamo_requests": sum(sum(r["dynamo"]["requests"].values()) for r in invoked),
         "bot_calls": sum(sum(r["bot"].values()) for r in invoked),
+        "bot_waits": sum(int(r.get("bot_waits", 0)) for r in invoked),
         "group_messages": sum(o.group_messages for o in outcomes),
         "cpu_p50": statistics.median(r["cpu"] for r in reports) if reports else 0.0,
         "wru_by_kind": _by_kind(invoked),
@@ -189,7 +190,7 @@ def report(f: dict[str, Any]) -> None:
         f"conflicts {f['conflicts'] / t:.2f}",
         f"Telegram retries {f['retries'] / t:.2f}",
         f"DynamoDB requests {f['dynamo_requests'] / t:.1f}",
-        f"Bot API calls {f['bot_calls'] / t:.1f}",
+        f"Bot API calls {f['bot_calls'] / t:.1f} (waits {f.get('bot_waits', 0) / t:.1f})",
         f"new group messages {f['group_messages'] / t:.2f}",
     ]
     print("   per turn: " + ", ".join(per_turn))
@@ -212,7 +213,8 @@ def report(f: dict[str, Any]) -> None:
               f" logs {lines['logs']:.4f}, SQS {lines['sqs']:.4f}){target}")  # fmt: skip
         updates = u.invocations - u.resolves  # the resolver's invocations are on their line
         print(f"       per turn: {updates / turns:.1f} updates, {u.wru / turns:.1f} write"
-              f" and {u.rru / turns:.1f} read units, {u.bot_calls / turns:.1f} Bot API calls,"
+              f" and {u.rru / turns:.1f} read units, {u.bot_calls / turns:.1f} Bot API calls"
+              f" ({u.bot_waits / turns:.1f} waits),"
               f" CPU {u.cpu / turns * 1000:.0f} ms")  # fmt: skip
         if f.get("beacon", True):
             print("       " + beacon_line(u, turns, f["sweep"], resolved_all))

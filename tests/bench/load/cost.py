@@ -6,8 +6,10 @@ Bot API calls, CPU time and log bytes. The bill per invocation:
 - Lambda: requests, and GB-seconds at :data:`MEMORY_MB` on arm64. The billed duration is the
   CPU time measured here scaled to the function's CPU share (Lambda gives a full vCPU at
   1,769 MB, so 512 MB runs at 512/1769 of one) plus the time spent waiting on the network:
-  :data:`DYNAMODB_LATENCY` per DynamoDB request and :data:`BOT_API_LATENCY` per Bot API call
-  (assumptions, stated in docs/deploy.md: in-region DynamoDB, Telegram's servers in Europe),
+  :data:`DYNAMODB_LATENCY` per DynamoDB request and :data:`BOT_API_LATENCY` per Bot API wait
+  (assumptions, stated in docs/deploy.md: in-region DynamoDB, Telegram's servers in Europe;
+  calls in flight at the same time in one invocation wait once: the round trips one after
+  another, measured by the run, :class:`tests.bench.load.meter.Waits`),
   and the beacon's waits: the wall time slept for a round (measured) and
   :data:`DRAND_LATENCY` per relay fetch (its signature check is CPU, already counted);
 - API Gateway HTTP API: one request per update (the sweeper is a scheduled event: none);
@@ -61,6 +63,7 @@ class Usage:
     rru: float = 0.0
     wru: float = 0.0
     bot_calls: int = 0
+    bot_waits: int = 0  # the calls' round trips one after another (calls at once: one)
     log_bytes: int = 0
     beacon_wait: float = 0.0  # wall seconds slept for beacon rounds
     beacon_fetches: int = 0
@@ -77,7 +80,9 @@ class Usage:
         self.dynamo_requests += sum(dyn["requests"].values())
         self.rru += float(dyn["rru"])
         self.wru += float(dyn["wru"])
-        self.bot_calls += sum(report["bot"].values())
+        calls = sum(report["bot"].values())
+        self.bot_calls += calls
+        self.bot_waits += int(report.get("bot_waits", calls))
         self.log_bytes += int(report["log_bytes"])
         beacon = report.get("beacon") or {}
         self.beacon_wait += float(beacon.get("wait", 0.0))
@@ -91,7 +96,7 @@ class Usage:
         return (
             self.cpu / SHARE
             + self.dynamo_requests * DYNAMODB_LATENCY
-            + self.bot_calls * BOT_API_LATENCY
+            + self.bot_waits * BOT_API_LATENCY
             + self.beacon_wait
             + self.beacon_fetches * DRAND_LATENCY
         )

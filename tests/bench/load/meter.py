@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import os
 import time
+import traceback
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -29,12 +30,27 @@ from typing import Any
 
 KB = 1024
 TRACE = os.environ.get("LOAD_TRACE", "")  # a file: every billed write, Bot API call and job
+CALLERS = os.environ.get("LOAD_TRACE_CALLERS", "")  # set: each line names the bot's callers
+_OURS = ("/engine/", "/handlers/")
+
+
+def _callers() -> str:
+    """The bot's functions on the stack (innermost first, the store's own left out): who
+    made a request."""
+    names = []
+    for frame in traceback.extract_stack()[-3::-1]:
+        if any(part in frame.filename for part in _OURS):
+            names.append(f"{Path(frame.filename).stem}.{frame.name}")
+    return " < ".join(names[:6])
 
 
 def trace(line: str) -> None:
     """With ``LOAD_TRACE=<file>``, append ``line`` (with the process id) to it: what each
-    turn writes and sends, in order (finding what to cut)."""
+    turn writes and sends, in order (finding what to cut); with ``LOAD_TRACE_CALLERS=1``
+    also the bot's functions that made it."""
     if TRACE:
+        if CALLERS:
+            line = f"{line}    [{_callers()}]"
         with Path(TRACE).open("a") as out:
             out.write(f"{os.getpid()} {line}\n")
 
@@ -149,6 +165,36 @@ def index_units(
         if before != after:
             units += (before is not None) + (after is not None)
     return units
+
+
+class Waits:
+    """The Bot API round trips an invocation waits for, one after another: its calls' critical
+    path, counted in round trips. In production every call takes about one round trip
+    (``cost.BOT_API_LATENCY``); here the fake answers at once, so the run's own timing is not
+    the bill's. What the run does show is which calls were made while others were in
+    flight: a call started when ``rounds`` round trips had passed ends one round trip later,
+    and ``rounds`` moves on only when a call ends. Calls made at once (``asyncio.gather``: a
+    resolved turn's keyboards, the next turn's builders) are one round trip; calls made one
+    after another one each; a chain of calls (the status closed, then the reveal) made
+    while other calls are in flight is as long as the chain, not one."""
+
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.rounds = 0
+
+    def start(self) -> int:
+        """A call starts; the round trips passed when it did (for :meth:`end`)."""
+        self.in_flight += 1
+        return self.rounds
+
+    def end(self, started: int) -> None:
+        self.in_flight -= 1
+        self.rounds = max(self.rounds, started + 1)
+
+    def take(self) -> int:
+        """The round trips since the last take."""
+        rounds, self.rounds = self.rounds, 0
+        return rounds
 
 
 def outbox_update(kw: dict[str, Any]) -> bool:

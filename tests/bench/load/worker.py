@@ -21,9 +21,10 @@ given the local test network and the relay's address here (:func:`_beacon`: a ho
 test worker; production takes neither from its environment).
 
 For each job it reports the HTTP status, wall and CPU time, the DynamoDB requests with their
-units (:mod:`tests.bench.load.meter`), the Bot API calls by method, the bytes it logged, and
-the beacon's part (:class:`BeaconMeter`: the wall time slept waiting for the round, the relay
-fetches, the CPU of the signature checks).
+units (:mod:`tests.bench.load.meter`), the Bot API calls by method and the waits they made
+(their round trips one after another: :class:`tests.bench.load.meter.Waits`), the bytes it
+logged, and the beacon's part (:class:`BeaconMeter`: the wall time slept waiting for the
+round, the relay fetches, the CPU of the signature checks).
 """
 
 from __future__ import annotations
@@ -210,18 +211,23 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
 
     from handlers import lambda_resolver, lambda_sweeper, lambda_webhook, runtime
     from infra import aws
-    from tests.bench.load.meter import Meter, MeteredClient, trace
+    from tests.bench.load.meter import Meter, MeteredClient, Waits, trace
     from tests.serverless.webhook_harness import api_event
 
     meter = Meter()
     beacon_meter = BeaconMeter()
     bot_calls: Counter[str] = Counter()
+    waits = Waits()  # the calls' round trips one after another (cost.py bills these)
 
     class CountingRequest(HTTPXRequest):
         async def do_request(self, url: str, method: str, *a: Any, **kw: Any) -> Any:
             bot_calls[url.rsplit("/", 1)[-1]] += 1
-            trace(f"BOT {url.rsplit('/', 1)[-1]}")
-            return await super().do_request(url, method, *a, **kw)
+            trace(f"BOT {url.rsplit('/', 1)[-1]}{' (with another)' if waits.in_flight else ''}")
+            started = waits.start()
+            try:
+                return await super().do_request(url, method, *a, **kw)
+            finally:
+                waits.end(started)
 
     def clients(service: str) -> Any:
         if service == "dynamodb":
@@ -250,6 +256,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
                 rt.deps.later = later
     meter.take()  # the cold start's own requests are not an update's
     bot_calls.clear()
+    waits.take()
     beacon_meter.take()
     context = _Context()
     profile = None
@@ -289,6 +296,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
             "cpu": time.process_time() - cpu - dynamo.pop("overhead_cpu"),
             "dynamo": dynamo,
             "bot": dict(bot_calls),
+            "bot_waits": waits.take(),
             "log_bytes": sink.bytes - logged + PLATFORM_LOG_BYTES,
             "beacon": beacon_meter.take(),
         }

@@ -32,6 +32,7 @@ from handlers.telegram import hints, plain, stale
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.screens import render
+from handlers.telegram.shared.builders import refuse_if_before_turn
 from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.guards import (
     Alert,
@@ -53,7 +54,6 @@ from handlers.telegram.shared.turns import (
     force_resolve,
     on_resolved,
     refresh_status,
-    refuse_if_before_turn,
 )
 from handlers.telegram.ui import Button, Screen, get_ui, names_of
 

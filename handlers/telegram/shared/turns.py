@@ -328,14 +328,13 @@ async def announce_resolved(
     if last and after.phase is Phase.FINISHED:  # the summary ends the final reveal
         final = summary_screen(Tr(after.lang), after, proof_link(context, after))
 
-    async def in_group(after: Match) -> Match:  # the group's, one after another
-        if status_id is not None:
-            await close_status(context, status_id, after, record)
-        return await send_reveal(context, after, record, last=last, preface=preface, final=final)
+    async def edits(after: Match) -> None:  # of earlier messages: no chat's order changes
+        closing = [] if status_id is None else [close_status(context, status_id, after, record)]
+        await at_once(*closing, stale.clear(context, after, record.turn, skip=edited))
 
-    # The private keyboards go while the group's status closes and the reveal is posted.
-    cleared = stale.clear(context, after, record.turn, skip=edited)
-    after, _ = await both(in_group(after), cleared)
+    # The old status closed and the private keyboards replaced while the reveal goes out.
+    reveal = send_reveal(context, after, record, last=last, preface=preface, final=final)
+    after, _ = await both(reveal, edits(after))
     if not last:
         return
     if after.phase is Phase.FINISHED:

@@ -53,6 +53,7 @@ OWED_TTL_SECONDS = 14 * 24 * 3600  # an older-layout item given up is kept this 
 LEGACY_TOKEN = "i"  # leases on older-layout items (an inline token is hex: never starts so)
 INLINE_TOKEN_CHARS = 12  # 48 random bits: two deliverers never draw the same
 _CLAIMS_MAX = 1024
+VIEW_SECONDS = 10.0  # how long a save's own view of what it owes stands for a read
 KEEP_SECONDS = 60.0  # how long a kept index entry waits for the item owed next (OWES_NEXT)
 
 Item = dict[str, dict[str, Any]]
@@ -161,6 +162,11 @@ class InlineOutbox:
         # Matches whose index entry this instance kept for the item owed next (OWES_NEXT), by
         # when (monotonic): ``owed`` does not take them out meanwhile.
         self._kept: dict[str, float] = {}
+        # What this instance's own save just wrote into a match's empty outbox, for the
+        # ``owed`` that follows it (by when, monotonic), and the matches an ``owed`` read found
+        # no older-layout item in (new code writes none: they only go).
+        self._views: dict[str, tuple[float, list[Owed]]] = {}
+        self._clean: set[str] = set()
 
     @staticmethod
     def _owe_key(match_id: str) -> Item:
@@ -168,7 +174,27 @@ class InlineOutbox:
 
     # ------------------------------------------------------------------ reads
 
+    def remember_owed(self, match_id: str, owe: Mapping[str, Owed] | None) -> None:
+        """After a save of ``match_id`` that wrote ``owe``: when the outbox was empty before it
+        (``owe`` not None) and holds no older-layout item, the ``owed`` that follows (the
+        delivery the save's caller makes at once) is what the save wrote, without a read.
+        Items saved meanwhile by others are their savers' to deliver; an item of this list
+        that another deliverer took meanwhile is refused to the claim, as after a read."""
+        with self._claims_lock:
+            if not owe or match_id not in self._clean:
+                self._views.pop(match_id, None)
+                return
+            if len(self._views) >= _CLAIMS_MAX:
+                self._views.clear()
+            fresh = {k: replace(o, token="", lease=0.0) for k, o in owe.items()}  # as saved
+            listed = [entry_owed(match_id, k, entry_value(o)) for k, o in fresh.items()]
+            self._views[match_id] = (time.monotonic(), sorted(listed, key=lambda o: o.seq))
+
     def owed(self, match_id: str) -> list[Owed]:
+        with self._claims_lock:
+            at, view = self._views.pop(match_id, (-math.inf, []))
+        if time.monotonic() - at < VIEW_SECONDS:
+            return view
         # One Query: the match item and, after it, items of the older layout ("CUR#ORDER#..."
         # and "OWED#..." sort between "CUR#MATCH" and "OWED$"; the history does not).
         items = self._query(
@@ -195,6 +221,8 @@ class InlineOutbox:
                 old = Owed.from_doc(json.loads(item["doc"]["S"]))
                 if not old.done:
                     legacy.append(old)
+        if not legacy and len(self._clean) < _CLAIMS_MAX:
+            self._clean.add(match_id)
         shadowed = [o for o in legacy if o.key in inline]  # owed again since: the entry wins
         for old in shadowed:
             self.client.delete_item(TableName=self.table, Key=self._legacy_key(old))

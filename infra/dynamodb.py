@@ -124,12 +124,13 @@ _LISTED_PROJECTION = ", ".join(_LISTED)
 class _Seen:
     """What this instance's last load (or save) of a match found at ``version``: whether its
     item has the ``ord`` map, the pids of order items written before orders moved there, and
-    whether it has the outbox's map ``ow``."""
+    whether it has the outbox's map ``ow`` and entries in it."""
 
     version: int
     inline: bool
     legacy: frozenset[str]
     owe: bool = False
+    pending: bool = False
 
 
 def _sortable(value: float) -> str:
@@ -380,7 +381,13 @@ class DynamoRepository(InlineOutbox):
         self._remember(match_id, match.version, frozenset(index_users(match)))
         self._see(
             match_id,
-            _Seen(match.version, ORDERS in head, frozenset(o.pid for o in legacy), OWE in head),
+            _Seen(
+                match.version,
+                ORDERS in head,
+                frozenset(o.pid for o in legacy),
+                OWE in head,
+                bool(head.get(OWE, {}).get("M")),
+            ),
         )
         return Loaded(match, orders)
 
@@ -450,6 +457,9 @@ class DynamoRepository(InlineOutbox):
                 put(self._put_member(uid, match)["Put"]["Item"])
             for uid in before - users:
                 delete(self._member_key(uid, match.id))
+        owed = {o.key: o for o in owe}
+        if owe:  # an older view of the outbox would miss these, whatever this save's outcome
+            self.remember_owed(match.id, None)
         update = self._match_update(
             item,
             expected_version,
@@ -457,7 +467,7 @@ class DynamoRepository(InlineOutbox):
             set_orders=set_orders,
             remove_orders=remove_orders,
             # In the match item: an entry replaces a pending one of its key (and its lease).
-            owe={o.key: o for o in owe},
+            owe=owed,
             owe_whole=not seen.owe,
         )
         if ops:
@@ -465,7 +475,14 @@ class DynamoRepository(InlineOutbox):
         else:
             self._update_alone(match.id, update)
         self._remember(match.id, version, users)
-        self._see(match.id, _Seen(version, True, seen.legacy - stale, seen.owe or bool(owe)))
+        self._see(
+            match.id,
+            _Seen(
+                version, True, seen.legacy - stale, seen.owe or bool(owe), seen.pending or bool(owe)
+            ),
+        )
+        if owe:  # (a save that owes nothing leaves the outbox, and a view of it, as they are)
+            self.remember_owed(match.id, None if seen.pending else owed)
         for _, sk in ops:
             if sk.startswith(CONF_SK) and len(self._configs) < 4096:
                 self._configs.add((match.id, sk.removeprefix(CONF_SK)))

@@ -249,3 +249,39 @@ def test_a_delivered_lock_leaves_the_match_in_the_index_for_the_reveal_owed_next
     sweeper = DynamoRepository(dynamo_repo.client, dynamo_repo.table)
     assert sweeper.owed_due(20.0) == [m.id]  # a sweep before the resolution ...
     assert sweeper.owed(m.id) == [] and _indexed(dynamo_repo) == []  # ... takes it out
+
+
+def test_the_delivery_right_after_an_owing_save_lists_what_it_wrote_without_a_read(
+    dynamo_repo: DynamoRepository, dynamo_spy: ClientSpy
+) -> None:
+    """The save's caller delivers at once: when the outbox was empty before the save (and the
+    match has no item of the older layout, which one read showed), what the save wrote is the
+    list, as a read would give it; else ``owed`` reads."""
+    m = started(make_deps(dynamo_repo))
+    _delivered(dynamo_repo, m.id)  # (its read shows no older-layout item)
+    m = dynamo_repo.load(m.id).match  # what a use case saves it loaded: its outbox is empty
+    owe = [
+        Owed(m.id, k, "note", CHAT, 1, 9 - i, 5.0, data={"t": (1, 2)}) for i, k in enumerate("ab")
+    ]
+    m = dynamo_repo.save(m, expected_version=m.version, owe=owe)
+    dynamo_spy.calls.clear()
+    listed = dynamo_repo.owed(m.id)
+    assert dynamo_spy.calls == []
+    other = DynamoRepository(dynamo_repo.client, dynamo_repo.table)
+    assert listed == other.owed(m.id) == sorted(dynamo_repo.owed(m.id), key=lambda o: o.seq)
+    assert [o.key for o in listed] == ["b", "a"] and listed[0].data == {"t": [1, 2]}
+    dynamo_spy.calls.clear()
+    m = dynamo_repo.save(
+        m, expected_version=m.version, owe=[Owed(m.id, "c", "note", CHAT, 1, 10, 6)]
+    )
+    assert [o.key for o in dynamo_repo.owed(m.id)] == ["b", "a", "c"]  # others pending: read
+    assert dynamo_spy.calls == ["update_item", "query"]
+    # A save that owes nothing between the owing save and its delivery leaves the list as is.
+    _delivered(dynamo_repo, m.id)
+    m = dynamo_repo.load(m.id).match
+    m = dynamo_repo.save(
+        m, expected_version=m.version, owe=[Owed(m.id, "d", "note", CHAT, 1, 11, 7)]
+    )
+    m = dynamo_repo.save(m, expected_version=m.version)
+    dynamo_spy.calls.clear()
+    assert [o.key for o in dynamo_repo.owed(m.id)] == ["d"] and dynamo_spy.calls == []

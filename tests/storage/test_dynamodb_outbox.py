@@ -285,3 +285,23 @@ def test_the_delivery_right_after_an_owing_save_lists_what_it_wrote_without_a_re
     m = dynamo_repo.save(m, expected_version=m.version)
     dynamo_spy.calls.clear()
     assert [o.key for o in dynamo_repo.owed(m.id)] == ["d"] and dynamo_spy.calls == []
+
+
+def test_a_match_item_written_before_the_outbox_moved_in_gets_its_map_with_the_first_owing_save(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    m = started(make_deps(dynamo_repo))
+    _delivered(dynamo_repo, m.id)
+    dynamo_repo.client.update_item(  # as stored before: no ``ow`` at all
+        TableName=dynamo_repo.table,
+        Key={"PK": {"S": f"MATCH#{m.id}"}, "SK": {"S": "CUR#MATCH"}},
+        UpdateExpression="REMOVE ow",
+    )
+    fresh = DynamoRepository(dynamo_repo.client, dynamo_repo.table)  # a container of the new code
+    assert fresh.owed(m.id) == [] and fresh.claim_owed(m.id, "a", 10.0, 60.0) is None
+    loaded = fresh.load(m.id).match
+    owed = Owed(m.id, "a", "note", CHAT, 1, 1, 0)
+    fresh.save(loaded, expected_version=loaded.version, owe=[owed])
+    assert set(_item(fresh, m.id)[OWE]["M"]) == {"a"} and fresh.owed(m.id) == [owed]
+    _delivered(fresh, m.id)
+    assert fresh.owed(m.id) == [] and _indexed(fresh) == []

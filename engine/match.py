@@ -131,6 +131,10 @@ class Match:
     extended_total: int = 0  # extensions granted in the whole match
     missed: Mapping[str, int] = field(default_factory=dict)  # consecutive default orders by pid
     version: int = 0
+    # Message ids remembered beside the document, not in it (``MatchRepository.
+    # remember_messages``: key -> {"turn": t, "items": [[chat, message], ...]}): filled by
+    # ``load`` and the listings, never written by ``save``; read with :func:`remembered_items`.
+    remembered: Mapping[str, Mapping[str, Any]] = field(default_factory=dict, compare=False)
 
     def seat(self, pid: str) -> Seat:
         for s in self.seats:
@@ -699,3 +703,30 @@ def own_orders(orders: Sequence[SealedOrder], match: Match, user_id: int) -> lis
     """The sealed orders ``user_id`` may see before the reveal: only those they control."""
     mine = {s.pid for s in match.controlled_by(user_id)}
     return [o for o in orders if o.pid in mine]
+
+
+def merge_remembered(
+    kept: Mapping[str, Any] | None, turn: int, items: Sequence[Sequence[int]]
+) -> dict[str, Any] | None:
+    """What ``MatchRepository.remember_messages`` makes of a key's remembered ids ``kept``
+    when ``items`` (``[chat, message]`` pairs) of ``turn`` are added: an earlier turn's are
+    replaced, the same turn's kept beside them (each pair once), and a later turn's stay as
+    they are (None: nothing to write, ``turn`` is stale)."""
+    pairs = [[int(c), int(m)] for c, m in items]
+    if kept is not None and int(kept.get("turn", -1)) > turn:
+        return None
+    old = [[int(c), int(m)] for c, m in kept.get("items", ())] if kept else []
+    if kept is None or int(kept.get("turn", -1)) < turn:
+        old = []
+    return {"turn": turn, "items": old + [p for p in pairs if p not in old]}
+
+
+def remembered_items(match: Match, key: str, turn: int) -> list[list[int]]:
+    """The ``[chat, message]`` pairs remembered under ``key`` for ``turn``: those the store
+    keeps beside the document (:attr:`Match.remembered`) and those an older version kept in the
+    document (``ui[key]``, of the same shape), each once."""
+    out: list[list[int]] = []
+    for kept in (match.ui.get(key), match.remembered.get(key)):
+        if isinstance(kept, Mapping) and kept.get("turn") == turn:
+            out += [p for p in ([int(c), int(m)] for c, m in kept.get("items", ())) if p not in out]
+    return out

@@ -166,6 +166,17 @@ class MatchRepository(Protocol):
         """Mark a match for the GM's attention (a record could not be read)."""
         ...
 
+    def remember_messages(
+        self, match_id: str, key: str, turn: int, items: Sequence[Sequence[int]]
+    ) -> None:
+        """Remember message ids (``[chat, message]`` pairs) of ``turn`` under ``key``
+        beside the match's document (``Match.remembered``, read by ``load`` and the
+        listings): ``engine.match.merge_remembered`` - an earlier turn's are replaced, the
+        same turn's kept (two at once both stay), a later turn's left as they are. One atomic
+        write that neither needs nor changes the match's version: it never conflicts with a
+        save, and a save never overwrites it. Raises ``NotFoundError``."""
+        ...
+
     # --- the outbox (messages owed after a save; see :class:`Owed`) ---
 
     def owed(self, match_id: str) -> list[Owed]:

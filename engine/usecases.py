@@ -21,7 +21,7 @@ from engine import match as lifecycle
 from engine.beacon import Beacon, BeaconRound, round_after, round_time
 from engine.errors import ConflictError, CorruptRecordError, NotFoundError, Rejection
 from engine.events import Event
-from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.match import Match, Phase, SealedOrder, TurnRecord, merge_remembered
 from engine.ports import Later, Loaded, MatchRepository, Owed
 from engine.ruleset import Outcome
 
@@ -441,6 +441,26 @@ def add_turn_ui(
         )
 
     return _retry(step)
+
+
+def remember_messages(
+    deps: Deps,
+    match_id: str,
+    key: str,
+    turn: int,
+    items: list[Any],
+    *,
+    known: Match,
+) -> Match:
+    """Remember ``items`` (``[chat, message]`` pairs of ``turn``) under ``key`` beside the
+    match's document (``MatchRepository.remember_messages``: no read, no version, never a
+    conflict with a seal; a stale turn's are ignored). Returns ``known`` as it would now read
+    them (the caller's match, not read again)."""
+    deps.repo.remember_messages(match_id, key, turn, items)
+    merged = merge_remembered(known.remembered.get(key), turn, items)
+    if merged is None:
+        return known
+    return replace(known, remembered={**known.remembered, key: merged})
 
 
 def start(deps: Deps, match_id: str, user_id: int) -> tuple[Match, tuple[Event, ...]]:

@@ -43,7 +43,7 @@ import time
 import uuid
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -62,6 +62,7 @@ from engine.ports import (
 )
 from infra import docpack
 from infra.dynamo_outbox import OWE, InlineOutbox
+from infra.dynamo_remember import InlineRemembered, listed_names, remembered_of
 
 log = logging.getLogger("sekundant.storage")
 
@@ -116,7 +117,9 @@ ORDERS = "ord"  # the match item's map of the current turn's sealed orders: pid 
 # compression; ``sweep_failures``: note_failure's count, reset by a save.
 _OPTIONAL = ("attention", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "sweep_failures", "doc")
 # What listings read of a match item: never its sealed orders (only ``load`` reads those).
+# Its remembered message ids of the listed keys too (``infra.dynamo_remember``).
 _LISTED = {"#k": "PK", "#s": "SK", "#z": "docz", "#d": "doc", "#v": "version", "#a": "attention"}
+_LISTED |= listed_names()
 _LISTED_PROJECTION = ", ".join(_LISTED)
 
 
@@ -138,7 +141,7 @@ def _sortable(value: float) -> str:
     return f"{max(value, 0.0):017.6f}"
 
 
-class DynamoRepository(InlineOutbox):
+class DynamoRepository(InlineOutbox, InlineRemembered):
     """The :class:`~engine.ports.MatchRepository` port on one DynamoDB table."""
 
     def __init__(self, client: Any, table: str) -> None:
@@ -153,6 +156,7 @@ class DynamoRepository(InlineOutbox):
         self._configs: set[tuple[str, str]] = set()
         self._seen: dict[str, _Seen] = {}  # by match id; guarded by _users_lock
         self._init_outbox()
+        self._init_remembered()
 
     # ------------------------------------------------------------------ keys and items
 
@@ -379,6 +383,7 @@ class DynamoRepository(InlineOutbox):
             self._corrupt(exc)
             raise
         self._remember(match_id, match.version, frozenset(index_users(match)))
+        self.saw_remembered(match_id, head)
         self._see(
             match_id,
             _Seen(
@@ -486,7 +491,8 @@ class DynamoRepository(InlineOutbox):
         for _, sk in ops:
             if sk.startswith(CONF_SK) and len(self._configs) < 4096:
                 self._configs.add((match.id, sk.removeprefix(CONF_SK)))
-        return codec.match_from_doc(doc)
+        # The save leaves the remembered ids as they are: the caller's view of them stays.
+        return replace(codec.match_from_doc(doc), remembered=match.remembered)
 
     def _match_update(
         self,
@@ -1094,9 +1100,11 @@ def _match_from_item(match_id: str, item: Mapping[str, Any]) -> Match:
         doc["version"] = int(item["version"]["N"])
         if "attention" in item:
             doc["attention"] = item["attention"]["S"]
+        remembered = remembered_of(item)
     except (KeyError, TypeError, ValueError, zlib.error) as exc:
         raise CorruptRecordError(match_id, f"unreadable match item: {exc!r}") from exc
-    return codec.match_from_doc(doc)
+    match = codec.match_from_doc(doc)
+    return replace(match, remembered=remembered) if remembered else match
 
 
 def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
-from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.match import Match, Phase, SealedOrder, TurnRecord, merge_remembered
 from engine.ports import (
     UPDATE_TTL_SECONDS,
     Loaded,
@@ -120,6 +120,8 @@ class MemoryRepository:
         self.updates: dict[int, tuple[float, float, str, int, str]] = {}
         self.prefs: dict[int, dict[str, Any]] = {}
         self.outbox: dict[str, dict[str, dict[str, Any]]] = {}  # match id -> key -> Owed doc
+        # match id -> key -> {"turn", "items"}: remember_messages, beside the document
+        self.remembered: dict[str, dict[str, dict[str, Any]]] = {}
         self.failures: dict[str, int] = {}  # failed sweeps in a row (note_failure)
         self.parked: set[str] = set()  # out of due() until the next save
         self.chat_locks: dict[int, str] = {}  # chat id -> the match holding its creation lock
@@ -138,7 +140,24 @@ class MemoryRepository:
         """Store ``match`` at ``version``; the stored match, as a private copy."""
         text = json.dumps(codec.match_to_doc(match) | {"version": version})
         self.matches.put_text(match.id, text, version)
-        return codec.match_from_doc(json.loads(text))
+        return self._decoded(match.id, text)
+
+    def _decoded(self, match_id: str, text: str) -> Match:
+        """The match of document ``text`` with its remembered message ids."""
+        match = codec.match_from_doc(json.loads(text))
+        kept = self.remembered.get(match_id)
+        return replace(match, remembered=_frozen(kept)) if kept else match
+
+    def remember_messages(
+        self, match_id: str, key: str, turn: int, items: Sequence[Sequence[int]]
+    ) -> None:
+        with self._lock:
+            if match_id not in self.matches:
+                raise NotFoundError(match_id)
+            kept = self.remembered.setdefault(match_id, {})
+            merged = merge_remembered(kept.get(key), turn, items)
+            if merged is not None:
+                kept[key] = merged
 
     def _put_order(self, match_id: str, seal: SealedOrder) -> dict[str, Any]:
         text = json.dumps(codec.order_to_doc(seal))
@@ -176,7 +195,7 @@ class MemoryRepository:
                 text = self.matches.text(match_id)
                 if text is None:
                     raise NotFoundError(match_id)
-                match = codec.match_from_doc(json.loads(text))
+                match = self._decoded(match_id, text)
                 try:
                     orders = {
                         pid: self._order_copy(match_id, pid, o)
@@ -258,7 +277,7 @@ class MemoryRepository:
             if not kept[1].finished and wanted(kept[1]):
                 found.append((kept[1].order, match_id))
         found.sort()
-        return [codec.match_from_doc(json.loads(texts[mid])) for _, mid in found]
+        return [self._decoded(mid, texts[mid]) for _, mid in found]
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
         with self._lock:

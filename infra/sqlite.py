@@ -25,7 +25,7 @@ from typing import Any
 
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
-from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.match import Match, Phase, SealedOrder, TurnRecord, merge_remembered
 from engine.ports import (
     UPDATE_TTL_SECONDS,
     Loaded,
@@ -132,6 +132,12 @@ CREATE TABLE IF NOT EXISTS results (        -- campaigns: the ladder's match res
     doc      TEXT NOT NULL,
     PRIMARY KEY (chat_id, match_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS remembered (     -- remember_messages: ids beside the document
+    match_id TEXT NOT NULL,
+    key      TEXT NOT NULL,
+    doc      TEXT NOT NULL,
+    PRIMARY KEY (match_id, key)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS result_users (
     user_id  INTEGER NOT NULL,
     chat_id  INTEGER NOT NULL,
@@ -157,6 +163,7 @@ _TABLES = frozenset(
         "libraries",
         "results",
         "result_users",
+        "remembered",
     }
 )
 
@@ -332,8 +339,9 @@ class SqliteRepository:
             order_rows = db.execute(
                 "SELECT pid, turn, doc FROM orders WHERE match_id = ?", (match_id,)
             ).fetchall()
+            kept = _remembered(db, [match_id]).get(match_id)
         try:
-            match = _match_from_row(match_id, row)
+            match = _match_from_row(match_id, row, kept)
             orders: dict[str, SealedOrder] = {}
             for pid, turn, doc in order_rows:
                 if turn == match.turn:
@@ -410,7 +418,24 @@ class SqliteRepository:
                 self._put_owed(db, replace(item, token="", lease=0.0, done=False))
             db.execute("DELETE FROM sweep_failures WHERE match_id = ?", (match.id,))
             self._index_users(db, match)
-        return codec.match_from_doc(doc)
+            kept = _remembered(db, [match.id]).get(match.id)
+        return _with_remembered(codec.match_from_doc(doc), kept)
+
+    def remember_messages(
+        self, match_id: str, key: str, turn: int, items: Sequence[Sequence[int]]
+    ) -> None:
+        with self._write() as db:
+            if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+                raise NotFoundError(match_id)
+            row = db.execute(
+                "SELECT doc FROM remembered WHERE match_id = ? AND key = ?", (match_id, key)
+            ).fetchone()
+            merged = merge_remembered(None if row is None else json.loads(row[0]), turn, items)
+            if merged is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO remembered (match_id, key, doc) VALUES (?, ?, ?)",
+                    (match_id, key, _dumps(merged)),
+                )
 
     @staticmethod
     def _index_users(db: sqlite3.Connection, match: Match) -> None:
@@ -428,10 +453,11 @@ class SqliteRepository:
         so it cannot hide the others."""
         with self._read() as db:
             rows = db.execute(sql, params).fetchall()
+            kept = _remembered(db, [r[0] for r in rows])
         out: list[Match] = []
         for match_id, version, attention, doc in rows:
             try:
-                out.append(_match_from_row(match_id, (version, attention, doc)))
+                out.append(_match_from_row(match_id, (version, attention, doc), kept.get(match_id)))
             except CorruptRecordError as exc:
                 self._corrupt(exc)
         return out
@@ -758,7 +784,26 @@ class SqliteRepository:
         self.flag(exc.match_id, exc.detail)
 
 
-def _match_from_row(match_id: str, row: tuple[Any, Any, Any]) -> Match:
+def _remembered(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The remembered message ids of the matches ``ids``: match id -> key -> its document."""
+    out: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(ids), 500):
+        part = list(ids[start : start + 500])
+        marks = ", ".join("?" * len(part))
+        for match_id, key, doc in db.execute(
+            f"SELECT match_id, key, doc FROM remembered WHERE match_id IN ({marks})", part
+        ):
+            out.setdefault(match_id, {})[key] = json.loads(doc)
+    return out
+
+
+def _with_remembered(match: Match, kept: Mapping[str, Any] | None) -> Match:
+    return replace(match, remembered=dict(kept)) if kept else match
+
+
+def _match_from_row(
+    match_id: str, row: tuple[Any, Any, Any], kept: Mapping[str, Any] | None = None
+) -> Match:
     version, attention, text = row
     try:
         doc = json.loads(text)
@@ -770,7 +815,7 @@ def _match_from_row(match_id: str, row: tuple[Any, Any, Any]) -> Match:
     doc["version"] = version
     if attention is not None:
         doc["attention"] = attention
-    return codec.match_from_doc(doc)
+    return _with_remembered(codec.match_from_doc(doc), kept)
 
 
 def _order_from_text(match_id: str, text: str) -> SealedOrder:

@@ -1,15 +1,18 @@
 """No live-looking buttons on a resolved turn.
 
 Each turn's private messages with buttons (the order builders a turn opens, a builder asked
-for again, a typed order's receipt) are remembered on the match (``ui["live"]``: the turn and
-``[chat, message]`` pairs). When the turn resolves, their keyboards are removed, so an old
-builder or receipt no longer offers Change or Withdraw. A button-sealed receipt is the builder
-message edited, so it is already remembered.
+for again, a typed order's receipt) are remembered beside the match's document
+(``MatchRepository.remember_messages`` under ``"live"``: the turn and ``[chat, message]``
+pairs; matches of older versions kept them in ``ui["live"]``, still read). When the turn
+resolves, their keyboards are removed, so an old builder or receipt no longer offers Change
+or Withdraw. A button-sealed receipt is the builder message edited, so it is already
+remembered.
 
 Budget (``docs/bot.md``): one store write when a turn opens (all its builders at once), one
-per message sent later in the turn, and one ``editMessageReplyMarkup`` per remembered message
-when the turn resolves (none for the message the resolving seal just edited). These are small
-functions so a later outbox can send them after the save.
+per message sent later in the turn (unversioned: it never conflicts with a seal), and one
+``editMessageReplyMarkup`` per remembered message when the turn resolves (none for the
+message the resolving seal just edited). These are small functions so a later outbox can
+send them after the save.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from telegram.error import BadRequest, Forbidden
 
 from engine import usecases
 from engine.errors import NotFoundError, Rejection
-from engine.match import Match
+from engine.match import Match, remembered_items
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
 from handlers.telegram.ui import Button
@@ -48,10 +51,7 @@ async def btn_done(context: Ctx, msg: Message, user: User, tr: Tr, cb: Callback)
 
 def live(match: Match, turn: int) -> list[tuple[int, int]]:
     """The remembered messages of ``turn`` with buttons, as (chat, message) pairs."""
-    kept: Any = match.ui.get(KEY) or {}
-    if not isinstance(kept, dict) or kept.get("turn") != turn:
-        return []
-    return [(int(c), int(m)) for c, m in kept.get("items", [])]
+    return [(c, m) for c, m in remembered_items(match, KEY, turn)]
 
 
 async def remember(
@@ -61,17 +61,16 @@ async def remember(
     *,
     known: Match | None = None,
 ) -> Match:
-    """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write,
-    starting from ``known`` (the match as the caller just saved or read it: no read then,
-    ``usecases.add_turn_ui``). Returns the match as that write saved it (else ``known``, else
-    ``match``)."""
+    """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write
+    that reads nothing and changes no version (``usecases.remember_messages``). Returns
+    ``known`` (else ``match``) with them remembered."""
     pairs = [[m.chat.id, m.message_id] for m in messages if m is not None]
     kept = match if known is None else known
     if not pairs:
         return kept
     svc = context.svc
-    with contextlib.suppress(Rejection, NotFoundError, usecases.TryAgainError):
-        return usecases.add_turn_ui(svc.deps, match.id, KEY, match.turn, pairs, known=known)
+    with contextlib.suppress(NotFoundError):
+        return usecases.remember_messages(svc.deps, match.id, KEY, match.turn, pairs, known=kept)
     return kept
 
 

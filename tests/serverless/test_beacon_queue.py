@@ -21,7 +21,7 @@ import pytest
 
 from engine import usecases
 from engine.beacon import QUICKNET, round_time
-from engine.match import Phase
+from engine.match import Phase, remembered_items
 from handlers import lambda_resolver, lambda_sweeper
 from handlers.runtime import Runtime, cold_start
 from handlers.telegram.fake_api import FakeBotAPI
@@ -353,7 +353,7 @@ def test_the_resolver_reads_the_match_once_and_announces_from_its_own_save(
     assert reads == ["load"]  # resolve_locked's own: the round and the orders it resolves
     after = w.h.deps.repo.load(match_id).match
     assert after.turn == 2 and after.commitment_posted_at is not None
-    assert len(after.ui["live"]["items"]) == 2  # both turn-2 builders remembered
+    assert len(remembered_items(after, "live", 2)) == 2  # both turn-2 builders remembered
 
 
 def test_the_last_seal_reads_its_outbox_once_when_the_turn_goes_to_the_queue(

@@ -354,3 +354,20 @@ def test_the_resolver_reads_the_match_once_and_announces_from_its_own_save(
     after = w.h.deps.repo.load(match_id).match
     assert after.turn == 2 and after.commitment_posted_at is not None
     assert len(after.ui["live"]["items"]) == 2  # both turn-2 builders remembered
+
+
+def test_the_last_seal_reads_its_outbox_once_when_the_turn_goes_to_the_queue(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock message's delivery owes the reveal only when its round was already out
+    (``outbox.owes_more``): handed to the resolve queue, no second pass reads the outbox."""
+    w = world
+    match_id, bob = _seal_all_but_last(w)
+    repo = w.h.deps.repo
+    reads: list[str] = []
+    owed = repo.owed
+    monkeypatch.setattr(repo, "owed", lambda mid: reads.append(mid) or owed(mid))
+    w.h.say(bob, int(bob["id"]), MISS)  # the last seal: the lock message, then the queue
+    assert w.h.responses[-1]["statusCode"] == 200
+    assert w.jobs() == [{"match_id": match_id, "turn": 1, "attempt": 1}]
+    assert reads == [match_id]

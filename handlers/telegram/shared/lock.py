@@ -60,5 +60,7 @@ async def lock_and_resolve(context: Ctx, match_id: str, turn: int) -> Match | No
     # Waits for the round (off the event loop: long polling answers other chats meanwhile);
     # owes the reveal, else the sweeper resolves it. On Lambda (``Deps.later``) it does not
     # wait: the turn goes to the resolve queue unless its round is out already.
-    await off_loop(usecases.resolve_locked, deps, match_id, turn, known=latest)
+    resolved = await off_loop(usecases.resolve_locked, deps, match_id, turn, known=latest)
+    if resolved is not None:  # its reveal is owed: delivered in the same call
+        outbox.owes_more("resolved")
     return match

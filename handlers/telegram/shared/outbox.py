@@ -189,21 +189,39 @@ def known(match_id: str) -> Known | None:
 
 
 PASSES = 3
-OWES_MORE = frozenset({"lock"})  # kinds whose delivery may owe the next item (the reveal)
+_MORE: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "sekundant_owes_more", default=None
+)
+
+
+def owes_more(kind: str) -> None:
+    """The delivery running owed another item of its match (the lock message's resolution
+    owes the reveal, when its round was out): :func:`deliver` makes another pass for it.
+    Without this, no pass reads the outbox again (the resolve queue resolves most turns)."""
+    more = _MORE.get()
+    if more is not None:
+        more.append(kind)
+
+
 KEEPS_KNOWN = frozenset({"receipt"})  # kinds whose delivery never writes the match
 
 
 async def deliver(context: Any, match_id: str, known: Known | None = None) -> int:
     """Deliver the match's owed items that are due, in order; returns how many were
     delivered. Never raises: what fails stays owed (with its backoff) for the sweeper. An
-    item a delivery owed (the lock message's resolution owes the reveal) goes out in the
-    same call. ``known``: the match as the caller just saved it (:class:`Known`)."""
+    item a delivery owed (the lock message's resolution owes the reveal: :func:`owes_more`)
+    goes out in the same call. ``known``: the match as the caller just saved it (:class:`Known`)."""
     delivered = 0
     for _ in range(PASSES):
-        kinds = await _deliver_pass(context, match_id, known)
+        more: list[str] = []
+        token = _MORE.set(more)
+        try:
+            kinds = await _deliver_pass(context, match_id, known)
+        finally:
+            _MORE.reset(token)
         known = None
         delivered += len(kinds)
-        if not OWES_MORE & set(kinds):
+        if not more:
             break
     return delivered
 

@@ -51,7 +51,7 @@ from botocore.exceptions import ClientError
 
 from engine import codec
 from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
-from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.match import Match, Phase, SealedOrder, TurnRecord, order_fingerprint
 from engine.ports import (
     UPDATE_TTL_SECONDS,
     Loaded,
@@ -437,7 +437,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         set_orders: dict[str, Any] = {}
         remove_orders: list[str] = []
         if keep and seal is not None:
-            packed = {"B": docpack.pack(_dumps(codec.order_to_doc(seal)))}
+            packed = {"B": docpack.pack(_dumps(_order_stored(match.id, seal)))}
             (orders if reset else set_orders)[seal.pid] = packed
         if withdraw is not None and not reset and withdraw not in set_orders:
             remove_orders.append(withdraw)
@@ -1114,10 +1114,25 @@ def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 
 
+def _order_stored(match_id: str, order: SealedOrder) -> dict[str, Any]:
+    """An order's document as the match item's ``ord`` keeps it: without its fingerprint when
+    that is the one its fields make (SHA-256 hex: ~35 bytes packed, of an item billed by the
+    started KB), which :func:`_order_from_packed` computes again; any other is kept."""
+    doc = codec.order_to_doc(order)
+    made = order_fingerprint(match_id, order.turn, order.pid, order.order, order.salt)
+    if made == order.fingerprint:
+        del doc["fingerprint"]
+    return doc
+
+
 def _order_from_packed(match_id: str, value: Mapping[str, Any]) -> SealedOrder:
     """A sealed order of the match item's ``ord`` map (a packed document)."""
     try:
-        return codec.order_from_doc(json.loads(docpack.unpack(bytes(value["B"]))))
+        doc = json.loads(docpack.unpack(bytes(value["B"])))
+        if "fingerprint" not in doc:
+            fp = order_fingerprint(match_id, doc["turn"], doc["pid"], doc["order"], doc["salt"])
+            doc["fingerprint"] = fp
+        return codec.order_from_doc(doc)
     except (KeyError, TypeError, ValueError, AttributeError, zlib.error) as exc:
         raise CorruptRecordError(match_id, f"unreadable sealed order: {exc!r}") from exc
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -85,8 +86,10 @@ def _to_old_layout(repo: DynamoRepository, match_id: str) -> None:
     their own, the document in plain zlib, no ``ord``."""
     item = _item(repo, match_id)
     assert item is not None
+    orders = repo.load(match_id).orders
     for packed in item["ord"]["M"].values():
         doc = json.loads(docpack.unpack(bytes(packed["B"])))
+        doc["fingerprint"] = orders[doc["pid"]].fingerprint  # order items always had it
         repo.client.put_item(
             TableName=repo.table,
             Item={
@@ -163,3 +166,23 @@ def test_the_dictionary_is_frozen_and_plain_zlib_still_reads() -> None:
         docpack.unpack(data)  # a dictionary we do not have: unreadable, never misread
     docpack.dictionary.cache_clear()
     assert docpack.dictionary(1)  # its bytes are the pinned ones (it raises otherwise)
+
+
+def test_a_sealed_orders_fingerprint_is_not_stored_when_its_fields_make_it(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """Every write of the match item is billed per started KB: a sealed order in ``ord``
+    leaves out the fingerprint its own fields make (~35 bytes packed each), and a load gives
+    back exactly the order sealed; a fingerprint made otherwise is kept as it is."""
+    deps = make_deps(dynamo_repo)
+    m = started(deps)
+    sealed = usecases.seal_order(deps, m.id, P1, "p1", {"call": 6}).order
+    item = _item(dynamo_repo, m.id)
+    assert item is not None
+    doc = json.loads(docpack.unpack(bytes(item["ord"]["M"]["p1"]["B"])))
+    assert "fingerprint" not in doc and doc["salt"] == sealed.salt
+    assert dynamo_repo.load(m.id).orders == {"p1": sealed}
+    loaded = dynamo_repo.load(m.id).match
+    odd = replace(order(loaded, "p2"), fingerprint="f" * 64)
+    dynamo_repo.save(loaded, expected_version=loaded.version, seal=odd)
+    assert dynamo_repo.load(m.id).orders["p2"] == odd

@@ -111,6 +111,10 @@ def doc_text(item: Mapping[str, Any]) -> str:
     return docpack.unpack(bytes(item["docz"]["B"]))
 
 
+CONFIGS = "cf"
+"""The match item's configuration refs whose ``TURN#CONF#<ref>`` items are stored (sorted,
+space-separated): a save puts a record's configuration only when its ref is not there, so
+one is put once per match whichever container resolves (docs/storage.md)."""
 ORDERS = "ord"  # the match item's map of the current turn's sealed orders: pid -> packed doc
 # Attributes a match item may have or not: a save that leaves one out removes it (a Put
 # replaced the whole item; the save's UpdateItem says so). ``doc``: a document written before
@@ -134,6 +138,7 @@ class _Seen:
     legacy: frozenset[str]
     owe: bool = False
     pending: bool = False
+    configs: frozenset[str] = frozenset()  # the item's ``cf``: configuration items stored
 
 
 def _sortable(value: float) -> str:
@@ -197,11 +202,14 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             item["GSI2SK"] = _s(f"{_sortable(match.created_at)}#{match.id}")
         return item, doc
 
-    def _record_items(self, record: TurnRecord) -> list[Item]:
+    def _record_items(
+        self, record: TurnRecord, stored_refs: frozenset[str] = frozenset()
+    ) -> tuple[list[Item], frozenset[str]]:
         """One item per turn record (stored compactly: ``codec.record_to_stored``); a record
         too big for one item is split into parts. Plus an item per configuration it refers
-        to that this instance has not written for the match yet (``TURN#CONF#<ref>``: after
-        every turn in the history Query)."""
+        to that is not stored for the match yet (``TURN#CONF#<ref>``: after every turn in the
+        history Query): not in ``stored_refs`` (the match item's ``cf``) nor written or read
+        by this instance. Also the refs the record refers to (all stored once it is)."""
         stored, configs = codec.record_to_stored(record)
         text = _dumps(stored)
         data = docpack.pack(text)
@@ -209,9 +217,9 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         extra: list[Item] = [
             {"PK": pk, "SK": _s(f"{CONF_SK}{ref}"), "type": _s("config"), **doc_attrs(_dumps(c))}
             for ref, c in configs.items()
-            if (record.match_id, ref) not in self._configs
+            if ref not in stored_refs and (record.match_id, ref) not in self._configs
         ]
-        return extra + self._record_parts(record, text, data, pk)
+        return extra + self._record_parts(record, text, data, pk), frozenset(configs)
 
     def _record_parts(self, record: TurnRecord, text: str, data: bytes, pk: Any) -> list[Item]:
         """``data`` (``text`` compressed) in one item, or split into parts marked ``z``."""
@@ -392,6 +400,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
                 frozenset(o.pid for o in legacy),
                 OWE in head,
                 bool(head.get(OWE, {}).get("M")),
+                frozenset(head.get(CONFIGS, {}).get("S", "").split()),
             ),
         )
         return Loaded(match, orders)
@@ -446,9 +455,14 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         stale |= {p for p in (withdraw, seal.pid if keep and seal else None) if p in seen.legacy}
         for pid in sorted(stale):
             delete(self._order_key(match.id, pid))
+        configs = seen.configs
         if record is not None:
-            for it in self._record_items(record):
+            items, refs = self._record_items(record, seen.configs)
+            for it in items:
                 put(it)
+            configs |= refs
+        if configs:
+            item[CONFIGS] = _s(" ".join(sorted(configs)))
         users = frozenset(index_users(match)) if match.phase is not Phase.FINISHED else frozenset()
         before = self._known_users(match.id, expected_version)
         if before is None:
@@ -483,7 +497,12 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         self._see(
             match.id,
             _Seen(
-                version, True, seen.legacy - stale, seen.owe or bool(owe), seen.pending or bool(owe)
+                version,
+                True,
+                seen.legacy - stale,
+                seen.owe or bool(owe),
+                seen.pending or bool(owe),
+                configs,
             ),
         )
         if owe:  # (a save that owes nothing leaves the outbox, and a view of it, as they are)

@@ -121,3 +121,73 @@ def test_dynamodb_stores_the_configuration_once_per_match(
     # dragons records' (written once for three records and two containers).
     assert len(items) == 2
     assert fresh.history(m.id)[1:] == records
+
+
+class _CountingPuts:
+    """The client, noting the sort keys of the items each transaction puts."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.put_keys: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def transact_write_items(self, **kwargs: Any) -> Any:
+        for op in kwargs["TransactItems"]:
+            if "Put" in op:
+                self.put_keys.append(op["Put"]["Item"]["SK"]["S"])
+        return self._client.transact_write_items(**kwargs)
+
+
+def _resolve_in_new_containers(
+    dynamo_repo: DynamoRepository, match_id: str, records: list[TurnRecord]
+) -> list[str]:
+    """Save each record through a fresh instance (a container that never saw the match):
+    the sort keys of the configuration items their transactions put."""
+    puts: list[str] = []
+    for rec in records:
+        client = _CountingPuts(dynamo_repo.client)
+        fresh = DynamoRepository(client, dynamo_repo.table)
+        current = fresh.load(match_id).match
+        fresh.save(current, expected_version=current.version, record=rec)
+        puts += [sk for sk in client.put_keys if sk.startswith("TURN#CONF#")]
+    return puts
+
+
+def test_dynamodb_puts_a_configuration_once_whichever_container_resolves(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """The match item knows which configuration items are stored (its ``cf``): a container
+    that never read the history does not put the configuration again every turn."""
+    m = started(make_deps(dynamo_repo))
+    records = [
+        replace(rec, match_id=m.id, turn=turn)
+        for turn, rec in enumerate(turn_records("dragons", 3), 1)
+    ]
+    puts = _resolve_in_new_containers(dynamo_repo, m.id, records)
+    assert len(puts) == len(set(puts)) == 1  # the dragons configuration, once
+    assert DynamoRepository(dynamo_repo.client, dynamo_repo.table).history(m.id)[1:] == records
+
+
+def test_dynamodb_match_without_the_configuration_list_puts_it_again(
+    dynamo_repo: DynamoRepository, dynamo_client: Any
+) -> None:
+    """A match item written before ``cf`` existed: the next record puts its configuration
+    (a harmless put again) and no record ever refers to a missing one."""
+    m = started(make_deps(dynamo_repo))
+    first, second = (
+        replace(rec, match_id=m.id, turn=turn)
+        for turn, rec in enumerate(turn_records("dragons", 2), 1)
+    )
+    assert len(_resolve_in_new_containers(dynamo_repo, m.id, [first])) == 1
+    key = {"PK": {"S": f"MATCH#{m.id}"}, "SK": {"S": "CUR#MATCH"}}
+    dynamo_client.update_item(
+        TableName=dynamo_repo.table, Key=key, UpdateExpression="REMOVE cf"
+    )  # as an older version left it
+    assert len(_resolve_in_new_containers(dynamo_repo, m.id, [second])) == 1
+    assert "cf" in dynamo_client.get_item(TableName=dynamo_repo.table, Key=key)["Item"]
+    assert DynamoRepository(dynamo_repo.client, dynamo_repo.table).history(m.id)[1:] == [
+        first,
+        second,
+    ]

@@ -8,7 +8,15 @@ import asyncio
 
 import pytest
 
-from tests.bench.load.cost import BOT_API_LATENCY, PRICES, Usage, dollars, per_thousand
+from tests.bench.load.cost import (
+    BOT_API_LATENCY,
+    PRICES,
+    TARGET_UTILIZATION,
+    Usage,
+    dollars,
+    per_thousand,
+    provisioned_dynamodb,
+)
 from tests.bench.load.meter import (
     Waits,
     index_units,
@@ -76,6 +84,18 @@ def test_a_bill_prices_every_line_from_the_counted_usage() -> None:
     assert bill["logs"] == pytest.approx(2000 / 1024**3 * PRICES["log_gb"])
     assert bill["lambda"] > 2 * PRICES["lambda_request"]  # requests plus GB-seconds
     assert per_thousand(u, 2)["api"] == pytest.approx(bill["api"] * 500)
+
+
+def test_provisioned_capacity_prices_the_same_units_by_the_capacity_they_hold() -> None:
+    # 3,600 write units spread over an hour hold one unit of write capacity at 100%
+    # utilization; at the target utilization auto scaling holds 1/target of that.
+    u = Usage(wru=3600.0, rru=7200.0)
+    held_hours = 1 / TARGET_UTILIZATION
+    expected = held_hours * (PRICES["dynamodb_wcu_hour"] + 2 * PRICES["dynamodb_rcu_hour"])
+    assert provisioned_dynamodb(u) == pytest.approx(expected)
+    # cheaper than on demand at this utilization, for writes and for reads
+    assert provisioned_dynamodb(Usage(wru=1.0)) < dollars(Usage(wru=1.0))["dynamodb"]
+    assert provisioned_dynamodb(Usage(rru=1.0)) < dollars(Usage(rru=1.0))["dynamodb"]
 
 
 def test_calls_at_once_are_one_round_trip_and_calls_one_after_another_one_each() -> None:

@@ -306,3 +306,74 @@ def test_the_stack_deploys_into_moto_and_creates_the_table_the_code_expects(
     assert repo.confirm_update(1, claim.token, 1_764_440_001.0)
     fns = boto3.client("lambda", region_name=REGION).list_functions()["Functions"]
     assert sorted(f["Handler"] for f in fns) == sorted(FUNCTIONS.values())
+
+
+def test_provisioned_capacity_scales_the_table_and_every_index_at_the_bench_s_utilization() -> None:
+    """TableBillingMode PROVISIONED (docs/deploy.md, "Provisioned capacity"): the table and
+    each index hold read and write capacity, each scaled by target tracking at the
+    utilization the load run's bill assumes (tests/bench/load/cost.py), capped by
+    TableMaxCapacity; on demand (the default) none of it exists."""
+    from tests.bench.load.cost import TARGET_UTILIZATION
+
+    tpl = load_template()
+    table = tpl["Resources"]["Table"]["Properties"]
+    assert tpl["Parameters"]["TableBillingMode"]["Default"] == "PAY_PER_REQUEST"
+    assert table["BillingMode"] == {"Ref": "TableBillingMode"}
+    held = [table, *table["GlobalSecondaryIndexes"]]
+    for props in held:  # capacity only when provisioned
+        cond, capacity, otherwise = props["ProvisionedThroughput"]["Fn::If"]
+        assert cond == "Provisioned" and otherwise == {"Ref": "AWS::NoValue"}
+        assert set(capacity) == {"ReadCapacityUnits", "WriteCapacityUnits"}
+    targets = {
+        k: v for k, v in tpl["Resources"].items()
+        if v["Type"] == "AWS::ApplicationAutoScaling::ScalableTarget"
+    }  # fmt: skip
+    scaled = {
+        (json.dumps(t["Properties"]["ResourceId"]), t["Properties"]["ScalableDimension"])
+        for t in targets.values()
+    }
+    names = ["", *(f"/index/{i['IndexName']}" for i in table["GlobalSecondaryIndexes"])]
+    kinds = ["table", *["index"] * len(table["GlobalSecondaryIndexes"])]
+    assert scaled == {
+        (json.dumps({"Fn::Sub": f"table/${{Table}}{name}"}), f"dynamodb:{kind}:{unit}CapacityUnits")
+        for name, kind in zip(names, kinds, strict=True)
+        for unit in ("Read", "Write")
+    }
+    for t in targets.values():
+        assert t["Condition"] == "Provisioned"
+        assert t["Properties"]["MaxCapacity"] == {"Ref": "TableMaxCapacity"}
+    policies = [
+        v for v in tpl["Resources"].values()
+        if v["Type"] == "AWS::ApplicationAutoScaling::ScalingPolicy"
+    ]  # fmt: skip
+    assert sorted(p["Properties"]["ScalingTargetId"]["Ref"] for p in policies) == sorted(targets)
+    for p in policies:
+        assert p["Condition"] == "Provisioned"
+        config = p["Properties"]["TargetTrackingScalingPolicyConfiguration"]
+        assert config["TargetValue"] == TARGET_UTILIZATION * 100
+
+
+def test_a_provisioned_stack_deploys_into_moto_with_capacity_on_the_table_and_indexes(
+    cloudformation: Any,
+) -> None:
+    import boto3
+
+    cloudformation.create_stack(
+        StackName="sekundant",
+        TemplateBody=json.dumps(translated()),
+        Parameters=[
+            {"ParameterKey": k, "ParameterValue": v}
+            for k, v in {**PARAMS, "TableBillingMode": "PROVISIONED"}.items()
+        ],
+        Capabilities=["CAPABILITY_IAM"],
+    )
+    stack = cloudformation.describe_stacks(StackName="sekundant")["Stacks"][0]
+    assert stack["StackStatus"] == "CREATE_COMPLETE"
+    outputs = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
+    table = boto3.client("dynamodb", region_name=REGION).describe_table(
+        TableName=outputs["TableName"]
+    )["Table"]
+    assert table["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
+    assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == 5
+    for index in table["GlobalSecondaryIndexes"]:
+        assert index["ProvisionedThroughput"]["ReadCapacityUnits"] == 5

@@ -38,7 +38,38 @@ def load_template() -> dict[str, Any]:
 
 
 def table_properties() -> dict[str, Any]:
-    return dict(load_template()["Resources"]["Table"]["Properties"])
+    """The table's properties as a stack deployed with the parameters' defaults has them
+    (the billing mode a parameter, provisioned throughput only under its condition)."""
+    template = load_template()
+    params = {k: v.get("Default") for k, v in template.get("Parameters", {}).items()}
+    resolved = _resolve(template["Resources"]["Table"]["Properties"], params, template)
+    return dict(resolved)
+
+
+_GONE = object()  # AWS::NoValue: the property is left out
+
+
+def _resolve(node: Any, params: dict[str, Any], template: dict[str, Any]) -> Any:
+    """``node`` with the ``Ref``s of parameters and the ``Fn::If``/``Fn::Equals`` it uses
+    evaluated (other intrinsics are kept as they are)."""
+    if isinstance(node, list):
+        items = [_resolve(n, params, template) for n in node]
+        return [n for n in items if n is not _GONE]
+    if not isinstance(node, dict):
+        return node
+    if set(node) == {"Ref"} and node["Ref"] == "AWS::NoValue":
+        return _GONE
+    if set(node) == {"Ref"} and node["Ref"] in params:
+        return params[node["Ref"]]
+    if set(node) == {"Fn::If"}:
+        name, then, otherwise = node["Fn::If"]
+        held = _resolve(template["Conditions"][name], params, template)
+        return _resolve(then if held is True else otherwise, params, template)
+    if set(node) == {"Fn::Equals"}:
+        left, right = (_resolve(n, params, template) for n in node["Fn::Equals"])
+        return str(left) == str(right)
+    out = {k: _resolve(v, params, template) for k, v in node.items()}
+    return {k: v for k, v in out.items() if v is not _GONE}
 
 
 def create_table(client: Any, name: str) -> None:
@@ -47,7 +78,7 @@ def create_table(client: Any, name: str) -> None:
     props = table_properties()
     ttl = props.pop("TimeToLiveSpecification")
     props.pop("PointInTimeRecoverySpecification", None)
-    props.pop("DeletionProtectionEnabled", None)  # an intrinsic (!If), not a literal
+    props.pop("DeletionProtectionEnabled", None)  # not a create_table argument
     client.create_table(TableName=name, **props)
     client.update_time_to_live(
         TableName=name,

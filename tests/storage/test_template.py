@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from infra import dynamo_outbox, dynamodb
-from tests.storage.aws import TEMPLATE, load_template
+from tests.storage.aws import TEMPLATE, load_template, table_properties
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +31,9 @@ def test_the_table_matches_the_adapter(template: dict[str, Any]) -> None:
     table = template["Resources"]["Table"]
     assert table["Type"] == "AWS::DynamoDB::Table"
     assert table["DeletionPolicy"] == table["UpdateReplacePolicy"] == "Retain"
-    props = table["Properties"]
-    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    props = table_properties()  # as deployed with the parameters' defaults
+    assert props["BillingMode"] == "PAY_PER_REQUEST"  # on demand unless the operator says
+    assert "ProvisionedThroughput" not in props
     assert [k["AttributeName"] for k in props["KeySchema"]] == ["PK", "SK"]
     indexes = {g["IndexName"]: g for g in props["GlobalSecondaryIndexes"]}
     assert set(indexes) == {dynamodb.DEADLINE_INDEX, dynamodb.CHAT_INDEX, dynamo_outbox.OWED_INDEX}

@@ -25,7 +25,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from tests.bench.load.cluster import Cluster, Delivery, moto_server
-from tests.bench.load.cost import PRICES_DATE, Usage, lambda_seconds_dollars, per_thousand
+from tests.bench.load.cost import (
+    PRICES_DATE,
+    TARGET_UTILIZATION,
+    Usage,
+    lambda_seconds_dollars,
+    per_thousand,
+    provisioned_dynamodb,
+)
 from tests.bench.load.scenario import (
     LoadHarness,
     Plan,
@@ -216,6 +223,13 @@ def report(f: dict[str, Any]) -> None:
               f" and {u.rru / turns:.1f} read units, {u.bot_calls / turns:.1f} Bot API calls"
               f" ({u.bot_waits / turns:.1f} waits),"
               f" CPU {u.cpu / turns * 1000:.0f} ms")  # fmt: skip
+        provisioned = (
+            provisioned_dynamodb(u) * 1000 / turns
+            + provisioned_dynamodb(f["sweep"]) * 1000 / resolved_all
+        )
+        print(f"       with provisioned capacity at {TARGET_UTILIZATION:.0%} utilization:"
+              f" DynamoDB {provisioned:.4f}, in all"
+              f" {whole - lines['dynamodb'] + provisioned:.4f}")  # fmt: skip
         if f.get("beacon", True):
             print("       " + beacon_line(u, turns, f["sweep"], resolved_all))
         if f.get("queue"):

@@ -49,7 +49,16 @@ PRICES: Mapping[str, float] = {
     "dynamodb_read_unit": 0.125 / 1e6,
     "log_gb": 0.50,
     "sqs_request": 0.40 / 1e6,  # standard queue, beyond the free million a month
+    # provisioned capacity (the table's other billing mode): per unit of capacity an hour
+    "dynamodb_wcu_hour": 0.00065,
+    "dynamodb_rcu_hour": 0.00013,
 }
+# With provisioned capacity the table pays for the capacity it holds, not for requests:
+# auto scaling keeps it at consumed / TARGET_UTILIZATION (DynamoDB's own default target), so a
+# unit consumed costs an hour's price over the units one unit of capacity serves at that
+# utilization. An assumption about steady load (a busy deployment; bursts are absorbed by
+# DynamoDB's burst capacity), stated in docs/deploy.md, not a measurement.
+TARGET_UTILIZATION = 0.70
 
 
 @dataclass
@@ -123,6 +132,14 @@ def dollars(u: Usage) -> dict[str, float]:
         "logs": u.log_bytes / 1024**3 * p["log_gb"],
         "sqs": u.sqs_requests * p["sqs_request"],
     }
+
+
+def provisioned_dynamodb(u: Usage) -> float:
+    """What the DynamoDB line of :func:`dollars` would be with provisioned capacity under
+    auto scaling at :data:`TARGET_UTILIZATION` (same counted units, the other price list)."""
+    served = 3600 * TARGET_UTILIZATION  # units one unit of capacity serves in an hour
+    p = PRICES
+    return (u.wru * p["dynamodb_wcu_hour"] + u.rru * p["dynamodb_rcu_hour"]) / served
 
 
 def per_thousand(u: Usage, turns: int) -> dict[str, float]:

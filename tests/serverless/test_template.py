@@ -274,15 +274,17 @@ def cloudformation() -> Any:
         yield boto3.client("cloudformation", region_name=REGION)
 
 
-def test_the_stack_deploys_into_moto_and_creates_the_table_the_code_expects(
-    cloudformation: Any,
-) -> None:
+def _deploy(cloudformation: Any, **params: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """The stack created in moto with ``params`` beside :data:`PARAMS`: its outputs and
+    its table as DynamoDB describes it."""
     import boto3
 
     cloudformation.create_stack(
         StackName="sekundant",
         TemplateBody=json.dumps(translated()),
-        Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in PARAMS.items()],
+        Parameters=[
+            {"ParameterKey": k, "ParameterValue": v} for k, v in {**PARAMS, **params}.items()
+        ],
         Capabilities=["CAPABILITY_IAM"],
     )
     stack = cloudformation.describe_stacks(StackName="sekundant")["Stacks"][0]
@@ -291,6 +293,15 @@ def test_the_stack_deploys_into_moto_and_creates_the_table_the_code_expects(
     table = boto3.client("dynamodb", region_name=REGION).describe_table(
         TableName=outputs["TableName"]
     )["Table"]
+    return outputs, table
+
+
+def test_the_stack_deploys_into_moto_and_creates_the_table_the_code_expects(
+    cloudformation: Any,
+) -> None:
+    import boto3
+
+    outputs, table = _deploy(cloudformation)
     want = load_template()["Resources"]["Table"]["Properties"]
     assert table["KeySchema"] == want["KeySchema"]
     assert sorted(i["IndexName"] for i in table["GlobalSecondaryIndexes"]) == sorted(
@@ -356,23 +367,7 @@ def test_provisioned_capacity_scales_the_table_and_every_index_at_the_bench_s_ut
 def test_a_provisioned_stack_deploys_into_moto_with_capacity_on_the_table_and_indexes(
     cloudformation: Any,
 ) -> None:
-    import boto3
-
-    cloudformation.create_stack(
-        StackName="sekundant",
-        TemplateBody=json.dumps(translated()),
-        Parameters=[
-            {"ParameterKey": k, "ParameterValue": v}
-            for k, v in {**PARAMS, "TableBillingMode": "PROVISIONED"}.items()
-        ],
-        Capabilities=["CAPABILITY_IAM"],
-    )
-    stack = cloudformation.describe_stacks(StackName="sekundant")["Stacks"][0]
-    assert stack["StackStatus"] == "CREATE_COMPLETE"
-    outputs = {o["OutputKey"]: o["OutputValue"] for o in stack["Outputs"]}
-    table = boto3.client("dynamodb", region_name=REGION).describe_table(
-        TableName=outputs["TableName"]
-    )["Table"]
+    _outputs, table = _deploy(cloudformation, TableBillingMode="PROVISIONED")
     assert table["BillingModeSummary"]["BillingMode"] == "PROVISIONED"
     assert table["ProvisionedThroughput"]["WriteCapacityUnits"] == 5
     for index in table["GlobalSecondaryIndexes"]:

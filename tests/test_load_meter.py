@@ -5,6 +5,8 @@ together wait once), and a bill from counted usage."""
 from __future__ import annotations
 
 import asyncio
+import threading
+from typing import Any
 
 import pytest
 
@@ -18,6 +20,8 @@ from tests.bench.load.cost import (
     provisioned_dynamodb,
 )
 from tests.bench.load.meter import (
+    Meter,
+    MeteredClient,
     Waits,
     index_units,
     item_size,
@@ -141,3 +145,42 @@ def test_the_bill_prices_the_waits_not_the_calls() -> None:
 
     assert bill(1) == pytest.approx(BOT_API_LATENCY)  # four calls at once
     assert bill(4) == pytest.approx(4 * BOT_API_LATENCY)  # four one after another
+
+
+def test_a_write_is_billed_alone_while_another_worker_writes_the_same_item(tmp_path: Any) -> None:
+    """Two workers write one match item at once (two players seal in the same instant): with
+    the workers' lock, the second waits until the first's item is read after its write, so
+    its deadline-index move is billed to it once, not to the first write too."""
+    key = {"PK": {"S": "MATCH#m"}, "SK": {"S": "CUR#MATCH"}}
+    stored: dict[str, Any] = {**key, "v": {"N": "1"}, "GSI1PK": {"S": "DUE"}, "GSI1SK": {"S": "1"}}
+    other_wrote = threading.Event()
+
+    class Table:
+        def __init__(self, write: Any) -> None:
+            self.write = write
+
+        def get_item(self, **_kw: Any) -> dict[str, Any]:
+            return {"Item": dict(stored)}
+
+        def update_item(self, **_kw: Any) -> dict[str, Any]:
+            self.write()
+            return {}
+
+    def first_write() -> None:
+        stored["v"] = {"N": "2"}
+        other.start()  # the other worker's write, while this one is still in flight
+        other_wrote.wait(0.5)  # with the lock it cannot happen now
+
+    def second_write() -> None:
+        stored["GSI1SK"] = {"S": "2"}  # the lock moves the match in the deadline index
+        other_wrote.set()
+
+    lock = str(tmp_path / "writes.lock")
+    first_meter, second_meter = Meter(), Meter()
+    first = MeteredClient(Table(first_write), Table(None), first_meter, "t", lock)
+    second = MeteredClient(Table(second_write), Table(None), second_meter, "t", lock)
+    other = threading.Thread(target=lambda: second.update_item(Key=key))
+    first.update_item(Key=key)
+    other.join(5)
+    assert first_meter.wru == 1  # the item alone: no index move of the other's
+    assert second_meter.wru == 1 + 2  # the item and its index entry moved (out and in)

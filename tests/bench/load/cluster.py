@@ -24,6 +24,7 @@ import multiprocessing
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -31,6 +32,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from itertools import count
+from pathlib import Path
 from typing import Any
 
 from tests.bench.load.botapi_http import BotAPIServer
@@ -117,8 +119,13 @@ class Cluster:
         self._tasks: Any = ctx.Queue()
         self._results: Any = ctx.Queue()
         drand_url = "" if self.relay is None else self.relay.url
+        self._lock_dir = tempfile.TemporaryDirectory(prefix="sekundant-meter-")
         cfg = WorkerConfig(
-            moto_url=moto_url, api_url=self.server.url, drand_url=drand_url, queue=queue
+            moto_url=moto_url,
+            api_url=self.server.url,
+            drand_url=drand_url,
+            queue=queue,
+            meter_lock=str(Path(self._lock_dir.name) / "writes.lock"),
         )
         self._procs = [
             ctx.Process(target=serve, args=(cfg, self._tasks, self._results), daemon=True)
@@ -211,6 +218,7 @@ class Cluster:
         for p in self._procs:
             p.join(30)
         self._results.put(None)
+        self._lock_dir.cleanup()
         self.server.close()
         if self.relay is not None:
             self.relay.close()

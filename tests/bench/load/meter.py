@@ -19,11 +19,14 @@ The meter wraps the low-level client (``__getattr__`` passes everything else thr
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import math
 import os
 import time
 import traceback
 from collections import Counter
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -208,8 +211,24 @@ class MeteredClient:
     """A DynamoDB client that reports each call to a :class:`Meter`; ``peek`` is an
     unmetered client on the same table, used to learn stored items' sizes."""
 
-    def __init__(self, inner: Any, peek: Any, meter: Meter, table: str) -> None:
+    def __init__(
+        self, inner: Any, peek: Any, meter: Meter, table: str, lock_path: str = ""
+    ) -> None:
         self._inner, self._peek, self._meter, self._table = inner, peek, meter, table
+        self._lock_path = lock_path  # shared by the workers: see :meth:`_alone`
+
+    @contextlib.contextmanager
+    def _alone(self) -> Iterator[None]:
+        """A write and the reads of its item before and after it, while no other worker
+        writes (``lock_path``, one file for all workers). Else another worker's write landing
+        between them (two players of a match seal at once) would be billed to this write too:
+        its index moves counted twice."""
+        if not self._lock_path:
+            yield
+            return
+        with Path(self._lock_path).open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+            yield
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -283,51 +302,55 @@ class MeteredClient:
         return out
 
     def put_item(self, **kw: Any) -> Any:
-        key = _key_of(kw["Item"])
-        old = self._stored(key)
-        try:
-            out = self._call("PutItem", kw)
-        except Exception:
-            self._write("PutItem", key, old, old)
-            raise
-        self._write("PutItem", key, old, kw["Item"])
-        return out
+        with self._alone():
+            key = _key_of(kw["Item"])
+            old = self._stored(key)
+            try:
+                out = self._call("PutItem", kw)
+            except Exception:
+                self._write("PutItem", key, old, old)
+                raise
+            self._write("PutItem", key, old, kw["Item"])
+            return out
 
     def update_item(self, **kw: Any) -> Any:
-        old = self._stored(kw["Key"])
-        kind = "owed" if outbox_update(kw) else ""
-        try:
-            return self._call("UpdateItem", kw)
-        finally:
-            self._write("UpdateItem", kw["Key"], old, self._stored(kw["Key"]), kind=kind)
+        with self._alone():
+            old = self._stored(kw["Key"])
+            kind = "owed" if outbox_update(kw) else ""
+            try:
+                return self._call("UpdateItem", kw)
+            finally:
+                self._write("UpdateItem", kw["Key"], old, self._stored(kw["Key"]), kind=kind)
 
     def delete_item(self, **kw: Any) -> Any:
-        old = self._stored(kw["Key"])
-        try:
-            return self._call("DeleteItem", kw)
-        finally:
-            self._write("DeleteItem", kw["Key"], old, self._stored(kw["Key"]))
+        with self._alone():
+            old = self._stored(kw["Key"])
+            try:
+                return self._call("DeleteItem", kw)
+            finally:
+                self._write("DeleteItem", kw["Key"], old, self._stored(kw["Key"]))
 
     def transact_write_items(self, **kw: Any) -> Any:
-        entries = []
-        for entry in kw["TransactItems"]:
-            ((action, body),) = entry.items()
-            key = _key_of(body["Item"]) if action == "Put" else body["Key"]
-            entries.append((action, body, key, self._stored(key)))
-        failed = False
-        try:
-            return self._call("TransactWriteItems", kw)
-        except Exception:
-            failed = True
-            raise
-        finally:
-            for action, body, key, old in entries:
-                if failed or action == "ConditionCheck":
-                    self._write(f"Tx{action}", key, old, old, 2)
-                elif action == "Put":
-                    self._write("TxPut", key, old, body["Item"], 2)
-                else:  # Update, Delete: the item as stored now
-                    self._write(f"Tx{action}", key, old, self._stored(key), 2)
+        with self._alone():
+            entries = []
+            for entry in kw["TransactItems"]:
+                ((action, body),) = entry.items()
+                key = _key_of(body["Item"]) if action == "Put" else body["Key"]
+                entries.append((action, body, key, self._stored(key)))
+            failed = False
+            try:
+                return self._call("TransactWriteItems", kw)
+            except Exception:
+                failed = True
+                raise
+            finally:
+                for action, body, key, old in entries:
+                    if failed or action == "ConditionCheck":
+                        self._write(f"Tx{action}", key, old, old, 2)
+                    elif action == "Put":
+                        self._write("TxPut", key, old, body["Item"], 2)
+                    else:  # Update, Delete: the item as stored now
+                        self._write(f"Tx{action}", key, old, self._stored(key), 2)
 
 
 def _key_of(item: dict[str, Any]) -> dict[str, Any]:

@@ -56,6 +56,7 @@ class WorkerConfig:
     api_url: str
     drand_url: str = ""  # a fake drand relay; "" : no beacon (SEKUNDANT_BEACON=none)
     queue: bool = True  # locked turns go to the resolve queue (else the function sleeps)
+    meter_lock: str = ""  # a file the workers' meters lock around each write (meter._alone)
 
 
 class QueueLater:
@@ -233,7 +234,7 @@ def serve(cfg: WorkerConfig, tasks: Any, results: Any) -> None:
         if service == "dynamodb":
             inner = aws.client("dynamodb", endpoint_url=cfg.moto_url)
             peek = aws.client("dynamodb", endpoint_url=cfg.moto_url)
-            return MeteredClient(inner, peek, meter, TABLE)
+            return MeteredClient(inner, peek, meter, TABLE, cfg.meter_lock)
         return _Secrets()
 
     def request() -> HTTPXRequest:

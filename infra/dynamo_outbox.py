@@ -40,6 +40,11 @@ from botocore.exceptions import ClientError
 
 from engine.ports import OWES_NEXT, Owed
 from infra import docpack
+from infra.dynamo_values import Item
+from infra.dynamo_values import dumps as _dumps
+from infra.dynamo_values import n as _n
+from infra.dynamo_values import s as _s
+from infra.dynamo_values import sortable as _sortable
 
 log = logging.getLogger("sekundant.storage")
 
@@ -55,20 +60,6 @@ INLINE_TOKEN_CHARS = 12  # 48 random bits: two deliverers never draw the same
 _CLAIMS_MAX = 1024
 VIEW_SECONDS = 10.0  # how long a save's own view of what it owes stands for a read
 KEEP_SECONDS = 60.0  # how long a kept index entry waits for the item owed next (OWES_NEXT)
-
-Item = dict[str, dict[str, Any]]
-
-
-def _s(value: str) -> dict[str, str]:
-    return {"S": value}
-
-
-def _n(value: float) -> dict[str, str]:
-    return {"N": repr(value) if isinstance(value, float) else str(value)}
-
-
-def _dumps(doc: Any) -> str:
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 def _compact(doc: Any) -> dict[str, Any]:
@@ -138,10 +129,6 @@ def _refused(exc: ClientError) -> bool:
     return error.get("Code") == "ValidationException" and "document path" in error.get(
         "Message", ""
     )
-
-
-def _sortable(value: float) -> str:
-    return f"{max(value, 0.0):017.6f}"
 
 
 class InlineOutbox:

@@ -63,6 +63,11 @@ from engine.ports import (
 from infra import docpack
 from infra.dynamo_outbox import OWE, InlineOutbox
 from infra.dynamo_remember import InlineRemembered, listed_names, remembered_of
+from infra.dynamo_values import Item
+from infra.dynamo_values import dumps as _dumps
+from infra.dynamo_values import n as _n
+from infra.dynamo_values import s as _s
+from infra.dynamo_values import sortable as _sortable
 
 log = logging.getLogger("sekundant.storage")
 
@@ -77,22 +82,8 @@ TURN_SK = "TURN#"
 CONF_SK = "TURN#CONF#"  # sorts after every "TURN#<digits>": one history Query reads both
 _USERS_CACHE_MAX = 1024
 
-Item = dict[str, dict[str, Any]]
-
-
-def _s(value: str) -> dict[str, str]:
-    return {"S": value}
-
-
-def _n(value: float) -> dict[str, str]:
-    return {"N": repr(value) if isinstance(value, float) else str(value)}
-
 
 PREF_FIELD = "p_"  # a preference set alone: its own attribute (DynamoRepository.set_pref)
-
-
-def _dumps(doc: Any) -> str:
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
 
 
 def doc_attrs(text: str) -> Item:
@@ -139,11 +130,6 @@ class _Seen:
     owe: bool = False
     pending: bool = False
     configs: frozenset[str] = frozenset()  # the item's ``cf``: configuration items stored
-
-
-def _sortable(value: float) -> str:
-    """A non-negative epoch as a fixed-width string that sorts like the number."""
-    return f"{max(value, 0.0):017.6f}"
 
 
 class DynamoRepository(InlineOutbox, InlineRemembered):

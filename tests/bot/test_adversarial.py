@@ -5,7 +5,7 @@ button of one turn acts on another."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import pytest
@@ -27,17 +27,19 @@ def _replies(h: Harness, user: dict[str, Any], chat: int, text: str) -> list[str
 
 
 @contextmanager
-def _before_second_load(repo: Any, race: Callable[[str], object]) -> Iterator[None]:
-    """Run ``race(match_id)`` just before the repository's second load: what another process
-    does between a handler's check (the first load) and its use case's own load."""
+def _racing(repo: Any, race: Callable[[str], object], *, load: int, after: bool) -> Iterator[None]:
+    """Run ``race(match_id)`` at the repository's ``load``-th load, just before it or just
+    after it: what another process does between two steps of a handler."""
     real_load = repo.load
     loads = {"n": 0}
 
     def racing_load(match_id: str) -> Loaded:
         loads["n"] += 1
-        if loads["n"] == 2:
+        if loads["n"] == load and not after:
             race(match_id)
         result: Loaded = real_load(match_id)
+        if loads["n"] == load and after:
+            race(match_id)
         return result
 
     repo.load = racing_load
@@ -47,26 +49,15 @@ def _before_second_load(repo: Any, race: Callable[[str], object]) -> Iterator[No
         repo.load = real_load
 
 
-@contextmanager
-def _after_first_load(repo: Any, race: Callable[[str], object]) -> Iterator[None]:
-    """Run ``race(match_id)`` just after the repository's first load: what another process
-    does between a handler's read (its check, which a use case may start from) and the use
+def _before_second_load(repo: Any, race: Callable[[str], object]) -> AbstractContextManager[None]:
+    """Between a handler's check (the first load) and its use case's own load."""
+    return _racing(repo, race, load=2, after=False)
+
+
+def _after_first_load(repo: Any, race: Callable[[str], object]) -> AbstractContextManager[None]:
+    """Between a handler's read (its check, which a use case may start from) and the use
     case's save."""
-    real_load = repo.load
-    loads = {"n": 0}
-
-    def racing_load(match_id: str) -> Loaded:
-        result: Loaded = real_load(match_id)
-        loads["n"] += 1
-        if loads["n"] == 1:
-            race(match_id)
-        return result
-
-    repo.load = racing_load
-    try:
-        yield
-    finally:
-        repo.load = real_load
+    return _racing(repo, race, load=1, after=True)
 
 
 def test_edit_with_a_malformed_number_names_the_bad_value_and_changes_nothing(duel: Duel) -> None:

@@ -130,11 +130,8 @@ async def at_once(*calls: Awaitable[T]) -> list[T]:
     raised, as when they went one by one. Inside an outbox delivery the sends are journaled
     as ever, each under its own identity (its chat is part of it): what was sent before a
     failure is recorded with the failure (``outbox``, "at once")."""
-    done = await asyncio.gather(*calls, return_exceptions=True)
-    for result in done:
-        if isinstance(result, BaseException):
-            raise result
-    return done  # type: ignore[return-value]  # no exception left: every one is a T
+    # no exception left: every one is a T
+    return list(_raise_first(await asyncio.gather(*calls, return_exceptions=True)))
 
 
 A = TypeVar("A")
@@ -143,11 +140,17 @@ B = TypeVar("B")
 
 async def both(first: Awaitable[A], second: Awaitable[B]) -> tuple[A, B]:
     """:func:`at_once` for two calls of different results."""
-    a, b = await asyncio.gather(first, second, return_exceptions=True)
-    for result in (a, b):
+    a, b = _raise_first(await asyncio.gather(first, second, return_exceptions=True))
+    return a, b  # neither is an exception
+
+
+def _raise_first(results: Sequence[Any]) -> Sequence[Any]:
+    """``results`` of calls that all ended (``gather(return_exceptions=True)``), once none
+    of them failed; else the first failure, raised."""
+    for result in results:
         if isinstance(result, BaseException):
             raise result
-    return a, b  # type: ignore[return-value]  # neither is an exception
+    return results
 
 
 async def send(context: Ctx, chat_id: int, screen: Screen, retries: int = 0) -> Message:

@@ -115,6 +115,7 @@ _OPTIONAL = ("attention", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "sweep_failure
 # What listings read of a match item: never its sealed orders (only ``load`` reads those).
 # Its remembered message ids of the listed keys too (``infra.dynamo_remember``).
 _LISTED = {"#k": "PK", "#s": "SK", "#z": "docz", "#d": "doc", "#v": "version", "#a": "attention"}
+_LISTED |= {"#c": "chat_id", "#t": "created_at", "#p": "phase"}  # not in the packed document
 _LISTED |= listed_names()
 _LISTED_PROJECTION = ", ".join(_LISTED)
 
@@ -1104,6 +1105,12 @@ def _match_from_item(match_id: str, item: Mapping[str, Any]) -> Match:
             raise TypeError(f"expected a JSON object, got {type(doc).__name__}")
         # ``version`` and ``attention`` attributes are authoritative: flag() changes only them.
         doc["version"] = int(item["version"]["N"])
+        # Left out of the packed document (_match_stored): the item's key and attributes.
+        doc.setdefault("id", match_id)
+        if "chat_id" not in doc:
+            doc["chat_id"] = int(item["chat_id"]["N"])
+            doc["created_at"] = float(item["created_at"]["N"])
+            doc["phase"] = item["phase"]["S"]
         if "commitment" not in doc and doc.get("turn_seed") is not None:
             # left out by _match_stored: the one the turn's seed makes
             doc["commitment"] = seed_commitment(bytes.fromhex(doc["turn_seed"]))
@@ -1116,19 +1123,28 @@ def _match_from_item(match_id: str, item: Mapping[str, Any]) -> Match:
     return replace(match, remembered=remembered) if remembered else match
 
 
+_UNPACKED = ("id", "chat_id", "created_at", "phase", "wake_at", "version")
+"""Fields of a match document the match item does not pack: the id is its key's, the chat,
+creation time, phase and version are attributes of their own (``version`` authoritative:
+:func:`_match_from_item` reads them all from the item), ``wake_at`` is made from the rest when
+a match is loaded (``Match.wake_at``; the deadline index has it)."""
+
+
 def _match_stored(doc: dict[str, Any]) -> dict[str, Any]:
-    """A match document as the match item packs it: without its commitment when that is the
-    one its turn seed makes (SHA-256 hex, ~35 bytes packed, in every write of an item billed
-    by the started KB), which :func:`_match_from_item` computes again; any other is kept."""
-    seed, commitment = doc.get("turn_seed"), doc.get("commitment")
+    """A match document as the match item packs it (every write of an item billed by the
+    started KB): without :data:`_UNPACKED`, and without its commitment when that is the one
+    its turn seed makes (SHA-256 hex, ~35 bytes packed), which :func:`_match_from_item`
+    computes again; any other is kept."""
+    out = {k: v for k, v in doc.items() if k not in _UNPACKED}
+    seed, commitment = out.get("turn_seed"), out.get("commitment")
     if isinstance(seed, str) and isinstance(commitment, str):
         try:
             made = seed_commitment(bytes.fromhex(seed))
         except ValueError:
-            return doc
+            return out
         if made == commitment:
-            return {k: v for k, v in doc.items() if k != "commitment"}
-    return doc
+            del out["commitment"]
+    return out
 
 
 def _order_from_item(match_id: str, item: Mapping[str, Any]) -> SealedOrder:

@@ -22,6 +22,8 @@ from infra.dynamodb import DynamoRepository, _match_stored, _order_stored
 from tests.bench.load.meter import item_size
 from tests.support.docpack_dictionary import played
 
+_GM = 100  # the scripted play's GM (tests.support.docpack_dictionary)
+
 KB = 1024
 PLAYS = [("pistol", 2), ("plans", 2), ("dragons", 2), ("dragons", 3), ("dragons", 4)]
 
@@ -117,12 +119,28 @@ def test_the_dictionaries_are_pinned_and_within_zlibs_window() -> None:
 
 
 def test_a_stream_names_its_dictionary_and_any_of_them_unpacks() -> None:
+    """v1 streams name their dictionary by its Adler-32 in the zlib header (RFC 1950
+    ``DICTID``); v2 ones by their first byte, then raw deflate (9 bytes less: no header, no
+    trailer). ``unpack`` reads each, and plain zlib."""
     text = json.dumps({"schema": 1, "turn": 2, "events": [{"kind": "roll"}]})
-    for version in docpack.SHA256:
-        data = docpack.pack(text, version)
-        assert int.from_bytes(data[2:6], "big") == zlib.adler32(docpack.dictionary(version))
+    v1, v2 = docpack.pack(text, 1), docpack.pack(text, 2)
+    assert int.from_bytes(v1[2:6], "big") == zlib.adler32(docpack.dictionary(1))
+    assert v2[0] == 2 and len(v2) < len(v1)
+    for data in (v1, v2, docpack.pack(text), zlib.compress(text.encode())):
         assert docpack.unpack(data) == text
-    assert docpack.unpack(docpack.pack(text)) == text
+    for version in docpack.SHA256:  # a version byte is never a zlib header (CM would be 8)
+        assert version & 0x0F != 8
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00", b"\x07abc", b"\x03\x00", docpack.pack('{"a": 1}')[:-2],
+     docpack.pack('{"a": 1}') + b"\x00"],
+    ids=["empty", "version 0", "unknown version", "unknown v3", "truncated", "trailing bytes"],
+)  # fmt: skip
+def test_what_is_not_a_packed_document_is_refused_never_misread(data: bytes) -> None:
+    with pytest.raises(zlib.error):
+        docpack.unpack(data)
 
 
 def _repack(value: dict[str, Any], version: int) -> dict[str, Any]:
@@ -130,8 +148,8 @@ def _repack(value: dict[str, Any], version: int) -> dict[str, Any]:
 
 
 def test_items_packed_with_v1_still_load(dynamo_repo: DynamoRepository) -> None:
-    """A match item (document and sealed orders) and turn records packed with v1, as every
-    item written before v2 was, load exactly as the same items packed with v2."""
+    """A match item (the whole document, and sealed orders) and turn records packed with v1,
+    as every item written before v2 was, load exactly as the same items packed with v2."""
     sealed: dict[str, Any] = {}
     turns = played(
         "dragons",
@@ -149,11 +167,15 @@ def test_items_packed_with_v1_still_load(dynamo_repo: DynamoRepository) -> None:
         ExpressionAttributeValues={":pk": {"S": f"MATCH#{mid}"}},
     )["Items"]
     for item in pages:
-        if "docz" in item:
+        if item["SK"]["S"] == "CUR#MATCH":  # the whole document, as packed before v2
+            whole = codec.match_to_doc(loaded.match) | {"version": loaded.match.version}
+            item["docz"] = {"B": docpack.pack(json.dumps(whole), 1)}
+        elif "docz" in item:
             item["docz"] = _repack(item["docz"], 1)
-            client.put_item(TableName=table, Item=item)
+        client.put_item(TableName=table, Item=item)
     assert DynamoRepository(client, table).history(mid) == history
     assert DynamoRepository(client, table).load(mid) == loaded
+    assert [m.id for m in DynamoRepository(client, table).active_for_user(_GM)] == [mid]
     # The match item at the last lock, every order in ``ord``, packed with v1.
     item = sealed["item"]
     orders = {pid: _repack(v, 1) for pid, v in item["ord"]["M"].items()}

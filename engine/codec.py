@@ -12,11 +12,12 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.beacon import BeaconRound
+from engine.beacon import BeaconRound, randomness_of
 from engine.clock import ClockConfig
+from engine.dice import seed_commitment
 from engine.errors import CorruptRecordError
 from engine.events import Event
-from engine.match import Match, Phase, SealedOrder, Seat, TurnRecord
+from engine.match import Match, Phase, SealedOrder, Seat, TurnRecord, order_fingerprint
 
 SCHEMA_VERSION = 1
 
@@ -336,6 +337,7 @@ def record_to_stored(record: TurnRecord) -> tuple[dict[str, Any], dict[str, Any]
         for k, v in record_to_doc(record).items()
         if v is not None or k not in OPTIONAL_RECORD_KEYS
     }
+    _derived_out(record, doc)
     configs: dict[str, Any] = {}
     before, after = doc["state_before"], doc["state_after"]
     if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
@@ -356,11 +358,69 @@ def record_from_stored(doc: Mapping[str, Any], configs: Mapping[str, Any]) -> Tu
     after = apply_delta(before, doc["state_after_delta"])
     return record_from_doc(
         {
-            **doc,
+            **_derived_in(doc),
             "state_before": _refs_in(before, configs),
             "state_after": _refs_in(after, configs),
         }
     )
+
+
+# Fields of a stored record that its other fields make exactly (hex digests: ~35 bytes each
+# packed, of an item billed by the started KB): left out when they are what the rest makes,
+# made again on load (``_derived_in``); any other value (a test's, a damaged record's) is kept.
+# The record's public form (``record_to_doc``, the dossier) always has them all.
+
+
+def _derived_out(record: TurnRecord, doc: dict[str, Any]) -> None:
+    """Drop from ``doc`` (``record``'s stored form) what :func:`_derived_in` makes again: the
+    commitment (SHA-256 of the seed), each order's fingerprint (of its fields and the match),
+    the beacon round's randomness (SHA-256 of its signature) and number (``beacon_round``)."""
+    if _made(lambda: seed_commitment(bytes.fromhex(record.seed)), record.commitment):
+        del doc["commitment"]
+    for order, stored in zip(record.orders, doc["orders"], strict=True):
+        made = order_fingerprint(record.match_id, order.turn, order.pid, order.order, order.salt)
+        if order.fingerprint and made == order.fingerprint:
+            del stored["fingerprint"]
+    beacon = record.beacon
+    if beacon is not None:
+        stored_beacon = doc["beacon"]
+        if _made(lambda: randomness_of(beacon.signature), beacon.randomness):
+            del stored_beacon["randomness"]
+        if beacon.round == record.beacon_round:
+            del stored_beacon["round"]
+
+
+def _derived_in(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """``doc`` with what :func:`_derived_out` left out made again."""
+    out = dict(doc)
+    if "commitment" not in out:
+        out["commitment"] = seed_commitment(bytes.fromhex(str(out["seed"])))
+    match_id = str(out["match_id"])
+    out["orders"] = [
+        o
+        if "fingerprint" in o
+        else {
+            **o,
+            "fingerprint": order_fingerprint(match_id, o["turn"], o["pid"], o["order"], o["salt"]),
+        }
+        for o in out["orders"]
+    ]
+    beacon = out.get("beacon")
+    if beacon is not None:
+        beacon = dict(beacon)
+        beacon.setdefault("round", out["beacon_round"])
+        if "randomness" not in beacon:
+            beacon["randomness"] = randomness_of(str(beacon["signature"]))
+        out["beacon"] = beacon
+    return out
+
+
+def _made(make: Callable[[], str], value: str) -> bool:
+    """Whether ``make()`` gives ``value`` (False when it cannot be made: not hex)."""
+    try:
+        return make() == value
+    except ValueError:
+        return False
 
 
 # Parts of a ruleset's state that do not change in a match: its configuration and the

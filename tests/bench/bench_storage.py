@@ -162,6 +162,46 @@ def record_sizes() -> None:
         )
 
 
+def packed_sizes() -> None:
+    """Packed bytes of what a played turn stores (``tests.support.docpack_dictionary.played``)
+    with each preset dictionary, and the CPU a pack and an unpack take per document (target:
+    well under 1 ms each; docs/storage.md, "Item sizes")."""
+    from engine import codec
+    from infra import docpack
+    from infra.dynamo_values import dumps
+    from infra.dynamodb import _match_stored, _order_stored
+    from tests.support.docpack_dictionary import played
+
+    texts: dict[str, list[str]] = {}
+    for ruleset, players in (("pistol", 2), ("plans", 2), ("dragons", 2), ("dragons", 4)):
+        for turn in played(ruleset, players):
+            kind = f"{ruleset} {players}p"
+            doc = codec.match_to_doc(turn.match) | {"version": turn.match.version}
+            stored = codec.record_to_stored(turn.record)[0]
+            texts.setdefault(f"record, {kind}", []).append(dumps(stored))
+            texts.setdefault(f"match, {kind}", []).append(dumps(_match_stored(doc)))
+            texts.setdefault(f"sealed order, {ruleset}", []).extend(
+                dumps(_order_stored(turn.match.id, o)) for o in turn.orders
+            )
+    for label, group in texts.items():
+        sizes = {v: [len(docpack.pack(t, v)) for t in group] for v in docpack.SHA256}
+        shown = ", ".join(f"v{v} {min(s)}-{max(s)}" for v, s in sizes.items())
+        print(f"   packed bytes, {label:<20} {shown}")
+    every = [t for group in texts.values() for t in group]
+    started = time.perf_counter()
+    packed = [docpack.pack(t) for t in every]
+    middle = time.perf_counter()
+    for data in packed:
+        docpack.unpack(data)
+    done = time.perf_counter()
+    pack_ms, unpack_ms = (
+        (b - a) * 1000 / len(every) for a, b in ((started, middle), (middle, done))
+    )
+    mark = "" if pack_ms < 1 and unpack_ms < 1 else "  OVER TARGET"
+    print(f"   docpack v{docpack.CURRENT} CPU per document: pack {pack_ms:.3f} ms, unpack"
+          f" {unpack_ms:.3f} ms ({len(every)} documents; target < 1 ms){mark}")  # fmt: skip
+
+
 def hanging_dynamodb() -> None:
     """How long one DynamoDB call takes to give up when the endpoint accepts connections and
     never answers (the worst case of ``infra.aws.config``: every attempt waits its read
@@ -216,6 +256,7 @@ def main() -> None:
     dynamodb_requests()
     sqlite_seals()
     record_sizes()
+    packed_sizes()
     hanging_dynamodb()
 
 

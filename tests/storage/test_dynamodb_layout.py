@@ -145,18 +145,6 @@ def test_an_order_resealed_in_the_old_layout_replaces_its_item(
     assert dynamo_repo.load(m.id).orders == {"p1": new}
 
 
-def test_fresh_match_documents_pack_to_a_fraction_of_plain_zlib() -> None:
-    """Documents of new matches (their own ids, seeds and salts) pack with v1 to under 40% of
-    what plain zlib makes of them (what keeps a match save at one write unit); sealed orders
-    to less than plain zlib too."""
-    from tests.support.docpack_dictionary import documents
-
-    for text in documents():
-        plain, packed = len(zlib.compress(text.encode(), 9)), len(docpack.pack(text))
-        share = 0.4 if '"seats"' in text else 1.0  # a match document, else an order
-        assert packed < share * plain, (packed, plain)
-
-
 def test_the_dictionary_is_frozen_and_plain_zlib_still_reads() -> None:
     assert docpack.unpack(zlib.compress(b'{"a": 1}')) == '{"a": 1}'
     assert docpack.unpack(docpack.pack('{"b": 2}')) == '{"b": 2}'

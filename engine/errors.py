@@ -44,6 +44,13 @@ class ChatBusyError(ConflictError):
         self.match_id = match_id
 
 
+class LeaseLostError(Exception):
+    """A save carrying an owed item's delivery (``MatchRepository.save(entry=...)``) found the
+    version it expected but not the item's lease: the item was replaced, or taken over by
+    another deliverer. Nothing was written; unlike :class:`ConflictError` it is not retried
+    (the delivery stops: ``handlers.telegram.shared.outbox.Superseded``)."""
+
+
 class NotFoundError(Exception):
     """No such match (or record)."""
 

@@ -89,6 +89,17 @@ class Owed:
         return cls(**known)
 
 
+@dataclass(frozen=True, slots=True)
+class Remember:
+    """Message ids to remember (:meth:`MatchRepository.remember_messages`: ``items``, the
+    ``[chat, message]`` pairs of ``turn`` under ``key``) with an outbox write that is made
+    anyway (:meth:`MatchRepository.update_owed`), instead of a write of their own."""
+
+    key: str
+    turn: int
+    items: tuple[tuple[int, int], ...]
+
+
 class MatchRepository(Protocol):
     def create(self, match: Match, *, lock_chat: bool = False) -> Match:
         """Store a new match (version 1). Raises ``ConflictError`` if the id exists. With
@@ -113,14 +124,20 @@ class MatchRepository(Protocol):
         discard_orders: bool = False,
         drop_record: int | None = None,
         owe: Sequence[Owed] = (),
+        entry: Owed | None = None,
     ) -> Match:
         """Atomically: write ``match`` if the stored version is still ``expected_version``;
         seal (or replace) one order, or withdraw one pid's order; append a resolved turn's
         ``record`` (which also removes that turn's sealed-order items); ``discard_orders``
         drops the current turn's orders (undo, GM end); ``drop_record`` deletes the record of
         that turn (undo); ``owe`` puts messages in the match's outbox (replacing items of the
-        same key). Returns the match with its new version. Raises ``ConflictError`` when the
-        version moved on (nothing written)."""
+        same key); ``entry``: an owed item of this match the caller is delivering, written as
+        :meth:`update_owed` writes it (its journal; ``done`` ends it), in the same write and
+        only if the stored item still holds ``entry.token`` (a delivery's journal rides on a
+        save it makes anyway: docs/deploy.md, "The outbox's writes"). Returns the match with
+        its new version. Raises ``ConflictError`` when the version moved on, else
+        ``LeaseLostError`` when the entry is no longer held with its token (nothing written
+        either way)."""
         ...
 
     def active_in_chat(self, chat_id: int) -> list[Match]:
@@ -189,10 +206,11 @@ class MatchRepository(Protocol):
         deliverer whose lease has not run out."""
         ...
 
-    def update_owed(self, item: Owed) -> bool:
+    def update_owed(self, item: Owed, *, remember: Remember | None = None) -> bool:
         """Write ``item`` (journal, attempts, backoff, ``done``) if the stored item still holds
         ``item.token``; False, writing nothing, when it does not (replaced by a newer item of
-        the same key, or taken over after the lease ran out)."""
+        the same key, or taken over after the lease ran out). ``remember``: message ids
+        remembered in the same write, as :meth:`remember_messages` would (not when False)."""
         ...
 
     def owed_due(self, now: float, limit: int = 100) -> list[str]:

@@ -232,17 +232,21 @@ def _update(
     notes: Sequence[Mapping[str, Any]] = (),
     *,
     known: Match | None = None,
+    entry: Owed | None = None,
 ) -> Match:
     """Load, apply a pure change, save conditionally with what it owes (``notes``: see
     :func:`_notes`); retried on conflicts. ``known``: see :func:`_loader` (only for changes
-    that read ``Loaded.match`` alone)."""
+    that read ``Loaded.match`` alone). ``entry``: the owed item the caller is delivering,
+    written with the save (``MatchRepository.save``; a lost lease raises
+    ``LeaseLostError``, not retried)."""
     load = _loader(deps, match_id, known)
 
     def step() -> Match:
         loaded = load()
         new = change(loaded)
         owe = _notes(loaded.match, deps.clock(), notes) if notes else ()
-        return deps.repo.save(new, expected_version=loaded.match.version, owe=owe)
+        version = loaded.match.version
+        return deps.repo.save(new, expected_version=version, owe=owe, entry=entry)
 
     return _retry(step)
 
@@ -373,10 +377,12 @@ def commitment_posted(
     message_id: int,
     *,
     known: Match | None = None,
+    entry: Owed | None = None,
 ) -> Match:
     """The group got ``turn``'s commitment as its own message: record its id and time (the
     dossier publishes them; orders for the turn are accepted from now on). ``known``: the
-    match as the caller has it (:func:`_loader`)."""
+    match as the caller has it (:func:`_loader`); ``entry``: the owed item being delivered,
+    written with it (:func:`_update`)."""
     return _update(
         deps,
         match_id,
@@ -384,6 +390,7 @@ def commitment_posted(
             ld.match, turn, commitment, message_id, deps.clock()
         ),
         known=known,
+        entry=entry,
     )
 
 
@@ -457,6 +464,12 @@ def remember_messages(
     conflict with a seal; a stale turn's are ignored). Returns ``known`` as it would now read
     them (the caller's match, not read again)."""
     deps.repo.remember_messages(match_id, key, turn, items)
+    return with_remembered(known, key, turn, items)
+
+
+def with_remembered(known: Match, key: str, turn: int, items: Sequence[Sequence[int]]) -> Match:
+    """``known`` as it reads once ``items`` of ``turn`` are remembered under ``key``
+    (``engine.match.merge_remembered``), without a read."""
     merged = merge_remembered(known.remembered.get(key), turn, items)
     if merged is None:
         return known
@@ -692,15 +705,28 @@ class Locked:
     match: Match
 
 
-def lock_posted(deps: Deps, match_id: str, turn: int, message_id: int, date: float) -> Match:
+def lock_posted(
+    deps: Deps,
+    match_id: str,
+    turn: int,
+    message_id: int,
+    date: float,
+    *,
+    known: Match | None = None,
+    entry: Owed | None = None,
+) -> Match:
     """``turn``'s lock message is in the group, dated ``date`` by Telegram: that date is the
-    lock time and fixes the beacon round (``docs/fairness.md``, "The lock message")."""
+    lock time and fixes the beacon round (``docs/fairness.md``, "The lock message").
+    ``known``: the match as the caller has it (:func:`_loader`); ``entry``: the lock's owed
+    item, written (ended) with it (:func:`_update`)."""
     network = None if deps.beacon is None else deps.beacon.network
     target = None if network is None else round_after(network, date)
     return _update(
         deps,
         match_id,
         lambda ld: lifecycle.lock_posted(ld.match, turn, message_id, date, target),
+        known=known,
+        entry=entry,
     )
 
 

@@ -34,12 +34,14 @@ import time
 import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from engine.ports import OWES_NEXT, Owed
+from engine.ports import OWES_NEXT, Owed, Remember
 from infra import docpack
+from infra.dynamo_remember import attrs as remembered_attrs
+from infra.dynamo_remember import packed as remembered_packed
 from infra.dynamo_values import Item
 from infra.dynamo_values import dumps as _dumps
 from infra.dynamo_values import n as _n
@@ -137,9 +139,14 @@ class InlineOutbox:
 
     client: Any
     table: str
+    _remembered_turns: dict[tuple[str, str], int]  # (infra.dynamo_remember.InlineRemembered)
 
     def _query(self, **kwargs: Any) -> Iterator[Item]:  # pragma: no cover - the repository's
         raise NotImplementedError
+
+    if TYPE_CHECKING:  # the repository's (infra.dynamo_remember.InlineRemembered)
+
+        def remember_messages(self, match_id: str, key: str, turn: int, items: Any) -> None: ...
 
     def _init_outbox(self) -> None:
         # (match id, key, token) -> how many entries the match had when this instance claimed
@@ -269,6 +276,60 @@ class InlineOutbox:
         sets += ["#oq = :oq", "#oa = :oa"]
         return sets, names, values
 
+    @staticmethod
+    def entry_clauses(entry: Owed) -> tuple[list[str], list[str], str, Item, Item]:
+        """The clauses that write ``entry`` (an owed item being delivered) in a save's own
+        ``UpdateItem``, as :meth:`update_owed` would (its journal; ``done``: removed), and the
+        condition that its lease is still ``entry.token``: SET and REMOVE clauses, the
+        condition, names, values."""
+        names: Item = {"#w": OWE, "#ek": entry.key}  # type: ignore[dict-item]
+        values: Item = {":et": _s(entry.token)}
+        sets: list[str] = []
+        removes: list[str] = []
+        if entry.done:
+            removes.append("#w.#ek")
+        else:
+            for i, (field, value) in enumerate(_mutable(entry).items()):
+                names[f"#ef{i}"] = field  # type: ignore[assignment]
+                if value is None:
+                    removes.append(f"#w.#ek.#ef{i}")
+                else:
+                    values[f":ef{i}"] = value
+                    sets.append(f"#w.#ek.#ef{i} = :ef{i}")
+        return sets, removes, "#w.#ek.t = :et", names, values
+
+    def entry_saved(self, entry: Owed) -> None:
+        """After a save wrote ``entry``: an ended one is done with as :meth:`update_owed`'s
+        end (logged when given up; a lock's keeps the match in the index for the item owed
+        next), and the match leaves the index when no entry is left."""
+        with self._claims_lock:
+            self._views.pop(entry.match_id, None)  # what a save owed is no longer all there is
+        if entry.done and not self._ending(entry):
+            self._unmark(entry.match_id)  # (conditional: only when no entry is pending)
+
+    def _ending(self, item: Owed) -> bool:
+        """An entry is being removed (delivered or given up): log a given-up one; whether
+        the match stays in the index for the item owed next (:data:`OWES_NEXT`)."""
+        if item.error:
+            # Given up: the entry goes (it would hold back nothing, and kept per turn it
+            # would grow the match item); the log keeps it for the operator.
+            log.error(
+                "owed %s of match %s given up and removed: %s",
+                item.key,
+                item.match_id,
+                _dumps(item.to_doc()),
+            )
+        # A lock's delivery is followed within seconds by the resolution's save, which owes
+        # the reveal: the match stays in the index between them (two index writes a turn
+        # fewer; a sweep in between finds no entry and takes it out, ``owed``).
+        keep = item.kind in OWES_NEXT
+        if keep:
+            with self._claims_lock:
+                if len(self._kept) >= _CLAIMS_MAX:
+                    self._kept.clear()
+                self._kept[item.match_id] = time.monotonic()
+        return keep
+
     # ------------------------------------------------------------------ delivery
 
     def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
@@ -304,47 +365,36 @@ class InlineOutbox:
             self._claims[(match_id, key, token)] = len(box)
         return entry_owed(match_id, key, box[key])
 
-    def update_owed(self, item: Owed) -> bool:
+    def update_owed(self, item: Owed, *, remember: Remember | None = None) -> bool:
         if not item.token:
             return False
         if item.token.startswith(LEGACY_TOKEN):
-            return self._update_legacy(item)
+            written = self._update_legacy(item)
+            if written and remember is not None:  # an item of its own: the ids apart
+                self.remember_messages(item.match_id, remember.key, remember.turn, remember.items)
+            return written
         with self._claims_lock:
             sole = self._claims.get((item.match_id, item.key, item.token)) == 1
         if item.done:
-            if item.error:
-                # Given up: the entry goes (it would hold back nothing, and kept per turn it
-                # would grow the match item); the log keeps it for the operator.
-                log.error(
-                    "owed %s of match %s given up and removed: %s",
-                    item.key,
-                    item.match_id,
-                    _dumps(item.to_doc()),
-                )
-            # A lock's delivery is followed within seconds by the resolution's save, which
-            # owes the reveal: the match stays in the index between them (two index writes a
-            # turn fewer; a sweep in between finds no entry and takes it out, ``owed``).
-            keep = item.kind in OWES_NEXT
-            if keep:
-                with self._claims_lock:
-                    if len(self._kept) >= _CLAIMS_MAX:
-                        self._kept.clear()
-                    self._kept[item.match_id] = time.monotonic()
-            return self._end(item, sole and not keep, keep)
+            keep = self._ending(item)
+            return self._end(item, sole and not keep, keep, remember)
         if item.next_at:
             # Backing off (rare): when it is the match's only entry, the index waits for it.
-            done = self._write_entry(item, sole=True)
+            done = self._write_entry(item, sole=True, remember=remember)
             if done is not None:
                 return done
-        return bool(self._write_entry(item, sole=False))
+        return bool(self._write_entry(item, sole=False, remember=remember))
 
-    def _write_entry(self, item: Owed, *, sole: bool) -> bool | None:
+    def _write_entry(
+        self, item: Owed, *, sole: bool, remember: Remember | None = None
+    ) -> bool | None:
         """The entry's journal, attempts, backoff and lease, if ``item.token`` still holds
         it. ``sole``: also move the index's time to ``next_at``, if no other entry is
         pending (None when another is: nothing written)."""
         names = {"#w": OWE, "#k": item.key}
         values: Item = {":t": _s(item.token)}
-        sets, removes = [], []
+        sets: list[str] = []
+        removes: list[str] = []
         for i, (field, value) in enumerate(_mutable(item).items()):
             names[f"#f{i}"] = field
             if value is None:
@@ -358,10 +408,11 @@ class InlineOutbox:
             values[":oa"], values[":one"] = _number(item.next_at), _n(1)
             sets.append("#oa = :oa")
             condition += " AND size(#w) = :one"
-        expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
-        return self._if_token(item, expression, condition, names, values, sole)
+        return self._if_token(item, (sets, removes), condition, names, values, sole, remember)
 
-    def _end(self, item: Owed, sole: bool, keep: bool = False) -> bool:
+    def _end(
+        self, item: Owed, sole: bool, keep: bool = False, remember: Remember | None = None
+    ) -> bool:
         """Remove the entry (delivered or given up), and the match from the index when it
         was the last one (``sole``: the claim saw no other); ``keep``: leave the index as it
         is (another entry is owed soon)."""
@@ -372,61 +423,109 @@ class InlineOutbox:
             values[":one"] = _n(1)
             done = self._if_token(
                 item,
-                "REMOVE #w.#k, #oq, #oa",
+                ([], ["#w.#k", "#oq", "#oa"]),
                 "#w.#k.t = :t AND size(#w) = :one",
                 names,
                 values,
                 True,
+                remember,
             )
             if done is not None:
                 return done
             del names["#oq"], names["#oa"], values[":one"]
-        try:
-            got = self.client.update_item(
-                TableName=self.table,
-                Key=self._owe_key(item.match_id),
-                UpdateExpression="REMOVE #w.#k",
-                ConditionExpression="#w.#k.t = :t",
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
-                ReturnValues="ALL_NEW",  # (UPDATED_NEW says nothing of a removal)
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] == "ConditionalCheckFailedException":
-                return False
-            raise
-        if not keep and not got.get("Attributes", {}).get(OWE, {}).get("M"):
+        after: dict[str, Any] = {}
+        done = self._if_token(
+            item, ([], ["#w.#k"]), "#w.#k.t = :t", names, values, False, remember, after
+        )
+        if done and not keep and not after.get(OWE, {}).get("M"):
             self._unmark(item.match_id)  # the last one after all (the others went meanwhile)
-        return True
+        return bool(done)
 
     def _if_token(
         self,
         item: Owed,
-        expression: str,
+        clauses: tuple[list[str], list[str]],
         condition: str,
         names: Mapping[str, str],
         values: Item,
         sole: bool,
+        remember: Remember | None = None,
+        after: dict[str, Any] | None = None,
     ) -> bool | None:
-        """One conditional UpdateItem of the entry. False when the token no longer holds it;
-        with ``sole``, None when it does but other entries are pending."""
-        try:
-            self.client.update_item(
-                TableName=self.table,
-                Key=self._owe_key(item.match_id),
-                UpdateExpression=expression,
-                ConditionExpression=condition,
-                ExpressionAttributeNames=dict(names),
-                ExpressionAttributeValues=values,
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
-                raise
-            entry = exc.response.get("Item", {}).get(OWE, {}).get("M", {}).get(item.key)
-            ours = entry is not None and entry["M"].get("t", {}).get("S") == item.token
-            return None if sole and ours else False
-        return True
+        """One conditional UpdateItem of the entry (``clauses``: its SET and REMOVE ones).
+        False when the token no longer holds it; with ``sole``, None when it does but other
+        entries are pending. ``remember``: message ids remembered in the same write (as
+        ``remember_messages``: added to the same turn's, replacing an older turn's, left out
+        when a later turn's are stored); ``after``: filled with the item as written."""
+        turn_key, add = (item.match_id, ""), False
+        if remember is not None:  # the same turn as this instance last saw: add to it
+            turn_key = (item.match_id, remember.key)
+            add = self._remembered_turns.get(turn_key) == remember.turn
+        for _ in range(4):
+            request = self._entry_request(item, clauses, condition, names, values, remember, add)
+            if after is not None:
+                request["ReturnValues"] = "ALL_NEW"  # (UPDATED_NEW says nothing of a removal)
+            try:
+                got = self.client.update_item(**request)
+            except ClientError as exc:
+                if exc.response["Error"]["Code"] != "ConditionalCheckFailedException":
+                    raise
+                old = exc.response.get("Item", {})
+                entry = old.get(OWE, {}).get("M", {}).get(item.key)
+                ours = entry is not None and entry["M"].get("t", {}).get("S") == item.token
+                if ours and remember is not None:
+                    turn_attr = remembered_attrs(remember.key)[0]
+                    stored = int(old[turn_attr]["N"]) if turn_attr in old else -1
+                    if stored > remember.turn:  # a later turn's are there: these are stale
+                        remember = None
+                        continue
+                    if add != (stored == remember.turn):  # someone else wrote meanwhile
+                        add = stored == remember.turn
+                        continue
+                return None if sole and ours else False
+            if after is not None:
+                after.update(got.get("Attributes", {}))
+            if remember is not None:
+                self._remembered_turns[turn_key] = remember.turn
+            return True
+        return False
+
+    def _entry_request(
+        self,
+        item: Owed,
+        clauses: tuple[list[str], list[str]],
+        condition: str,
+        names: Mapping[str, str],
+        values: Item,
+        remember: Remember | None,
+        add: bool,
+    ) -> dict[str, Any]:
+        """The UpdateItem of :meth:`_if_token`, with ``remember``'s clauses (``add``: to the
+        stored turn's, else replacing an older turn's)."""
+        sets, removes = list(clauses[0]), list(clauses[1])
+        names, values = dict(names), dict(values)
+        adds: list[str] = []
+        if remember is not None:
+            names["#rt"], names["#ri"] = remembered_attrs(remember.key)
+            pairs = sorted({str(remembered_packed(c, m)) for c, m in remember.items})
+            values[":rt"], values[":ri"] = {"N": str(remember.turn)}, {"NS": pairs}
+            if add:
+                adds.append("#ri :ri")
+                condition += " AND #rt = :rt"
+            else:
+                sets += ["#ri = :ri", "#rt = :rt"]
+                condition += " AND (attribute_not_exists(#rt) OR #rt < :rt)"
+        parts = [("SET ", sets), ("REMOVE ", removes), ("ADD ", adds)]
+        expression = " ".join(word + ", ".join(cl) for word, cl in parts if cl)
+        return {
+            "TableName": self.table,
+            "Key": self._owe_key(item.match_id),
+            "UpdateExpression": expression,
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
 
     def _unmark(self, match_id: str) -> None:
         """The match out of the owed index, if no entry is pending (a save may just have

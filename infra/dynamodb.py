@@ -45,13 +45,19 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, NoReturn
 
 from botocore.exceptions import ClientError
 
 from engine import codec
 from engine.dice import seed_commitment
-from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import (
+    ChatBusyError,
+    ConflictError,
+    CorruptRecordError,
+    LeaseLostError,
+    NotFoundError,
+)
 from engine.match import Match, Phase, SealedOrder, TurnRecord, order_fingerprint
 from engine.ports import (
     UPDATE_TTL_SECONDS,
@@ -404,9 +410,12 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         discard_orders: bool = False,
         drop_record: int | None = None,
         owe: Sequence[Owed] = (),
+        entry: Owed | None = None,
     ) -> Match:
         version = expected_version + 1
         item, doc = self._match_item(match, version)
+        if entry is not None and any(o.key == entry.key for o in owe):
+            raise ValueError(f"owed {entry.key} both owed and delivered by one save")
         seen = self._seen_at(match.id, expected_version)
         # Keyed by item, so no item gets two operations (DynamoDB refuses that).
         ops: dict[tuple[str, str], dict[str, Any]] = {}
@@ -475,7 +484,8 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             remove_orders=remove_orders,
             # In the match item: an entry replaces a pending one of its key (and its lease).
             owe=owed,
-            owe_whole=not seen.owe,
+            owe_whole=not seen.owe and entry is None,  # (an entry held: the map is there)
+            entry=entry,
         )
         if ops:
             self._transact(match.id, [{"Update": update}, *ops.values()])
@@ -495,6 +505,8 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         )
         if owe:  # (a save that owes nothing leaves the outbox, and a view of it, as they are)
             self.remember_owed(match.id, None if seen.pending else owed)
+        if entry is not None:
+            self.entry_saved(entry)
         for _, sk in ops:
             if sk.startswith(CONF_SK) and len(self._configs) < 4096:
                 self._configs.add((match.id, sk.removeprefix(CONF_SK)))
@@ -511,11 +523,13 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         remove_orders: Sequence[str],
         owe: Mapping[str, Owed] = {},
         owe_whole: bool = False,
+        entry: Owed | None = None,
     ) -> dict[str, Any]:
         """The match item written as ``item`` (what a Put of it would leave: attributes it
         lacks are removed), conditional on ``expected_version``; its sealed orders replaced by
         ``orders``, or entries set and removed one by one (the others stay as stored); the
-        outbox's entries ``owe`` set (the others, and their deliveries, stay as they are)."""
+        outbox's entries ``owe`` set (the others, and their deliveries, stay as they are);
+        ``entry``, an item being delivered, written too and conditional on its lease."""
         names: dict[str, str] = {}
         values: dict[str, Any] = {":expected": _n(expected_version)}
         sets: list[str] = []
@@ -543,12 +557,20 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         sets += owe_sets
         names.update({k: str(v) for k, v in owe_names.items()})
         values.update(owe_values)
+        condition = "version = :expected"
+        if entry is not None:
+            e_sets, e_removes, e_condition, e_names, e_values = self.entry_clauses(entry)
+            sets += e_sets
+            removes += e_removes
+            condition += " AND " + e_condition
+            names.update({k: str(v) for k, v in e_names.items()})
+            values.update(e_values)
         expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(removes) if removes else "")
         return {
             "TableName": self.table,
             "Key": {"PK": item["PK"], "SK": item["SK"]},
             "UpdateExpression": expression,
-            "ConditionExpression": "version = :expected",
+            "ConditionExpression": condition,
             "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": values,
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
@@ -567,7 +589,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
                 reasons = exc.response.get("CancellationReasons") or [{}]
                 if "Item" not in reasons[0] and not self._exists(match_id):
                     raise NotFoundError(match_id) from None
-                raise ConflictError(match_id) from None
+                _refusal(match_id, items[0]["Update"], reasons[0].get("Item"))
             if "TransactionConflict" in codes:  # another transaction on these items
                 raise ConflictError(match_id) from None
             raise
@@ -592,7 +614,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
                 return
             if stored is None and not self._exists(match_id):
                 raise NotFoundError(match_id) from None
-            raise ConflictError(match_id) from None
+            _refusal(match_id, update, stored)
 
     def _exists(self, match_id: str) -> bool:
         """Whether the match item exists (only asked after a failed condition that did not
@@ -1059,6 +1081,19 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         self.flag(exc.match_id, exc.detail)
 
 
+def _refusal(
+    match_id: str, update: Mapping[str, Any], stored: Mapping[str, Any] | None
+) -> NoReturn:
+    """Raise why the match's conditional ``update`` was refused, from the item it found
+    (``stored``): ``ConflictError`` when the version moved on, else (an owed entry carried
+    with it, ``entry_clauses``) ``LeaseLostError``: the entry's lease is not ours."""
+    values = update["ExpressionAttributeValues"]
+    found = None if stored is None else stored.get("version")
+    if ":et" in values and found is not None and _same(found, values[":expected"]):
+        raise LeaseLostError(match_id) from None
+    raise ConflictError(match_id) from None
+
+
 def _written_by(update: Mapping[str, Any], stored: Mapping[str, Any]) -> bool:
     """Whether ``stored`` is the item after ``update`` (a :meth:`DynamoRepository._match_update`
     expression: ``SET #x = :x`` and ``#o.#p = :p`` pairs, ``REMOVE`` names)."""
@@ -1066,9 +1101,11 @@ def _written_by(update: Mapping[str, Any], stored: Mapping[str, Any]) -> bool:
     sets, _, removes = update["UpdateExpression"].removeprefix("SET ").partition(" REMOVE ")
 
     def at(path: str) -> Any:
-        head, _, entry = path.partition(".")
+        head, *inner = path.split(".")
         got = stored.get(names[head])
-        return got.get("M", {}).get(names[entry]) if entry and got is not None else got
+        for part in inner:  # a map's entry (``#o.#p``, an owed entry's field ``#w.#k.#f``)
+            got = None if got is None else got.get("M", {}).get(names[part])
+        return got
 
     for clause in sets.split(", "):
         path, value = clause.split(" = ")

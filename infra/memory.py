@@ -21,12 +21,19 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from engine import codec
-from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import (
+    ChatBusyError,
+    ConflictError,
+    CorruptRecordError,
+    LeaseLostError,
+    NotFoundError,
+)
 from engine.match import Match, Phase, SealedOrder, TurnRecord, merge_remembered
 from engine.ports import (
     UPDATE_TTL_SECONDS,
     Loaded,
     Owed,
+    Remember,
     UpdateClaim,
     index_users,
     result_users,
@@ -220,12 +227,15 @@ class MemoryRepository:
         discard_orders: bool = False,
         drop_record: int | None = None,
         owe: Sequence[Owed] = (),
+        entry: Owed | None = None,
     ) -> Match:
         with self._lock:
             if match.id not in self.matches:
                 raise NotFoundError(match.id)
             if self.matches.version(match.id) != expected_version:
                 raise ConflictError(match.id)
+            if entry is not None and not self._holds(entry):
+                raise LeaseLostError(match.id)
             orders = self.orders[match.id]
             if seal is not None:
                 orders[seal.pid] = self._put_order(match.id, seal)
@@ -246,6 +256,8 @@ class MemoryRepository:
             box = self.outbox.setdefault(match.id, {})
             for item in owe:
                 box[item.key] = _frozen(replace(item, token="", lease=0.0, done=False).to_doc())
+            if entry is not None:
+                box[entry.key] = _frozen(entry.to_doc())
             self.failures.pop(match.id, None)
             self.parked.discard(match.id)
             return self._put_match(match, expected_version + 1)
@@ -379,13 +391,21 @@ class MemoryRepository:
             doc["token"], doc["lease"] = uuid.uuid4().hex, now + lease
             return Owed.from_doc(_frozen(doc))
 
-    def update_owed(self, item: Owed) -> bool:
+    def _holds(self, item: Owed) -> bool:
+        """Whether the stored item ``item.key`` is still leased with ``item.token``."""
+        doc = self.outbox.get(item.match_id, {}).get(item.key)
+        return doc is not None and bool(item.token) and doc["token"] == item.token
+
+    def update_owed(self, item: Owed, *, remember: Remember | None = None) -> bool:
         with self._lock:
-            box = self.outbox.get(item.match_id, {})
-            doc = box.get(item.key)
-            if doc is None or not item.token or doc["token"] != item.token:
+            if not self._holds(item):
                 return False
-            box[item.key] = _frozen(item.to_doc())
+            self.outbox[item.match_id][item.key] = _frozen(item.to_doc())
+            if remember is not None:
+                kept = self.remembered.setdefault(item.match_id, {})
+                merged = merge_remembered(kept.get(remember.key), remember.turn, remember.items)
+                if merged is not None:
+                    kept[remember.key] = merged
             return True
 
     def owed_due(self, now: float, limit: int = 100) -> list[str]:

@@ -24,12 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from engine import codec
-from engine.errors import ChatBusyError, ConflictError, CorruptRecordError, NotFoundError
+from engine.errors import (
+    ChatBusyError,
+    ConflictError,
+    CorruptRecordError,
+    LeaseLostError,
+    NotFoundError,
+)
 from engine.match import Match, Phase, SealedOrder, TurnRecord, merge_remembered
 from engine.ports import (
     UPDATE_TTL_SECONDS,
     Loaded,
     Owed,
+    Remember,
     UpdateClaim,
     index_users,
     result_users,
@@ -362,6 +369,7 @@ class SqliteRepository:
         discard_orders: bool = False,
         drop_record: int | None = None,
         owe: Sequence[Owed] = (),
+        entry: Owed | None = None,
     ) -> Match:
         version = expected_version + 1
         doc = codec.match_to_doc(match) | {"version": version}
@@ -385,6 +393,8 @@ class SqliteRepository:
                 if exists is None:
                     raise NotFoundError(match.id)
                 raise ConflictError(match.id)
+            if entry is not None and not self._holds(db, entry):
+                raise LeaseLostError(match.id)  # (rolled back: nothing written)
             if seal is not None:
                 db.execute(
                     "INSERT OR REPLACE INTO orders (match_id, pid, turn, doc) VALUES (?, ?, ?, ?)",
@@ -416,6 +426,8 @@ class SqliteRepository:
                 )
             for item in owe:
                 self._put_owed(db, replace(item, token="", lease=0.0, done=False))
+            if entry is not None:
+                self._put_owed(db, entry)
             db.execute("DELETE FROM sweep_failures WHERE match_id = ?", (match.id,))
             self._index_users(db, match)
             kept = _remembered(db, [match.id]).get(match.id)
@@ -427,15 +439,21 @@ class SqliteRepository:
         with self._write() as db:
             if db.execute("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
                 raise NotFoundError(match_id)
-            row = db.execute(
-                "SELECT doc FROM remembered WHERE match_id = ? AND key = ?", (match_id, key)
-            ).fetchone()
-            merged = merge_remembered(None if row is None else json.loads(row[0]), turn, items)
-            if merged is not None:
-                db.execute(
-                    "INSERT OR REPLACE INTO remembered (match_id, key, doc) VALUES (?, ?, ?)",
-                    (match_id, key, _dumps(merged)),
-                )
+            self._remember(db, match_id, Remember(key, turn, tuple((c, m) for c, m in items)))
+
+    @staticmethod
+    def _remember(db: sqlite3.Connection, match_id: str, remember: Remember) -> None:
+        key = remember.key
+        row = db.execute(
+            "SELECT doc FROM remembered WHERE match_id = ? AND key = ?", (match_id, key)
+        ).fetchone()
+        kept = None if row is None else json.loads(row[0])
+        merged = merge_remembered(kept, remember.turn, remember.items)
+        if merged is not None:
+            db.execute(
+                "INSERT OR REPLACE INTO remembered (match_id, key, doc) VALUES (?, ?, ?)",
+                (match_id, key, _dumps(merged)),
+            )
 
     @staticmethod
     def _index_users(db: sqlite3.Connection, match: Match) -> None:
@@ -591,15 +609,22 @@ class SqliteRepository:
             self._put_owed(db, item)
             return item
 
-    def update_owed(self, item: Owed) -> bool:
+    @staticmethod
+    def _holds(db: sqlite3.Connection, item: Owed) -> bool:
+        """Whether the stored item ``item.key`` is still leased with ``item.token``."""
+        row = db.execute(
+            "SELECT token FROM outbox WHERE match_id = ? AND key = ?",
+            (item.match_id, item.key),
+        ).fetchone()
+        return row is not None and bool(item.token) and row[0] == item.token
+
+    def update_owed(self, item: Owed, *, remember: Remember | None = None) -> bool:
         with self._write() as db:
-            row = db.execute(
-                "SELECT token FROM outbox WHERE match_id = ? AND key = ?",
-                (item.match_id, item.key),
-            ).fetchone()
-            if row is None or not item.token or row[0] != item.token:
+            if not self._holds(db, item):
                 return False
             self._put_owed(db, item)
+            if remember is not None:
+                self._remember(db, item.match_id, remember)
             if item.done:  # delivered items are kept a while for inspection, then dropped
                 db.execute(
                     "DELETE FROM outbox WHERE pending = 0"

@@ -31,6 +31,7 @@ from engine.errors import NotFoundError, Rejection
 from engine.match import Match, remembered_items
 from handlers.telegram.callbacks import Callback
 from handlers.telegram.i18n import Raw, Tr
+from handlers.telegram.shared import outbox
 from handlers.telegram.ui import Button
 
 if TYPE_CHECKING:
@@ -62,12 +63,18 @@ async def remember(
     known: Match | None = None,
 ) -> Match:
     """Remember ``messages`` (sent for ``match``'s current turn) as live: one store write
-    that reads nothing and changes no version (``usecases.remember_messages``). Returns
-    ``known`` (else ``match``) with them remembered."""
+    that reads nothing and changes no version (``usecases.remember_messages``), or, in an
+    outbox delivery, none of its own: they ride on its next journal write or its end
+    (``outbox.Journal.remember``). Returns ``known`` (else ``match``) with them
+    remembered."""
     pairs = [[m.chat.id, m.message_id] for m in messages if m is not None]
     kept = match if known is None else known
     if not pairs:
         return kept
+    journal = outbox.current()
+    if journal is not None and journal.item.match_id == match.id:
+        journal.remember(KEY, match.turn, pairs)
+        return usecases.with_remembered(kept, KEY, match.turn, pairs)
     svc = context.svc
     with contextlib.suppress(NotFoundError):
         return usecases.remember_messages(svc.deps, match.id, KEY, match.turn, pairs, known=kept)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from engine.match import Match
-from engine.ports import Owed
+from engine.ports import Loaded, Owed, Remember
+from handlers.telegram import stale
 from handlers.telegram.fake_api import FakeBotAPI
 from handlers.telegram.harness import Harness
 from handlers.telegram.shared import outbox
@@ -27,36 +28,64 @@ SENDS = frozenset({"sendMessage", "sendPhoto", "sendDocument", "sendMediaGroup"}
 
 class Counting(MemoryRepository):
     """The in-memory store, noting each write of an owed item: ``(key, what)`` with what one
-    of ``save`` (with the change that owes it), ``claim``, ``journal``, ``done``, ``failed``."""
+    of ``save`` (with the change that owes it), ``claim``, ``journal``, ``done``, ``failed``
+    (a journal or an end carried by a save of the match counts here too); and each write
+    request to the store made during an item's delivery (``requests``: the key delivered,
+    and ``save``, ``claim``, ``owed`` or ``remember``), whatever it carries."""
 
     def __init__(self) -> None:
         super().__init__()
         self.writes: list[tuple[str, str]] = []
+        self.requests: list[tuple[str, str]] = []
         self.refuse_done = 0  # how many done writes fail (the store unreachable)
+        self.refuse_key = ""  # only those of this item, when set
+
+    def _request(self, what: str) -> None:
+        journal = outbox.current()
+        if journal is not None:
+            self.requests.append((journal.item.key, what))
 
     def save(self, match: Match, **kwargs: Any) -> Match:
+        self._request("save")
         saved = super().save(match, **kwargs)
         self.writes += [(o.key, "save") for o in kwargs.get("owe", ())]
+        entry = kwargs.get("entry")
+        if entry is not None:
+            self.writes.append((entry.key, "done" if entry.done else "journal"))
         return saved
 
     def claim_owed(self, match_id: str, key: str, now: float, lease: float) -> Owed | None:
         got = super().claim_owed(match_id, key, now, lease)
         if got is not None:
             self.writes.append((key, "claim"))
+            self.requests.append((key, "claim"))
         return got
 
-    def update_owed(self, item: Owed) -> bool:
-        if item.done and self.refuse_done:
+    def update_owed(self, item: Owed, *, remember: Remember | None = None) -> bool:
+        if item.done and self.refuse_done and self.refuse_key in ("", item.key):
             self.refuse_done -= 1
             raise ConnectionError("the store is unreachable")
-        written = super().update_owed(item)
+        self.requests.append((item.key, "owed"))
+        written = super().update_owed(item, remember=remember)
         if written:
             what = "failed" if item.attempts and not item.done else "journal"
             self.writes.append((item.key, "done" if item.done else what))
         return written
 
+    def remember_messages(self, match_id: str, key: str, turn: int, items: Any) -> None:
+        self._request("remember")
+        super().remember_messages(match_id, key, turn, items)
+
+    def load(self, match_id: str) -> Loaded:
+        self._request("load")  # (a read, noted for where it falls among the writes)
+        return super().load(match_id)
+
     def of(self, key: str) -> list[str]:
         return [what for k, what in self.writes if k == key]
+
+    def requested(self, key: str) -> list[str]:
+        """The write requests made while ``key`` was delivered (its claim included)."""
+        return [what for k, what in self.requests if k == key and what != "load"]
 
     def stored(self, key: str) -> Owed:
         return Owed.from_doc(self.outbox[MID][key])
@@ -206,3 +235,81 @@ def test_a_failed_done_write_still_records_the_send_that_rode_on_it(
     h.sweep()
     assert repo.stored("receipt:1:p2").done
     assert len(calls.of("receipt:1:p2", SENDS)) == 1  # sent once, not again
+
+
+# --------------------------------------------------------------------------- riding writes
+# docs/deploy.md, "The outbox's writes": a delivery's journal rides on the saves it makes
+# anyway, and the ids it remembers on the journal's writes.
+
+
+def test_a_lock_delivery_is_its_claim_and_one_save_that_records_the_lock_and_ends_it() -> None:
+    """The lock message's date is saved with the item's end (the status edit that follows
+    is repeatable), from the match the locking seal saved (no read first): two writes, not
+    claim, read, save, done."""
+    repo = Counting()
+    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
+    try:
+        calls = Calls(h.api)
+        _turn_one(Duel(h))
+        (lock,) = calls.of("lock:1", SENDS)
+        during = [w for k, w in repo.requests if k == "lock:1"]
+        # The claim, then the save (no read before it): the lock recorded, the item ended.
+        assert during[:2] == ["claim", "save"]
+        assert "owed" not in during  # no journal or end write of its own
+        assert repo.of("lock:1") == ["save", "claim", "done"]  # the end rode on that save
+        assert repo.stored("lock:1").done and len(repo.stored("lock:1").sent) == 1
+        (record,) = h.deps.repo.history(MID, since=1)[:1]
+        assert record.lock_message == lock  # recorded; the turn resolved from it
+        assert calls.of("lock:1", "editMessageText")  # the status edit after the end
+    finally:
+        h.close()
+
+
+def test_the_reveals_delivery_writes_once_per_send_its_commitment_save_carrying_one(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    """The commitment's save (the reveal's last message carries it) writes the journal's
+    pending entry, and the next turn's builders' ids ride on the item's end: besides its
+    claim, a delivery writes once per send (the reveal's picture and text, two builders),
+    where it wrote the commitment's save and the remembered ids on their own too."""
+    duel, repo, calls = counted
+    _turn_one(duel)
+    sends = len(calls.of("resolved:1", SENDS))
+    during = repo.requested("resolved:1")
+    assert during.count("save") == 1  # the commitment recorded ...
+    assert len(during) == 1 + sends  # ... on a write the journal made anyway
+    assert "remember" not in during  # the builders' ids rode on the end
+    match = duel.h.deps.repo.load(MID).match  # turn 2's commitment, in the reveal
+    assert match.turn == 2 and match.commitment_message in calls.of("resolved:1", SENDS)
+    builders = {chat for chat, _ in stale.live(match, 2)}
+    assert builders == {duel.a, duel.b}  # remembered: their keyboards go at the reveal
+    item = repo.stored("resolved:1")
+    assert item.done and len(item.sent) == sends
+
+
+def test_ids_remembered_in_a_delivery_whose_end_fails_go_with_its_failure_write(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    """The builders' ids ride on the item's end; when that write fails (the store
+    unreachable), the failure's write records them with the builders' own entries: the
+    resumed delivery sends nothing again, and their keyboards still go when the turn
+    resolves."""
+    duel, repo, calls = counted
+    h = duel.h
+    duel.start()
+    duel.alice_seals(0, -3, 3)
+    repo.refuse_done, repo.refuse_key = 1, "resolved:1"
+    h.say(duel.bob, duel.b, "/order move 0 aim 5:5")
+    failed = repo.stored("resolved:1")
+    assert not failed.done and repo.of("resolved:1")[-1] == "failed"
+    assert "remember" not in repo.requested("resolved:1")
+    sent = [m for m in calls.of("resolved:1", SENDS) if m is not None]
+    assert len(failed.sent) == len(sent)
+    builders = sorted(stale.live(h.deps.repo.load(MID).match, 2))
+    assert {chat for chat, _ in builders} == {duel.a, duel.b}
+    assert {mid for _, mid in builders} <= set(sent)
+    h.now += 31
+    h.sweep()
+    assert repo.stored("resolved:1").done
+    assert sorted(stale.live(h.deps.repo.load(MID).match, 2)) == builders
+    assert [m for m in calls.of("resolved:1", SENDS) if m is not None] == sent  # none again

@@ -153,15 +153,16 @@ def test_the_last_seal_locks_and_posts_the_lock_message_from_what_it_saved(
     h.say(duel.bob, duel.b, MISS)  # the last seal: the lock message, then (locally) the reveal
     assert duel.match().turn == 2
     loads = _loads(repo.take())
-    # The seal's own read; the status after its edit; the lock message's date recorded (read
-    # again: the other player's receipt may be remembered while the message travels); the
-    # status after its edit; the resolution's. Then the reveal's delivery (the outbox's next
-    # pass). Before, thirteen: the sealed fingerprints read twice, the lock delivery and the
-    # resolve read what the seal had just saved, the remembered receipt read once more.
+    # The seal's own read; the status after its edit; the lock message's date recorded from
+    # that read (remembered ids no longer move the version: the other player's receipt
+    # remembered while the message travels does not make it conflict); the status after its
+    # edit; the resolution's. Then the reveal's delivery (the outbox's next pass). Before,
+    # thirteen: the sealed fingerprints read twice, the lock delivery and the resolve read
+    # what the seal had just saved, the remembered receipt read once more; then seven, the
+    # lock message's date recorded from a read of its own.
     assert loads == [
         "step",  # seal_order
         "_show_latest",
-        "load",  # lock_posted (usecases._loader)
         "_show_latest",
         "step",  # the resolution (usecases._finish)
         "send_resolved",

@@ -22,6 +22,7 @@ from engine import usecases
 from engine.match import Match
 from handlers.telegram.i18n import Tr
 from handlers.telegram.screens import fairness
+from handlers.telegram.shared import outbox
 from handlers.telegram.ui import Screen
 
 log = logging.getLogger("sekundant.bot")
@@ -46,11 +47,15 @@ def fold_text(tr: Tr, match: Match) -> str:
 
 
 def folded(deps: usecases.Deps, match: Match, message_id: int) -> Match:
-    """Record that the group got the open turn's commitment in ``message_id``."""
-    if match.commitment is None:
+    """Record that the group got the open turn's commitment in ``message_id``, with the
+    running delivery's journal (the message carrying it: ``outbox.with_save``)."""
+    commitment = match.commitment
+    if commitment is None:
         return match
-    return usecases.commitment_posted(
-        deps, match.id, match.turn, match.commitment, message_id, known=match
+    return outbox.with_save(
+        lambda entry: usecases.commitment_posted(
+            deps, match.id, match.turn, commitment, message_id, known=match, entry=entry
+        )
     )
 
 
@@ -63,7 +68,11 @@ async def post(send: Send, deps: usecases.Deps, match: Match) -> Match:
     text = fold_text(tr, match) if match.turn else fairness.commitment_post(tr, match)
     msg = await send(match.chat_id, Screen(text))
     mid, commitment = msg.message_id, match.commitment
-    return usecases.commitment_posted(deps, match.id, match.turn, commitment, mid, known=match)
+    return outbox.with_save(  # the message's journal entry rides on it, in a delivery
+        lambda entry: usecases.commitment_posted(
+            deps, match.id, match.turn, commitment, mid, known=match, entry=entry
+        )
+    )
 
 
 async def try_post(send: Send, deps: usecases.Deps, match: Match) -> Match:

@@ -13,11 +13,19 @@ out yet is the sweeper's (``usecases.tick``). On Lambda nothing waits: ``resolve
 the turn to the resolve queue (``Deps.later``) and the resolver function resolves it when the
 round is due (``docs/deploy.md``, "The beacon wait").
 
-The outbox journals the lock message with its date, so a resumed delivery finds it again and
-records the same lock (``usecases.lock_posted`` is idempotent): one lock message per turn.
+The lock message's date is recorded with the lock item's end, in one write
+(``outbox.with_save``): sent and not recorded, it is the outbox's one-send window (a resumed
+delivery sends it again); recorded, the item is done, and what follows - the status edit,
+the resolution - is repeatable: a failure or a stop there leaves the locked turn to the
+sweeper (``usecases.tick``) or the resolve queue. One lock message per turn is recorded
+(``usecases.lock_posted`` keeps the first).
 """
 
 from __future__ import annotations
+
+import logging
+
+from telegram.error import TelegramError
 
 from engine import usecases
 from engine.match import Match, Phase
@@ -28,6 +36,8 @@ from handlers.telegram.shared.context import Ctx
 from handlers.telegram.shared.offloop import off_loop
 from handlers.telegram.shared.send import send
 from handlers.telegram.ui import Screen
+
+log = logging.getLogger("sekundant.bot")
 
 LOCK_RETRIES = 2  # the lock message is tried again at once after a network error or a 5xx
 
@@ -52,11 +62,23 @@ async def lock_and_resolve(context: Ctx, match_id: str, turn: int) -> Match | No
         with outbox.labelled(f"lock:{turn}"):
             msg = await send(context, match.chat_id, lock_screen(match), retries=LOCK_RETRIES)
         date = msg.date.timestamp()
-        # Read again, not ``match``: a write that lands while the message travels (the
-        # other player's receipt remembered) would make a save from ``match`` conflict.
-        match = usecases.lock_posted(deps, match_id, turn, msg.message_id, date)
+        # From ``match`` as the locking save left it (remembered ids no longer change the
+        # version, so another player's receipt remembered meanwhile does not conflict), the
+        # lock message's journal entry and the item's end in the same write: what follows
+        # is repeatable (the status edit; the resolution, also the sweeper's: ``tick``).
+        mid = msg.message_id
+        match = outbox.with_save(
+            lambda entry: usecases.lock_posted(
+                deps, match_id, turn, mid, date, known=match, entry=entry
+            ),
+            end=True,
+        )
         fps = None if got is None else got.fingerprints  # the lock froze the sealed orders
-        latest = await turns.refresh_status(context, match, fps)  # "waits for round N"
+        try:
+            latest = await turns.refresh_status(context, match, fps)  # "waits for round N"
+        except TelegramError as exc:  # the resolution closes the status anyway
+            log.warning("status of %s after the lock: %s", match_id, exc)
+            latest = match
     # Waits for the round (off the event loop: long polling answers other chats meanwhile);
     # owes the reveal, else the sweeper resolves it. On Lambda (``Deps.later``) it does not
     # wait: the turn goes to the resolve queue unless its round is out already.

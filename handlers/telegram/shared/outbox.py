@@ -28,16 +28,14 @@ chat (a player's failed receipt does not hold back the group's reveal)."""
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import logging
 import warnings
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from telegram import Chat, Message
 from telegram.error import BadRequest, Forbidden, RetryAfter
 
 from engine.match import Match, TurnRecord
@@ -45,6 +43,30 @@ from engine.ports import OWED_LEASE_SECONDS, MatchRepository, Owed
 from handlers import observe
 from handlers.metrics import metric
 from handlers.telegram.shared.context import SekundantContext
+from handlers.telegram.shared.journal import Journal, Superseded, current, labelled, with_save
+
+# The journal's API is the outbox's too (``outbox.labelled``, ``outbox.current`` ...).
+__all__ = [
+    "BACKOFF_MAX_SECONDS",
+    "BACKOFF_SECONDS",
+    "KEEPS_KNOWN",
+    "MAX_ATTEMPTS",
+    "PASSES",
+    "SENDERS",
+    "Journal",
+    "Known",
+    "Sender",
+    "Superseded",
+    "add_senders",
+    "current",
+    "deliver",
+    "deliver_due",
+    "known",
+    "labelled",
+    "owes_more",
+    "retry_after",
+    "with_save",
+]
 
 log = logging.getLogger("sekundant.outbox")
 
@@ -64,99 +86,6 @@ def add_senders(app: Any, senders: Mapping[str, Sender]) -> None:
 def _sender(context: Any, kind: str) -> Sender | None:
     found: Mapping[str, Sender] = context.application.bot_data.get(SENDERS, {})
     return found.get(kind)
-
-
-class Superseded(Exception):  # noqa: N818 - control flow, not an error
-    """The item was replaced by a newer one of its key, or taken over by another deliverer
-    (our lease ran out): stop without writing."""
-
-
-class Journal:
-    """The sends already made for one owed item, recorded as they happen, each under its
-    identity (:func:`labelled`, the chat, the occurrence): ``sent[identity] = [chat, id, date]``.
-
-    Only what cannot be made twice is recorded: a send (a new message each time). An edit
-    (``repeatable``) is made again by a resumed delivery, rendered from the latest state: the
-    same edit twice changes nothing. A send's entry is written just before the delivery's next
-    send, or with the write that ends the delivery (done, or failed: one write fewer per item
-    than writing it at once): at any moment at most one send is made but not yet recorded,
-    as when each was written right after it - or one group of sends made at once, each to a
-    chat of its own (``send.at_once``: a turn's builders), whose entries are written together
-    before the next send. Each is named by its own chat, so identities do not depend on which
-    answer came first; one refused records the others with the failure's write. (The lock
-    message is also recorded in the match right after it is sent, ``shared.lock``: a resumed
-    lock delivery asks the match.)"""
-
-    def __init__(self, repo: MatchRepository, item: Owed) -> None:
-        self.repo = repo
-        self.item = item
-        self.seen: dict[str, int] = {}
-        self.unwritten = False  # ``item`` holds a send the store does not have yet
-
-    def identity(self, chat_id: int | None) -> str:
-        """The stable name of the next call: its label, its chat and how many calls of that
-        label to that chat this run made before it (edits counted too, as ever, so a journal
-        written before edits went unrecorded still names the same sends)."""
-        base = f"{_LABEL.get()}@{'' if chat_id is None else chat_id}"
-        n = self.seen.get(base, 0)
-        self.seen[base] = n + 1
-        return f"{base}#{n}"
-
-    def write(self) -> None:
-        """Write the send recorded but not written yet, if any; :class:`Superseded` when the
-        item is no longer ours (then nothing more is sent for it)."""
-        if self.unwritten:
-            self.unwritten = False
-            if not self.repo.update_owed(self.item):
-                raise Superseded
-
-    async def run(
-        self,
-        call: Callable[[], Awaitable[Any]],
-        chat_id: int | None = None,
-        repeatable: bool = False,
-    ) -> Any:
-        """One Bot API call of the delivery, or its recorded result when an earlier attempt
-        made it already. ``repeatable``: an edit, made again rather than recorded."""
-        key = self.identity(chat_id)
-        kept = self.item.sent.get(key)
-        if kept is not None:
-            chat, message_id, *rest = kept
-            date = datetime.fromtimestamp(int(rest[0]) if rest else 0, UTC)
-            return Message(int(message_id), date, Chat(int(chat), "private"))
-        if not repeatable:
-            self.write()  # the previous send is in the store before another one is made
-        result = await call()
-        if isinstance(result, Message) and not repeatable:
-            stamp = int(result.date.timestamp())
-            sent = {**self.item.sent, key: [result.chat_id, result.message_id, stamp]}
-            self.item = replace(self.item, sent=sent)
-            self.unwritten = True
-        return result
-
-
-_LABEL: contextvars.ContextVar[str] = contextvars.ContextVar("sekundant_label", default="send")
-
-
-@contextlib.contextmanager
-def labelled(label: str) -> Iterator[None]:
-    """The sends made inside are journaled as ``label`` (what they are: ``reveal:3``,
-    ``status:4``, ``builder:4`` ...), so a resumed delivery finds each by identity."""
-    token = _LABEL.set(label)
-    try:
-        yield
-    finally:
-        _LABEL.reset(token)
-
-
-_JOURNAL: contextvars.ContextVar[Journal | None] = contextvars.ContextVar(
-    "sekundant_journal", default=None
-)
-
-
-def current() -> Journal | None:
-    """The journal of the delivery running in this task, if any."""
-    return _JOURNAL.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +195,7 @@ async def _deliver_one(
 ) -> bool:
     sender = _sender(context, item.kind)
     journal = Journal(repo, item)
-    token = _JOURNAL.set(journal)
+    token = journal.start()
     try:
         if sender is None:
             raise LookupError(f"no sender for owed items of kind {item.kind!r}")
@@ -274,21 +203,29 @@ async def _deliver_one(
     except Superseded:
         return False
     except Exception as exc:
-        _failed(repo, journal.item, exc, clock())
+        if journal.ended:  # what followed the item's end (repeatable): nothing to resume
+            log.warning("after owed %s of match %s: %s", item.key, item.match_id, exc)
+            return True
+        _failed(journal, exc, clock())
         return False
     finally:
-        _JOURNAL.reset(token)
+        journal.stop(token)
+    if journal.ended:
+        return True
     try:
-        repo.update_owed(replace(journal.item, done=True, lease=0.0, error=""))
+        journal.update(replace(journal.item, done=True, lease=0.0, error=""))
     except Exception as exc:  # the store failed; the last send rode on that write
         if not journal.unwritten:
             raise  # nothing to lose: the lease runs out, a resumed delivery replays it all
-        _failed(repo, journal.item, exc, clock())  # recorded: a resumed one sends nothing
+        _failed(journal, exc, clock())  # recorded: a resumed one sends nothing
         return False
     return True
 
 
-def _failed(repo: MatchRepository, item: Owed, exc: Exception, now: float) -> None:
+def _failed(journal: Journal, exc: Exception, now: float) -> None:
+    """The delivery failed: the item backs off (or is given up), with what the journal
+    has not written yet."""
+    item = journal.item
     attempts = item.attempts + 1
     error = f"{type(exc).__name__}: {exc}"[:300]
     if isinstance(exc, BadRequest | Forbidden | LookupError) or attempts >= MAX_ATTEMPTS:
@@ -300,7 +237,7 @@ def _failed(repo: MatchRepository, item: Owed, exc: Exception, now: float) -> No
             error,
         )
         metric("OwedGivenUp", 1)
-        repo.update_owed(replace(item, attempts=attempts, error=error, done=True, lease=0.0))
+        journal.update(replace(item, attempts=attempts, error=error, done=True, lease=0.0))
         return
     delay = max(retry_after(exc), min(BACKOFF_SECONDS * 2 ** (attempts - 1), BACKOFF_MAX_SECONDS))
     log.warning(
@@ -311,7 +248,7 @@ def _failed(repo: MatchRepository, item: Owed, exc: Exception, now: float) -> No
         delay,
         error,
     )
-    repo.update_owed(replace(item, attempts=attempts, error=error, next_at=now + delay, lease=0.0))
+    journal.update(replace(item, attempts=attempts, error=error, next_at=now + delay, lease=0.0))
 
 
 def retry_after(exc: BaseException) -> float:

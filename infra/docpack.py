@@ -77,10 +77,10 @@ def unpack(data: bytes) -> str:
     """What :func:`pack` packed with any dictionary (or plain ``zlib.compress`` made): the
     dictionary is the one the stream names. ``zlib.error`` when the data is none of them."""
     if not _is_zlib(data):
-        version = data[0] if data else 0
-        if version < RAW_FROM or version not in _FILES:
-            raise zlib.error(f"not a packed document (first byte {version:#04x})")
-        return _inflate(data[1:], -zlib.MAX_WBITS, dictionary(version))
+        first = data[0] if data else 0
+        if first < RAW_FROM or first not in _FILES:
+            raise zlib.error(f"not a packed document (first byte {first:#04x})")
+        return _inflate(data[1:], -zlib.MAX_WBITS, dictionary(first))
     fdict = len(data) >= 6 and data[1] & 0x20  # RFC 1950: FLG.FDICT, then DICTID
     if not fdict:
         return zlib.decompress(data).decode()

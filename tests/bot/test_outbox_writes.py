@@ -39,6 +39,7 @@ class Counting(MemoryRepository):
         self.requests: list[tuple[str, str]] = []
         self.refuse_done = 0  # how many done writes fail (the store unreachable)
         self.refuse_key = ""  # only those of this item, when set
+        self.take_over = ""  # this item is taken over (its lease ran out) at a save carrying it
 
     def _request(self, what: str) -> None:
         journal = outbox.current()
@@ -47,9 +48,12 @@ class Counting(MemoryRepository):
 
     def save(self, match: Match, **kwargs: Any) -> Match:
         self._request("save")
+        entry = kwargs.get("entry")
+        if entry is not None and entry.key == self.take_over:
+            self.take_over = ""
+            assert super().claim_owed(match.id, entry.key, entry.lease, 60.0) is not None
         saved = super().save(match, **kwargs)
         self.writes += [(o.key, "save") for o in kwargs.get("owe", ())]
-        entry = kwargs.get("entry")
         if entry is not None:
             self.writes.append((entry.key, "done" if entry.done else "journal"))
         return saved
@@ -313,3 +317,33 @@ def test_ids_remembered_in_a_delivery_whose_end_fails_go_with_its_failure_write(
     assert repo.stored("resolved:1").done
     assert sorted(stale.live(h.deps.repo.load(MID).match, 2)) == builders
     assert [m for m in calls.of("resolved:1", SENDS) if m is not None] == sent  # none again
+
+
+def test_a_delivery_whose_lease_ran_out_stops_at_the_save_carrying_its_journal(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    """The commitment's save carries the journal: when the item was taken over meanwhile
+    (the lease ran out), neither is written and the delivery stops there - no builder sent
+    by it, the commitment not recorded by it. The next deliverer finishes: the picture is
+    not sent again (recorded before the text), the text that was sent and not recorded is
+    (the one-send window), each builder goes once, the commitment is recorded."""
+    duel, repo, calls = counted
+    h = duel.h
+    repo.take_over = "resolved:1"
+    _turn_one(duel)
+    stopped = repo.stored("resolved:1")
+    assert not stopped.done and stopped.attempts == 0  # stopped, not failed
+    assert len(stopped.sent) == 1  # the picture
+    match = h.deps.repo.load(MID).match
+    assert match.turn == 2 and match.commitment_posted_at is None
+    assert len(calls.of("resolved:1", "sendPhoto")) == 1
+    assert len(calls.of("resolved:1", "sendMessage")) == 1  # the reveal's text, no builder
+    h.now += 120  # the taker's lease ran out too: the sweeper delivers
+    h.sweep()
+    match = h.deps.repo.load(MID).match
+    assert repo.stored("resolved:1").done and match.commitment_posted_at is not None
+    assert len(calls.of("resolved:1", "sendPhoto")) == 1  # not again
+    texts = calls.of("resolved:1", "sendMessage")
+    assert len(texts) == 4  # the text again, then a builder to each player
+    assert match.commitment_message == texts[1]  # the text sent anew carries it
+    assert sorted(stale.live(match, 2)) == sorted(zip((duel.a, duel.b), texts[2:], strict=True))

@@ -16,6 +16,7 @@ from engine.ports import MatchRepository, Owed, Remember
 from infra.dynamodb import DynamoRepository
 from tests.storage.helpers import P1, P2, make_deps
 from tests.storage.test_outbox_contract import T0, announced, owed
+from tests.storage.test_remembered import twin
 
 LIVE = "live"
 
@@ -167,3 +168,18 @@ def test_dynamodb_a_resent_save_with_an_entry_is_its_own_write_not_a_conflict(
     finally:
         client.update_item = real
     assert len(calls) == 1 and repo.owed(m.id)[0].sent == sent.sent
+
+
+def test_ids_remembered_by_another_instance_meanwhile_are_kept_beside(
+    repo: MatchRepository,
+) -> None:
+    """This instance last saw turn 1's ids; another one remembered turn 2's meanwhile: the
+    journal write with turn 2's ids adds them to those, not over them."""
+    m = announced(make_deps(repo))
+    item = claimed(repo, m)
+    repo.remember_messages(m.id, LIVE, 1, [[P1, 10]])
+    twin(repo).remember_messages(m.id, LIVE, 2, [[P2, 21]])
+    assert repo.update_owed(replace(item, done=True), remember=Remember(LIVE, 2, ((P1, 20),)))
+    kept = repo.load(m.id).match.remembered[LIVE]
+    assert kept["turn"] == 2 and sorted(kept["items"]) == [[P1, 20], [P2, 21]]
+    assert repo.owed(m.id) == []

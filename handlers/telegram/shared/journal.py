@@ -35,8 +35,8 @@ class Journal:
     chat of its own (``send.at_once``: a turn's builders), whose entries are written together
     before the next send. Each is named by its own chat, so identities do not depend on which
     answer came first; one refused records the others with the failure's write. (The lock
-    message is also recorded in the match right after it is sent, ``shared.lock``: a resumed
-    lock delivery asks the match.)
+    message is recorded in the match, with the item's end, right after it is sent:
+    ``shared.lock``.)
 
     The journal's writes ride on writes the delivery makes anyway (docs/deploy.md, "The
     outbox's writes"): a versioned save of the match made during the delivery carries the
@@ -86,6 +86,9 @@ class Journal:
         entries ride on that same write, so a delivery stopped before it sends them again
         and remembers those."""
         pairs = tuple((int(c), int(m)) for c, m in items)
+        if self.ended:  # no write of the item follows
+            self._remember_alone(Remember(key, turn, pairs))
+            return
         kept = self.remembering
         if kept is not None and (kept.key, kept.turn) != (key, turn):
             self.remembering = None

@@ -406,15 +406,18 @@ def update_ui_owing(
     notes: Sequence[Mapping[str, Any]],
     *,
     known: Match | None = None,
+    entry: Owed | None = None,
 ) -> Match:
     """:func:`update_ui` with what it owes (``notes``: :func:`_notes`) in the same write;
-    ``known``: the match as the caller has it (:func:`_loader`)."""
+    ``known``: the match as the caller has it (:func:`_loader`); ``entry``: the owed item
+    being delivered, written with it (:func:`_update`)."""
     return _update(
         deps,
         match_id,
         lambda ld: replace(ld.match, ui={**ld.match.ui, **values}),
         notes,
         known=known,
+        entry=entry,
     )
 
 

@@ -347,3 +347,21 @@ def test_a_delivery_whose_lease_ran_out_stops_at_the_save_carrying_its_journal(
     assert len(texts) == 4  # the text again, then a builder to each player
     assert match.commitment_message == texts[1]  # the text sent anew carries it
     assert sorted(stale.live(match, 2)) == sorted(zip((duel.a, duel.b), texts[2:], strict=True))
+
+
+def test_the_starts_delivery_writes_the_status_message_with_its_save(
+    counted: tuple[Duel, Counting, Calls],
+) -> None:
+    """Turn 1 opens with a new status message, whose id is saved in the match: that save
+    carries the message's journal entry, and the builders' ids ride on the end. Besides its
+    claim and the save recording the commitment folded into the start (an edit: nothing to
+    carry), one write per send."""
+    duel, repo, calls = counted
+    _turn_one(duel)
+    sends = len(calls.of("started:1", SENDS))  # the status, a builder to each player
+    during = repo.requested("started:1")
+    assert sends == 3 and during.count("save") == 2
+    assert len(during) == 1 + 1 + sends and "remember" not in during
+    status = calls.of("started:1", SENDS)[0]
+    assert duel.h.deps.repo.load(MID).match.ui["status"] == status  # recorded (edited since)
+    assert repo.stored("started:1").sent  # and journaled with it

@@ -171,8 +171,12 @@ async def open_turn(context: Ctx, match: Match) -> None:
     if kept is None:
         with outbox.labelled(f"status:{turn}"):
             status = await send(context, match.chat_id, screen)
-        ids = {"status": status.message_id}
-        match = usecases.update_ui_owing(svc.deps, match.id, ids, (), known=match)
+        ids, opened = {"status": status.message_id}, match
+        match = outbox.with_save(  # the status message's journal entry rides on it
+            lambda entry: usecases.update_ui_owing(
+                svc.deps, opened.id, ids, (), known=opened, entry=entry
+            )
+        )
 
     async def status_edit(mid: int) -> list[Message | None]:  # the one status message
         await edit(context, match.chat_id, mid, screen)

@@ -165,7 +165,9 @@ def record_sizes() -> None:
 def packed_sizes() -> None:
     """Packed bytes of what a played turn stores (``tests.support.docpack_dictionary.played``)
     with each preset dictionary, and the CPU a pack and an unpack take per document (target:
-    well under 1 ms each; docs/storage.md, "Item sizes")."""
+    well under 1 ms each; docs/storage.md, "Item sizes"). v2 was made from this play's
+    two-player turn 2, so its figures here are its best case: the load run's, of matches it
+    never saw, are in docs/deploy.md ("Turn records in one KB")."""
     from engine import codec
     from infra import docpack
     from infra.dynamo_values import dumps

@@ -40,7 +40,7 @@ from typing import Any
 from engine import codec
 from engine import usecases as uc
 from engine.errors import Rejection
-from engine.match import Match, Phase, SealedOrder, TurnRecord
+from engine.match import Match, Phase, SealedOrder, TurnRecord, acting
 from engine.ports import MatchRepository
 from engine.rulesets import get as get_ruleset
 from infra.beacon import LocalBeacon
@@ -90,7 +90,7 @@ def played(
 ) -> list[Turn]:
     """A match of ``ruleset`` with ``players`` players (dragons: on two sides), played for
     ``turns`` turns (fewer if it ends) the way the bot plays it: each commitment posted,
-    every player's order sealed, the turn locked by a group message dated to the whole
+    the order of every player still acting sealed, the turn locked by a group message dated to the whole
     second, resolved with the (local test) beacon's round; times with a server's
     microseconds. In ``repo`` (default: in memory); ``at_lock(match_id)`` is called at each
     lock, every order sealed."""
@@ -119,7 +119,7 @@ def played(
         clock.advance(1 + entropy.seed()[0] / 256)
         uc.commitment_posted(deps, mid, match.turn, str(match.commitment), next(messages))
         _deliver(deps.repo, mid, clock())
-        for seat in match.seats:
+        for seat in (s for s in match.seats if s.pid in acting(match)):
             clock.advance(0.5 + entropy.seed()[0] / 100)
             now = deps.repo.load(mid).match
             raw = get_ui(ruleset).parse_typed_in(now, [order_words(Tr("en"), now, seat.pid)])

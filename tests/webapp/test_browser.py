@@ -25,9 +25,29 @@ def _serve(page: Page) -> Served:
 
 
 def wait(driver: Any, condition: Callable[[Any], Any], timeout: float = 20) -> Any:
+    """``condition`` once it holds; an element the page replaced while it was looked at
+    (stale: the page re-renders a list when the odds arrive) counts as not yet."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    return WebDriverWait(
+        driver, timeout, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(condition)
+
+
+def tap_when(driver: Any, selector: str) -> None:
+    """Tap the element ``selector`` finds, once there is one; found and tapped in one step,
+    so a re-render between the two (a stale element) is simply tried again."""
+    from selenium.common.exceptions import NoSuchElementException
+
+    def tapped(d: Any) -> bool:
+        try:
+            browser.tap(d, css(d, selector))
+        except NoSuchElementException:
+            return False
+        return True
+
+    wait(driver, tapped)
 
 
 def _identity(user: dict[str, Any]) -> dict[str, Any]:
@@ -132,10 +152,9 @@ def test_dragons_move_in_the_sky_choose_an_action_and_seal(
         bob = dp.battle.bob
         browser.open_page(chromium, served.url + "?m=m00001&p=p2", dp.init(bob), _identity(bob))
         wait(chromium, lambda d: d.find_elements("css selector", "#actions button"))
-        browser.tap(chromium, css(chromium, 'circle.opt[data-move="level:1"]'))  # D11
+        tap_when(chromium, 'circle.opt[data-move="level:1"]')  # D11
         wait(chromium, lambda d: "level +1" in css(d, "#move-text").text)
-        tail = wait(chromium, lambda d: css(d, '#actions button[data-action*="tail"]:enabled'))
-        browser.tap(chromium, tail)
+        tap_when(chromium, '#actions button[data-action*="tail"]:enabled')
         wait(chromium, lambda d: css(d, '#actions button[aria-pressed="true"]'))
         css(chromium, "#tg-main-button").click()
         assert "Fingerprint" in sealed_note(chromium)

@@ -90,9 +90,9 @@ def played(
 ) -> list[Turn]:
     """A match of ``ruleset`` with ``players`` players (dragons: on two sides), played for
     ``turns`` turns (fewer if it ends) the way the bot plays it: each commitment posted,
-    the order of every player still acting sealed, the turn locked by a group message dated to the whole
-    second, resolved with the (local test) beacon's round; times with a server's
-    microseconds. In ``repo`` (default: in memory); ``at_lock(match_id)`` is called at each
+    the order of every player still acting sealed, the turn locked by a group message dated
+    to the whole second, resolved with the (local test) beacon's round; times with a
+    server's microseconds. In ``repo`` (default: in memory); ``at_lock(match_id)`` is called at each
     lock, every order sealed."""
     from handlers.telegram.hints import order_words
     from handlers.telegram.i18n import Tr

@@ -349,6 +349,93 @@ def test_a_delivery_whose_lease_ran_out_stops_at_the_save_carrying_its_journal(
     assert sorted(stale.live(match, 2)) == sorted(zip((duel.a, duel.b), texts[2:], strict=True))
 
 
+def test_the_reveal_picture_is_recorded_by_the_commitments_save_not_a_write_before_the_story() -> (
+    None
+):
+    """The lock message turned into the picture is recorded like a send, but on the write
+    the delivery makes anyway (the commitment's save, after the story's text): no write of
+    its own between the picture and the story."""
+    repo = Counting()
+    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
+    try:
+        calls = Calls(h.api)
+        _turn_one(Duel(h))
+        (lock,) = calls.of("lock:1", SENDS)
+        assert calls.of("resolved:1", "editMessageMedia") == [lock]  # the lock, a picture now
+        assert calls.of("resolved:1", "sendMessage")  # the story's text after it
+        during = repo.requested("resolved:1")
+        assert during[:2] == ["claim", "save"]  # nothing written before the commitment's save
+        item = repo.stored("resolved:1")
+        assert item.done and lock in [int(entry[1]) for entry in item.sent.values()]
+    finally:
+        h.close()
+
+
+def test_a_reveal_stopped_before_its_first_write_makes_the_picture_again_never_a_new_one() -> None:
+    """Stopped before the commitment's save (the item taken over: nothing written), the
+    next deliverer turns the same lock message into the same picture again - no new photo
+    in the group - and sends the story's text again (the one-send window); the commitment is
+    recorded in the text it sent, and the picture is not made a third time."""
+    repo = Counting()
+    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
+    try:
+        calls = Calls(h.api)
+        duel = Duel(h)
+        repo.take_over = "resolved:1"
+        _turn_one(duel)
+        (lock,) = calls.of("lock:1", SENDS)
+        stopped = repo.stored("resolved:1")
+        assert not stopped.done and not stopped.sent  # the picture was not recorded
+        h.now += 120  # the taker's lease ran out too: the sweeper delivers
+        h.sweep()
+        match = h.deps.repo.load(MID).match
+        assert repo.stored("resolved:1").done and match.commitment_posted_at is not None
+        assert calls.of("resolved:1", "editMessageMedia") == [lock, lock]  # again, the same
+        assert not calls.of("resolved:1", "sendPhoto")
+        media = [c.params["media"] for c in h.api.calls if c.method == "editMessageMedia"]
+        captions = [(json.loads(m) if isinstance(m, str) else m)["caption"] for m in media]
+        assert len(captions) == 2 and captions[0] == captions[1]
+        texts = calls.of("resolved:1", "sendMessage")
+        assert match.commitment_message == texts[1]  # the story's text sent anew carries it
+        h.now += 120
+        h.sweep()
+        assert len(calls.of("resolved:1", "editMessageMedia")) == 2  # recorded: not again
+    finally:
+        h.close()
+
+
+def test_a_picture_made_again_that_telegram_finds_unmodified_is_still_the_picture() -> None:
+    """Telegram may answer the same picture edited in again "message is not modified": that
+    is the picture, not a lock message gone - no new photo is sent for it."""
+    repo = Counting()
+    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
+    try:
+        calls = Calls(h.api)
+        edits = {"n": 0}
+        real = h.api.do_request
+
+        async def do_request(url: str, *a: Any, **k: Any) -> tuple[int, bytes]:
+            if url.endswith("/editMessageMedia"):
+                edits["n"] += 1
+                if edits["n"] == 2:
+                    body = {"ok": False, "error_code": 400}
+                    body["description"] = "Bad Request: message is not modified"
+                    return 400, json.dumps(body).encode()
+            return await real(url, *a, **k)
+
+        h.api.do_request = do_request  # type: ignore[method-assign]
+        repo.take_over = "resolved:1"  # stopped before its first write: made again on resume
+        _turn_one(Duel(h))
+        h.now += 120
+        h.sweep()
+        assert edits["n"] == 2 and repo.stored("resolved:1").done
+        assert not calls.of("resolved:1", "sendPhoto")
+        match = h.deps.repo.load(MID).match
+        assert match.commitment_posted_at is not None
+    finally:
+        h.close()
+
+
 def test_the_starts_delivery_writes_the_status_message_with_its_save(
     counted: tuple[Duel, Counting, Calls],
 ) -> None:

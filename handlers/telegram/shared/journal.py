@@ -41,13 +41,20 @@ class Journal:
     The journal's writes ride on writes the delivery makes anyway (docs/deploy.md, "The
     outbox's writes"): a versioned save of the match made during the delivery carries the
     pending entry, or ends the item (:func:`with_save`); message ids remembered during it
-    (``stale.remember``: :meth:`remember`) go with the journal's next write or the end."""
+    (``stale.remember``: :meth:`remember`) go with the journal's next write or the end.
+
+    An edit that must not be made again once later sends depend on it, but is harmless made
+    again until then (``redoable``: the lock message turned into the reveal picture, made
+    again identically until the commitment's save records it) is recorded like a send, yet
+    its entry does not force a write before the next send: it rides on the next write the
+    delivery makes anyway."""
 
     def __init__(self, repo: MatchRepository, item: Owed) -> None:
         self.repo = repo
         self.item = item
         self.seen: dict[str, int] = {}
         self.unwritten = False  # ``item`` holds a send the store does not have yet
+        self.redone = False  # ``item`` holds a redoable edit the store does not have yet
         self.ended = False  # a save ended the item (:func:`with_save`): nothing more to write
         self.remembering: Remember | None = None  # ids to remember with the next write
 
@@ -65,9 +72,15 @@ class Journal:
         :class:`Superseded` when the item is no longer ours (then nothing more is sent for
         it)."""
         if self.unwritten:
-            self.unwritten = False
+            self.unwritten = self.redone = False
             if not self.update(self.item):
                 raise Superseded
+
+    @property
+    def pending(self) -> bool:
+        """Whether ``item`` holds an entry the store does not have yet (a send, or a
+        redoable edit)."""
+        return self.unwritten or self.redone
 
     def update(self, item: Owed) -> bool:
         """``update_owed(item)`` with the ids to remember riding on it; when the item is no
@@ -112,7 +125,7 @@ class Journal:
             self._remember_alone(kept)
         if end:
             return replace(self.item, done=True, lease=0.0, error="")
-        return self.item if self.unwritten else None
+        return self.item if self.pending else None
 
     def start(self) -> contextvars.Token[Journal | None]:
         """This journal records the sends of the running task (:func:`current`) until
@@ -125,7 +138,7 @@ class Journal:
 
     def rode(self, entry: Owed) -> None:
         """A save wrote ``entry`` (:meth:`riding`)."""
-        self.unwritten = False
+        self.unwritten = self.redone = False
         self.ended = entry.done
 
     async def run(
@@ -133,9 +146,12 @@ class Journal:
         call: Callable[[], Awaitable[Any]],
         chat_id: int | None = None,
         repeatable: bool = False,
+        redoable: bool = False,
     ) -> Any:
         """One Bot API call of the delivery, or its recorded result when an earlier attempt
-        made it already. ``repeatable``: an edit, made again rather than recorded."""
+        made it already. ``repeatable``: an edit, made again rather than recorded;
+        ``redoable``: an edit recorded, but with the next write made anyway (the class's
+        docstring)."""
         key = self.identity(chat_id)
         kept = self.item.sent.get(key)
         if kept is not None:
@@ -145,13 +161,17 @@ class Journal:
         if not repeatable:
             if self.ended:  # a send after the item's end could never be recorded
                 raise RuntimeError(f"{key}: a send after the owed item was ended")
-            self.write()  # the previous send is in the store before another one is made
+            if not redoable:
+                self.write()  # the previous send is in the store before another one is made
         result = await call()
         if isinstance(result, Message) and not repeatable:
             stamp = int(result.date.timestamp())
             sent = {**self.item.sent, key: [result.chat_id, result.message_id, stamp]}
             self.item = replace(self.item, sent=sent)
-            self.unwritten = True
+            if redoable:
+                self.redone = True
+            else:
+                self.unwritten = True
         return result
 
 

@@ -18,7 +18,8 @@ its occurrence among the sends of that identity to that chat - never under its p
 delivery. A delivery that resumes after a failure replays the recorded sends instead of
 repeating them (edits are simply made again: the same edit twice changes nothing; only the
 lock message turned into the reveal picture, ``editMessageMedia``, is recorded like a send,
-since making it again would upload the picture again), and a send
+on the next write the delivery makes anyway: once the commitment folded into it or into the
+story after it is recorded it is never made again), and a send
 skipped on the resumed run (the commitment the group already has) shifts nothing: the status
 stays the status and the next builder is still sent (issue 28). A Bot API call made around
 ``shared.send._api`` is not journaled. A delivery holds a
@@ -215,7 +216,7 @@ async def _deliver_one(
     try:
         journal.update(replace(journal.item, done=True, lease=0.0, error=""))
     except Exception as exc:  # the store failed; the last send rode on that write
-        if not journal.unwritten:
+        if not journal.pending:
             raise  # nothing to lose: the lease runs out, a resumed delivery replays it all
         _failed(journal, exc, clock())  # recorded: a resumed one sends nothing
         return False

@@ -210,15 +210,22 @@ async def _picture(
         if record.lock_message is not None:
             media = InputMediaPhoto(InputFile(png, filename=name), screen.text, ParseMode.HTML)
             lock = record.lock_message
-            try:  # recorded like a send: made again, it would upload the picture again
+            # Recorded like a send, on the delivery's next write (``redoable``): until then a
+            # resumed delivery makes it again, identically (no commitment is recorded before
+            # that write: the commitment's save is the one that carries it, or comes later).
+            try:
                 await _api(
                     svc,
                     lambda: context.bot.edit_message_media(media, chat, lock, reply_markup=kb),
                     REVEAL_RETRIES,
                     chat_id=chat,
+                    redoable=True,
                 )
                 return lock
-            except BadRequest as exc:  # the lock message is gone: the picture is a new one
+            except BadRequest as exc:
+                if "not modified" in exc.message.lower():  # made again: it is the picture
+                    return lock
+                # the lock message is gone: the picture is a new one
                 log.warning("lock message of %s turn %s: %s", match.id, record.turn, exc.message)
         photo = InputFile(png, filename=name)
         msg: Message = await _api(

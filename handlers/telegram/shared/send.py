@@ -86,6 +86,7 @@ async def _api(
     retries: int = 0,
     chat_id: int | None = None,
     repeatable: bool = False,
+    redoable: bool = False,
 ) -> Any:
     """Run one Bot API call, honouring a short ``RetryAfter`` once (a long one re-raises, so a
     webhook answers 500 and Telegram retries later). ``retries``: how many times a network
@@ -93,11 +94,13 @@ async def _api(
     call goes through its journal (:mod:`handlers.telegram.shared.outbox`): a message sent by
     an earlier attempt is not sent again (``chat_id``: where it goes, part of its identity);
     ``repeatable``: an edit that a resumed delivery makes again (to the latest state; the
-    same edit twice changes nothing), so it is not recorded (no store write)."""
+    same edit twice changes nothing), so it is not recorded (no store write); ``redoable``:
+    an edit recorded on the delivery's next write, harmless made again until then
+    (``outbox.Journal``)."""
     journal = outbox.current()
     if journal is None:
         return await _api_call(svc, call, retries)
-    return await journal.run(lambda: _api_call(svc, call, retries), chat_id, repeatable)
+    return await journal.run(lambda: _api_call(svc, call, retries), chat_id, repeatable, redoable)
 
 
 async def _api_call(svc: Services, call: Callable[[], Awaitable[Any]], retries: int = 0) -> Any:

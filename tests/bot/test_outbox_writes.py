@@ -137,6 +137,17 @@ def counted() -> Iterator[tuple[Duel, Counting, Calls]]:
     h.close()
 
 
+@pytest.fixture
+def locked() -> Iterator[tuple[Duel, Counting, Calls]]:
+    """:func:`counted` with production's beacon path: each turn locked by a lock message,
+    which its reveal turns into the picture."""
+    repo = Counting()
+    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
+    calls = Calls(h.api)
+    yield Duel(h), repo, calls
+    h.close()
+
+
 def _turn_one(duel: Duel) -> None:
     duel.start()
     duel.alice_seals(0, -3, 3)
@@ -206,20 +217,17 @@ def _message(duel: Duel, mid: int | None) -> Any:
     return next(m for m in found if m is not None)
 
 
-def test_a_locked_turns_lock_message_is_recorded_with_its_done_write() -> None:
+def test_a_locked_turns_lock_message_is_recorded_with_its_done_write(
+    locked: tuple[Duel, Counting, Calls],
+) -> None:
     """The lock message is followed by edits only (the status: "waits for round N"): its
     entry goes with the item's done write, not in a write of its own."""
-    repo = Counting()
-    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
-    try:
-        calls = Calls(h.api)
-        _turn_one(Duel(h))
-        assert calls.of("lock:1", SENDS) and calls.of("lock:1", "editMessageText")
-        assert repo.of("lock:1") == ["save", "claim", "done"]
-        assert len(repo.stored("lock:1").sent) == 1
-        assert repo.stored("resolved:1").done
-    finally:
-        h.close()
+    duel, repo, calls = locked
+    _turn_one(duel)
+    assert calls.of("lock:1", SENDS) and calls.of("lock:1", "editMessageText")
+    assert repo.of("lock:1") == ["save", "claim", "done"]
+    assert len(repo.stored("lock:1").sent) == 1
+    assert repo.stored("resolved:1").done
 
 
 def test_a_failed_done_write_still_records_the_send_that_rode_on_it(
@@ -246,27 +254,25 @@ def test_a_failed_done_write_still_records_the_send_that_rode_on_it(
 # anyway, and the ids it remembers on the journal's writes.
 
 
-def test_a_lock_delivery_is_its_claim_and_one_save_that_records_the_lock_and_ends_it() -> None:
+def test_a_lock_delivery_is_its_claim_and_one_save_that_records_the_lock_and_ends_it(
+    locked: tuple[Duel, Counting, Calls],
+) -> None:
     """The lock message's date is saved with the item's end (the status edit that follows
     is repeatable), from the match the locking seal saved (no read first): two writes, not
     claim, read, save, done."""
-    repo = Counting()
-    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
-    try:
-        calls = Calls(h.api)
-        _turn_one(Duel(h))
-        (lock,) = calls.of("lock:1", SENDS)
-        during = [w for k, w in repo.requests if k == "lock:1"]
-        # The claim, then the save (no read before it): the lock recorded, the item ended.
-        assert during[:2] == ["claim", "save"]
-        assert "owed" not in during  # no journal or end write of its own
-        assert repo.of("lock:1") == ["save", "claim", "done"]  # the end rode on that save
-        assert repo.stored("lock:1").done and len(repo.stored("lock:1").sent) == 1
-        (record,) = h.deps.repo.history(MID, since=1)[:1]
-        assert record.lock_message == lock  # recorded; the turn resolved from it
-        assert calls.of("lock:1", "editMessageText")  # the status edit after the end
-    finally:
-        h.close()
+    duel, repo, calls = locked
+    h = duel.h
+    _turn_one(duel)
+    (lock,) = calls.of("lock:1", SENDS)
+    during = [w for k, w in repo.requests if k == "lock:1"]
+    # The claim, then the save (no read before it): the lock recorded, the item ended.
+    assert during[:2] == ["claim", "save"]
+    assert "owed" not in during  # no journal or end write of its own
+    assert repo.of("lock:1") == ["save", "claim", "done"]  # the end rode on that save
+    assert repo.stored("lock:1").done and len(repo.stored("lock:1").sent) == 1
+    (record,) = h.deps.repo.history(MID, since=1)[:1]
+    assert record.lock_message == lock  # recorded; the turn resolved from it
+    assert calls.of("lock:1", "editMessageText")  # the status edit after the end
 
 
 def test_the_reveals_delivery_writes_once_per_send_its_commitment_save_carrying_one(
@@ -349,91 +355,81 @@ def test_a_delivery_whose_lease_ran_out_stops_at_the_save_carrying_its_journal(
     assert sorted(stale.live(match, 2)) == sorted(zip((duel.a, duel.b), texts[2:], strict=True))
 
 
-def test_the_reveal_picture_is_recorded_by_the_commitments_save_not_a_write_before_the_story() -> (
-    None
-):
+def test_the_reveal_picture_is_recorded_by_the_commitments_save(
+    locked: tuple[Duel, Counting, Calls],
+) -> None:
     """The lock message turned into the picture is recorded like a send, but on the write
     the delivery makes anyway (the commitment's save, after the story's text): no write of
     its own between the picture and the story."""
-    repo = Counting()
-    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
-    try:
-        calls = Calls(h.api)
-        _turn_one(Duel(h))
-        (lock,) = calls.of("lock:1", SENDS)
-        assert calls.of("resolved:1", "editMessageMedia") == [lock]  # the lock, a picture now
-        assert calls.of("resolved:1", "sendMessage")  # the story's text after it
-        during = repo.requested("resolved:1")
-        assert during[:2] == ["claim", "save"]  # nothing written before the commitment's save
-        item = repo.stored("resolved:1")
-        assert item.done and lock in [int(entry[1]) for entry in item.sent.values()]
-    finally:
-        h.close()
+    duel, repo, calls = locked
+    _turn_one(duel)
+    (lock,) = calls.of("lock:1", SENDS)
+    assert calls.of("resolved:1", "editMessageMedia") == [lock]  # the lock, a picture now
+    assert calls.of("resolved:1", "sendMessage")  # the story's text after it
+    during = repo.requested("resolved:1")
+    assert during[:2] == ["claim", "save"]  # nothing written before the commitment's save
+    item = repo.stored("resolved:1")
+    assert item.done and lock in [int(entry[1]) for entry in item.sent.values()]
 
 
-def test_a_reveal_stopped_before_its_first_write_makes_the_picture_again_never_a_new_one() -> None:
+def test_a_reveal_stopped_before_its_first_write_makes_the_picture_again_never_a_new_one(
+    locked: tuple[Duel, Counting, Calls],
+) -> None:
     """Stopped before the commitment's save (the item taken over: nothing written), the
     next deliverer turns the same lock message into the same picture again - no new photo
     in the group - and sends the story's text again (the one-send window); the commitment is
     recorded in the text it sent, and the picture is not made a third time."""
-    repo = Counting()
-    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
-    try:
-        calls = Calls(h.api)
-        duel = Duel(h)
-        repo.take_over = "resolved:1"
-        _turn_one(duel)
-        (lock,) = calls.of("lock:1", SENDS)
-        stopped = repo.stored("resolved:1")
-        assert not stopped.done and not stopped.sent  # the picture was not recorded
-        h.now += 120  # the taker's lease ran out too: the sweeper delivers
-        h.sweep()
-        match = h.deps.repo.load(MID).match
-        assert repo.stored("resolved:1").done and match.commitment_posted_at is not None
-        assert calls.of("resolved:1", "editMessageMedia") == [lock, lock]  # again, the same
-        assert not calls.of("resolved:1", "sendPhoto")
-        media = [c.params["media"] for c in h.api.calls if c.method == "editMessageMedia"]
-        captions = [(json.loads(m) if isinstance(m, str) else m)["caption"] for m in media]
-        assert len(captions) == 2 and captions[0] == captions[1]
-        texts = calls.of("resolved:1", "sendMessage")
-        assert match.commitment_message == texts[1]  # the story's text sent anew carries it
-        h.now += 120
-        h.sweep()
-        assert len(calls.of("resolved:1", "editMessageMedia")) == 2  # recorded: not again
-    finally:
-        h.close()
+    duel, repo, calls = locked
+    h = duel.h
+    repo.take_over = "resolved:1"
+    _turn_one(duel)
+    (lock,) = calls.of("lock:1", SENDS)
+    stopped = repo.stored("resolved:1")
+    assert not stopped.done and not stopped.sent  # the picture was not recorded
+    h.now += 120  # the taker's lease ran out too: the sweeper delivers
+    h.sweep()
+    match = h.deps.repo.load(MID).match
+    assert repo.stored("resolved:1").done and match.commitment_posted_at is not None
+    assert calls.of("resolved:1", "editMessageMedia") == [lock, lock]  # again, the same
+    assert not calls.of("resolved:1", "sendPhoto")
+    media = [c.params["media"] for c in h.api.calls if c.method == "editMessageMedia"]
+    captions = [(json.loads(m) if isinstance(m, str) else m)["caption"] for m in media]
+    assert len(captions) == 2 and captions[0] == captions[1]
+    texts = calls.of("resolved:1", "sendMessage")
+    assert match.commitment_message == texts[1]  # the story's text sent anew carries it
+    h.now += 120
+    h.sweep()
+    assert len(calls.of("resolved:1", "editMessageMedia")) == 2  # recorded: not again
 
 
-def test_a_picture_made_again_that_telegram_finds_unmodified_is_still_the_picture() -> None:
+def test_a_picture_made_again_that_telegram_finds_unmodified_is_still_the_picture(
+    locked: tuple[Duel, Counting, Calls],
+) -> None:
     """Telegram may answer the same picture edited in again "message is not modified": that
     is the picture, not a lock message gone - no new photo is sent for it."""
-    repo = Counting()
-    h = Harness(repo, beacon=LocalBeacon(), default_lang="en")
-    try:
-        calls = Calls(h.api)
-        edits = {"n": 0}
-        real = h.api.do_request
+    duel, repo, calls = locked
+    h = duel.h
+    edits = {"n": 0}
+    real = h.api.do_request
 
-        async def do_request(url: str, *a: Any, **k: Any) -> tuple[int, bytes]:
-            if url.endswith("/editMessageMedia"):
-                edits["n"] += 1
-                if edits["n"] == 2:
-                    body = {"ok": False, "error_code": 400}
-                    body["description"] = "Bad Request: message is not modified"
-                    return 400, json.dumps(body).encode()
-            return await real(url, *a, **k)
+    async def do_request(url: str, *a: Any, **k: Any) -> tuple[int, bytes]:
+        if url.endswith("/editMessageMedia"):
+            edits["n"] += 1
+            if edits["n"] == 2:
+                body = {"ok": False, "error_code": 400}
+                body["description"] = "Bad Request: message is not modified"
+                return 400, json.dumps(body).encode()
+        return await real(url, *a, **k)
 
-        h.api.do_request = do_request  # type: ignore[method-assign]
-        repo.take_over = "resolved:1"  # stopped before its first write: made again on resume
-        _turn_one(Duel(h))
-        h.now += 120
-        h.sweep()
-        assert edits["n"] == 2 and repo.stored("resolved:1").done
-        assert not calls.of("resolved:1", "sendPhoto")
-        match = h.deps.repo.load(MID).match
-        assert match.commitment_posted_at is not None
-    finally:
-        h.close()
+    h.api.do_request = do_request  # type: ignore[method-assign]
+    repo.take_over = "resolved:1"  # stopped before its first write: made again on resume
+    _turn_one(duel)
+    h.now += 120
+    h.sweep()
+    assert edits["n"] == 2 and repo.stored("resolved:1").done
+    assert not calls.of("resolved:1", "sendPhoto")
+    match = h.deps.repo.load(MID).match
+    assert match.commitment_posted_at is not None
 
 
 def test_the_starts_delivery_writes_the_status_message_with_its_save(

@@ -28,7 +28,7 @@ import zlib
 from functools import cache
 from pathlib import Path
 
-CURRENT = 2  # the dictionary new items are packed with
+CURRENT = 2  # the newest dictionary: what new items are packed with unless told otherwise
 LEVEL = 9  # small documents: the best level costs well under a millisecond
 _FILES = {1: "docpack_v1.txt", 2: "docpack_v2.txt"}
 # A dictionary's bytes may never change once items use it: pinned here and tested.
@@ -58,9 +58,24 @@ its end are refused; a flipped bit inside is left to the JSON and the codec's ch
 follow (DynamoDB keeps its own checksums)."""
 
 
-def pack(text: str, version: int = CURRENT) -> bytes:
-    """``text`` compressed with dictionary ``version`` (v1: a zlib stream naming it by its
-    DICTID, as every item packed before v2; later ones: :data:`RAW_FROM`)."""
+_WRITING = {"version": CURRENT}  # what pack() uses unless told: :func:`write_with`
+
+
+def write_with(version: int) -> None:
+    """Pack new items with dictionary ``version`` from now on (this process): an older one
+    while containers that cannot read the newest may still run (``SEKUNDANT_PACK_VERSION``;
+    docs/deploy.md, "Upgrading a stack that packs with v1"). Every version is always read.
+    ValueError for a version there is no dictionary for."""
+    if version not in _FILES:
+        raise ValueError(f"no docpack dictionary v{version}")
+    _WRITING["version"] = version
+
+
+def pack(text: str, version: int | None = None) -> bytes:
+    """``text`` compressed with dictionary ``version`` (None: the one :func:`write_with`
+    set, else :data:`CURRENT`; v1: a zlib stream naming it by its DICTID, as every item
+    packed before v2; later ones: :data:`RAW_FROM`)."""
+    version = _WRITING["version"] if version is None else version
     raw = version >= RAW_FROM
     packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS if raw else zlib.MAX_WBITS,
                               9, zlib.Z_DEFAULT_STRATEGY, dictionary(version))  # fmt: skip

@@ -72,6 +72,9 @@ class Settings:
     # The order page's public HTTPS URL (``https://host/app/``) for the chat's buttons; on
     # Lambda derived from the HTTP API when unset (docs/deploy.md).
     webapp_url: str | None = None
+    # The docpack dictionary DynamoDB items are packed with (None: the newest); an older one
+    # while containers that cannot read the newest may still run (docs/deploy.md).
+    pack_version: int | None = None
 
 
 # Environment variable -> (field, parser raising ValueError with what was expected).
@@ -84,6 +87,7 @@ ENV: Mapping[str, tuple[str, Callable[[str], Any]]] = {
     "SEKUNDANT_TABLE": ("table", str),
     "SEKUNDANT_LANG": ("lang", _one_of(*LANGS)),
     "SEKUNDANT_WEBAPP_URL": ("webapp_url", _page_url),
+    "SEKUNDANT_PACK_VERSION": ("pack_version", lambda v: int(_one_of("1", "2")(v))),
 }
 
 

@@ -29,6 +29,10 @@ def make_repository(settings: Settings, **overrides: Any) -> MatchRepository:
     if store == "dynamodb":
         from infra.dynamodb import DynamoRepository
 
+        if settings.pack_version is not None:
+            from infra import docpack
+
+            docpack.write_with(settings.pack_version)
         client = overrides.pop("client", None)
         if client is None:
             from infra import aws

@@ -34,6 +34,7 @@ def test_values_are_parsed_into_their_types() -> None:
             "SEKUNDANT_DB": "/tmp/x.sqlite3",
             "SEKUNDANT_TABLE": "t1",
             "SEKUNDANT_LANG": "en",
+            "SEKUNDANT_PACK_VERSION": "1",
             "UNRELATED": "ignored",
         },
         dotenv=False,
@@ -46,6 +47,7 @@ def test_values_are_parsed_into_their_types() -> None:
         db_path=Path("/tmp/x.sqlite3"),
         table="t1",
         lang="en",
+        pack_version=1,
     )
 
 
@@ -63,6 +65,7 @@ def test_an_empty_variable_counts_as_unset() -> None:
         ("TELEGRAM_API_BASE_URL", "ftp://example.org", "http(s) URL"),
         ("SEKUNDANT_STORE", "postgres", "sqlite, dynamodb, memory"),
         ("SEKUNDANT_LANG", "de", "ru, en"),
+        ("SEKUNDANT_PACK_VERSION", "3", "1, 2"),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_variable(name: str, value: str, says: str) -> None:

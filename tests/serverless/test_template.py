@@ -182,6 +182,7 @@ def test_locked_turns_go_to_the_resolver_through_one_queue_with_dead_letters() -
     for fn in FUNCTIONS:
         env = res[fn]["Properties"]["Environment"]["Variables"]
         assert env["SEKUNDANT_RESOLVE_QUEUE"] == {"Ref": "ResolveQueue"}, fn
+        assert env["SEKUNDANT_PACK_VERSION"] == {"Ref": "PackVersion"}, fn  # (its own test)
         failures = {"Fn::GetAtt": ["SweeperFailures", "Arn"]}  # the sweeper's destination
         sqs = [
             s

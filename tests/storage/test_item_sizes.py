@@ -204,3 +204,51 @@ def test_the_match_items_document_leaves_out_the_commitment_its_seed_makes(
     doc = json.loads(docpack.unpack(bytes(_match_item(fresh, mid)["docz"]["B"])))
     assert doc["commitment"] == "c" * 64
     assert DynamoRepository(fresh.client, fresh.table).load(mid).match.commitment == "c" * 64
+
+
+@pytest.fixture
+def packing_restored() -> Any:
+    """Whatever a test tells new items to be packed with is undone after it."""
+    yield
+    docpack.write_with(docpack.CURRENT)
+
+
+def _dictid(value: dict[str, Any]) -> bytes:
+    return bytes(value["B"])[2:6]
+
+
+def test_a_stack_told_to_pack_with_v1_writes_what_an_older_version_reads(
+    dynamo_repo: DynamoRepository, packing_restored: None
+) -> None:
+    """``SEKUNDANT_PACK_VERSION=1`` (docs/deploy.md, "Upgrading a stack that packs with v1"):
+    the repository the settings make packs the match document and the sealed orders with
+    v1, as a version before v2 reads them; and it still reads what v2 packed."""
+    from infra.settings import Settings
+    from infra.store import make_repository
+
+    repo = make_repository(
+        Settings(store="dynamodb", pack_version=1),
+        client=dynamo_repo.client,
+        table=dynamo_repo.table,
+    )
+    assert isinstance(repo, DynamoRepository)
+    sealed: dict[str, Any] = {}
+    turns = played(
+        "pistol", 2, repo=repo, at_lock=lambda mid: sealed.update(item=_match_item(repo, mid))
+    )
+    v1 = zlib.adler32(docpack.dictionary(1)).to_bytes(4, "big")
+    item = sealed["item"]
+    assert _dictid(item["docz"]) == v1
+    assert item["ord"]["M"] and all(_dictid(v) == v1 for v in item["ord"]["M"].values())
+    mid = turns[0].match.id
+    written = repo.load(mid)
+    assert DynamoRepository(repo.client, repo.table).load(mid) == written
+    docpack.write_with(2)  # the second deploy: the next save packs with v2, still read
+    saved = repo.save(written.match, expected_version=written.match.version)
+    assert bytes(_match_item(repo, mid)["docz"]["B"])[0] == 2
+    assert DynamoRepository(repo.client, repo.table).load(mid).match == saved
+
+
+def test_only_a_dictionary_there_is_can_be_the_one_items_are_packed_with() -> None:
+    with pytest.raises(ValueError, match="no docpack dictionary v9"):
+        docpack.write_with(9)

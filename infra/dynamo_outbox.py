@@ -40,8 +40,9 @@ from botocore.exceptions import ClientError
 
 from engine.ports import OWES_NEXT, Owed, Remember
 from infra import docpack
-from infra.dynamo_remember import attrs as remembered_attrs
-from infra.dynamo_remember import packed as remembered_packed
+from infra.dynamo_remember import numbers as remembered_numbers
+from infra.dynamo_remember import stored_turn as remembered_turn
+from infra.dynamo_remember import write_clauses as remember_clauses
 from infra.dynamo_values import Item
 from infra.dynamo_values import dumps as _dumps
 from infra.dynamo_values import n as _n
@@ -474,8 +475,7 @@ class InlineOutbox:
                 entry = old.get(OWE, {}).get("M", {}).get(item.key)
                 ours = entry is not None and entry["M"].get("t", {}).get("S") == item.token
                 if ours and remember is not None:
-                    turn_attr = remembered_attrs(remember.key)[0]
-                    stored = int(old[turn_attr]["N"]) if turn_attr in old else -1
+                    stored = remembered_turn(old, remember.key)
                     if stored > remember.turn:  # a later turn's are there: these are stale
                         remember = None
                         continue
@@ -506,15 +506,14 @@ class InlineOutbox:
         names, values = dict(names), dict(values)
         adds: list[str] = []
         if remember is not None:
-            names["#rt"], names["#ri"] = remembered_attrs(remember.key)
-            pairs = sorted({str(remembered_packed(c, m)) for c, m in remember.items})
-            values[":rt"], values[":ri"] = {"N": str(remember.turn)}, {"NS": pairs}
-            if add:
-                adds.append("#ri :ri")
-                condition += " AND #rt = :rt"
-            else:
-                sets += ["#ri = :ri", "#rt = :rt"]
-                condition += " AND (attribute_not_exists(#rt) OR #rt < :rt)"
+            pairs = remembered_numbers(remember.items)
+            r_sets, adds, r_condition, r_names, r_values = remember_clauses(
+                remember.key, remember.turn, pairs, add=add
+            )
+            sets += r_sets
+            condition += " AND " + r_condition
+            names.update(r_names)
+            values.update(r_values)
         parts = [("SET ", sets), ("REMOVE ", removes), ("ADD ", adds)]
         expression = " ".join(word + ", ".join(cl) for word, cl in parts if cl)
         return {

@@ -48,6 +48,32 @@ def packed(chat: int, message: int) -> int:
     return int(chat) * _SHIFT + int(message)
 
 
+def numbers(items: Sequence[Sequence[int]]) -> list[str]:
+    """``items`` (``[chat, message]`` pairs) as the set's numbers, each once."""
+    return sorted({str(packed(c, m)) for c, m in items})
+
+
+def write_clauses(
+    key: str, turn: int, pairs: list[str], *, add: bool
+) -> tuple[list[str], list[str], str, dict[str, str], dict[str, Any]]:
+    """The clauses of a conditional ``UpdateItem`` that remembers ``pairs`` (:func:`numbers`)
+    of ``turn`` under ``key``: SET ones, ADD ones, the condition on the stored turn, names,
+    values. ``add``: to the stored turn's (the same turn), else replacing an older turn's (or
+    none)."""
+    turn_attr, pairs_attr = attrs(key)
+    names = {"#rt": turn_attr, "#ri": pairs_attr}
+    values = {":rt": {"N": str(turn)}, ":ri": {"NS": pairs}}
+    if add:
+        return [], ["#ri :ri"], "#rt = :rt", names, values
+    return ["#ri = :ri", "#rt = :rt"], [], "(attribute_not_exists(#rt) OR #rt < :rt)", names, values
+
+
+def stored_turn(item: Mapping[str, Any], key: str) -> int:
+    """The turn of ``key``'s remembered ids in a match item (-1: none)."""
+    turn_attr = attrs(key)[0]
+    return int(item[turn_attr]["N"]) if turn_attr in item else -1
+
+
 def remembered_of(item: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The remembered ids of a match item: key -> ``{"turn", "items"}`` (``Match.remembered``)."""
     out: dict[str, dict[str, Any]] = {}
@@ -88,7 +114,7 @@ class InlineRemembered:
     ) -> None:
         if not _KEY.fullmatch(key):
             raise ValueError(f"bad remembered key {key!r}")
-        pairs = sorted({str(packed(c, m)) for c, m in items})
+        pairs = numbers(items)
         if not pairs:
             return
         add = self._remembered_turns.get((match_id, key)) == turn
@@ -105,22 +131,17 @@ class InlineRemembered:
         self, match_id: str, key: str, turn: int, pairs: list[str], *, add: bool
     ) -> int | None:
         """One write; None when it was made, else the stored turn that refused it (-1: none)."""
-        turn_attr, pairs_attr = attrs(key)
+        sets, adds, condition, names, values = write_clauses(key, turn, pairs, add=add)
         request: dict[str, Any] = {
             "TableName": self.table,
             "Key": self._match_key(match_id),  # type: ignore[attr-defined]
-            "ExpressionAttributeNames": {"#t": turn_attr, "#i": pairs_attr},
-            "ExpressionAttributeValues": {":t": {"N": str(turn)}, ":i": {"NS": pairs}},
+            "UpdateExpression": f"ADD {adds[0]}" if add else "SET " + ", ".join(sets),
+            # (ADD's condition on the stored turn fails for a missing item too)
+            "ConditionExpression": condition if add else f"attribute_exists(PK) AND {condition}",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
-        if add:
-            request["UpdateExpression"] = "ADD #i :i"
-            request["ConditionExpression"] = "#t = :t"
-        else:
-            request["UpdateExpression"] = "SET #i = :i, #t = :t"
-            request["ConditionExpression"] = (
-                "attribute_exists(PK) AND (attribute_not_exists(#t) OR #t < :t)"
-            )
         try:
             self.client.update_item(**request)
             return None
@@ -132,4 +153,4 @@ class InlineRemembered:
                 if add:  # gone, or ADD's condition on a missing turn: SET decides
                     return -1
                 raise NotFoundError(match_id) from None
-            return int(old[turn_attr]["N"]) if turn_attr in old else -1
+            return stored_turn(old, key)

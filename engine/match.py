@@ -712,12 +712,11 @@ def merge_remembered(
     when ``items`` (``[chat, message]`` pairs) of ``turn`` are added: an earlier turn's are
     replaced, the same turn's kept beside them (each pair once), and a later turn's stay as
     they are (None: nothing to write, ``turn`` is stale)."""
-    pairs = [[int(c), int(m)] for c, m in items]
-    if kept is not None and int(kept.get("turn", -1)) > turn:
+    stored = -1 if kept is None else int(kept.get("turn", -1))
+    if stored > turn:
         return None
-    old = [[int(c), int(m)] for c, m in kept.get("items", ())] if kept else []
-    if kept is None or int(kept.get("turn", -1)) < turn:
-        old = []
+    old = [[int(c), int(m)] for c, m in kept.get("items", ())] if kept and stored == turn else []
+    pairs = [[int(c), int(m)] for c, m in items]
     return {"turn": turn, "items": old + [p for p in pairs if p not in old]}
 
 

@@ -161,10 +161,14 @@ class MemoryRepository:
         with self._lock:
             if match_id not in self.matches:
                 raise NotFoundError(match_id)
-            kept = self.remembered.setdefault(match_id, {})
-            merged = merge_remembered(kept.get(key), turn, items)
-            if merged is not None:
-                kept[key] = merged
+            self._remember(match_id, key, turn, items)
+
+    def _remember(self, match_id: str, key: str, turn: int, items: Sequence[Sequence[int]]) -> None:
+        """:meth:`remember_messages`'s write (under the lock)."""
+        kept = self.remembered.setdefault(match_id, {})
+        merged = merge_remembered(kept.get(key), turn, items)
+        if merged is not None:
+            kept[key] = merged
 
     def _put_order(self, match_id: str, seal: SealedOrder) -> dict[str, Any]:
         text = json.dumps(codec.order_to_doc(seal))
@@ -402,10 +406,7 @@ class MemoryRepository:
                 return False
             self.outbox[item.match_id][item.key] = _frozen(item.to_doc())
             if remember is not None:
-                kept = self.remembered.setdefault(item.match_id, {})
-                merged = merge_remembered(kept.get(remember.key), remember.turn, remember.items)
-                if merged is not None:
-                    kept[remember.key] = merged
+                self._remember(item.match_id, remember.key, remember.turn, remember.items)
             return True
 
     def owed_due(self, now: float, limit: int = 100) -> list[str]:

@@ -41,11 +41,6 @@ class UpdateClaim:
 
 # How long one deliverer holds an owed message (a webhook and the sweeper never both send it).
 OWED_LEASE_SECONDS = 60.0
-# Kinds of owed item whose delivery is soon followed by the next item of the match: the lock
-# message fixes the beacon round, and the resolution that round brings owes the reveal. A
-# store may keep what makes the sweeper find the match owing (DynamoDB: its index entry) from
-# one to the next rather than remove and write it again (docs/storage.md, "The outbox").
-OWES_NEXT = frozenset({"lock"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from engine.ports import OWES_NEXT, Owed, Remember
+from engine.ports import Owed, Remember
 from infra import docpack
 from infra.dynamo_remember import numbers as remembered_numbers
 from infra.dynamo_remember import stored_turn as remembered_turn
@@ -56,13 +56,18 @@ OWED_INDEX = "OwedKeys"
 OWED_PK = "OWPK"  # "O" while the match has pending entries (sparse index)
 OWED_AT = "OWAT"  # N: when they may be sent (0: at once)
 OWED_PK_VALUE = "O"
+LOCKED = "lk"
+"""The match item's flag (N 1) while its turn is locked, waiting for its beacon round. The
+sweeper finds a locked match here, in ``OwedKeys``, not in the deadline index (whose keys a
+locked match's saves leave as they are: two index writes a turn fewer): a save of a locked
+match puts it in this index if it is not (the lock message is owed anyway), and nothing takes
+it out while the flag is set (docs/storage.md, "Locked turns and the indexes")."""
 OWED_SK = "OWED#"  # items of the older layout
 OWED_TTL_SECONDS = 14 * 24 * 3600  # an older-layout item given up is kept this long
 LEGACY_TOKEN = "i"  # leases on older-layout items (an inline token is hex: never starts so)
 INLINE_TOKEN_CHARS = 12  # 48 random bits: two deliverers never draw the same
 _CLAIMS_MAX = 1024
 VIEW_SECONDS = 10.0  # how long a save's own view of what it owes stands for a read
-KEEP_SECONDS = 60.0  # how long a kept index entry waits for the item owed next (OWES_NEXT)
 
 
 def _compact(doc: Any) -> dict[str, Any]:
@@ -154,9 +159,6 @@ class InlineOutbox:
         # it: the write that ends a sole entry also takes the match out of the index.
         self._claims: dict[tuple[str, str, str], int] = {}
         self._claims_lock = threading.Lock()
-        # Matches whose index entry this instance kept for the item owed next (OWES_NEXT), by
-        # when (monotonic): ``owed`` does not take them out meanwhile.
-        self._kept: dict[str, float] = {}
         # What this instance's own save just wrote into a match's empty outbox, for the
         # ``owed`` that follows it (by when, monotonic), and the matches an ``owed`` read found
         # no older-layout item in (new code writes none: they only go).
@@ -199,8 +201,8 @@ class InlineOutbox:
                 ":from": _s("CUR#MATCH"),
                 ":to": _s("OWED$"),
             },
-            ProjectionExpression="SK, #w, #q, #d",
-            ExpressionAttributeNames={"#w": OWE, "#q": OWED_PK, "#d": "doc"},
+            ProjectionExpression="SK, #w, #q, #d, #l",
+            ExpressionAttributeNames={"#w": OWE, "#q": OWED_PK, "#d": "doc", "#l": LOCKED},
             ConsistentRead=True,
         )
         inline: dict[str, Owed] = {}
@@ -209,7 +211,7 @@ class InlineOutbox:
         for item in items:
             sk = item["SK"]["S"]
             if sk == "CUR#MATCH":
-                marked = OWED_PK in item
+                marked = OWED_PK in item and LOCKED not in item  # (locked: it stays)
                 for key, entry in item.get(OWE, {}).get("M", {}).items():
                     inline[key] = entry_owed(match_id, key, entry)
             elif sk.startswith(OWED_SK):
@@ -221,9 +223,7 @@ class InlineOutbox:
         shadowed = [o for o in legacy if o.key in inline]  # owed again since: the entry wins
         for old in shadowed:
             self.client.delete_item(TableName=self.table, Key=self._legacy_key(old))
-        with self._claims_lock:
-            kept = time.monotonic() - self._kept.get(match_id, -math.inf) < KEEP_SECONDS
-        if marked and not inline and not kept:
+        if marked and not inline:
             self._unmark(match_id)
         pending = [*inline.values(), *(o for o in legacy if o.key not in inline)]
         return sorted(pending, key=lambda o: o.seq)
@@ -278,6 +278,15 @@ class InlineOutbox:
         return sets, names, values
 
     @staticmethod
+    def owing_clauses() -> tuple[list[str], Item, Item]:
+        """The SET clauses (names, values) that put the match in the index when it is not
+        there (a locked match's save that owes nothing: :data:`LOCKED`), leaving its time as it
+        is when it is."""
+        names: Item = {"#oq": OWED_PK, "#oa": OWED_AT}  # type: ignore[dict-item]
+        values: Item = {":oq": _s(OWED_PK_VALUE), ":oa": _n(0)}
+        return ["#oq = :oq", "#oa = if_not_exists(#oa, :oa)"], names, values
+
+    @staticmethod
     def entry_clauses(entry: Owed) -> tuple[list[str], list[str], str, Item, Item]:
         """The clauses that write ``entry`` (an owed item being delivered) in a save's own
         ``UpdateItem``, as :meth:`update_owed` would (its journal; ``done``: removed), and the
@@ -299,18 +308,20 @@ class InlineOutbox:
                     sets.append(f"#w.#ek.#ef{i} = :ef{i}")
         return sets, removes, "#w.#ek.t = :et", names, values
 
-    def entry_saved(self, entry: Owed) -> None:
+    def entry_saved(self, entry: Owed, *, locked: bool = False) -> None:
         """After a save wrote ``entry``: an ended one is done with as :meth:`update_owed`'s
-        end (logged when given up; a lock's keeps the match in the index for the item owed
-        next), and the match leaves the index when no entry is left."""
+        end (logged when given up), and the match leaves the index when no entry is left,
+        unless the save ``locked`` it (:data:`LOCKED`)."""
         with self._claims_lock:
             self._views.pop(entry.match_id, None)  # what a save owed is no longer all there is
-        if entry.done and not self._ending(entry):
-            self._unmark(entry.match_id)  # (conditional: only when no entry is pending)
+        if entry.done:
+            self._ending(entry)
+            if not locked:
+                self._unmark(entry.match_id)  # (conditional: only when no entry is pending)
 
-    def _ending(self, item: Owed) -> bool:
-        """An entry is being removed (delivered or given up): log a given-up one; whether
-        the match stays in the index for the item owed next (:data:`OWES_NEXT`)."""
+    @staticmethod
+    def _ending(item: Owed) -> None:
+        """An entry is being removed (delivered or given up): log a given-up one."""
         if item.error:
             # Given up: the entry goes (it would hold back nothing, and kept per turn it
             # would grow the match item); the log keeps it for the operator.
@@ -320,16 +331,6 @@ class InlineOutbox:
                 item.match_id,
                 _dumps(item.to_doc()),
             )
-        # A lock's delivery is followed within seconds by the resolution's save, which owes
-        # the reveal: the match stays in the index between them (two index writes a turn
-        # fewer; a sweep in between finds no entry and takes it out, ``owed``).
-        keep = item.kind in OWES_NEXT
-        if keep:
-            with self._claims_lock:
-                if len(self._kept) >= _CLAIMS_MAX:
-                    self._kept.clear()
-                self._kept[item.match_id] = time.monotonic()
-        return keep
 
     # ------------------------------------------------------------------ delivery
 
@@ -363,7 +364,10 @@ class InlineOutbox:
         with self._claims_lock:
             if len(self._claims) >= _CLAIMS_MAX:
                 self._claims.clear()
-            self._claims[(match_id, key, token)] = len(box)
+            # A locked match stays in the index whatever its entries (LOCKED): its end never
+            # tries to take it out (a refused write is billed too).
+            sole = 0 if LOCKED in got["Attributes"] else len(box)
+            self._claims[(match_id, key, token)] = sole
         return entry_owed(match_id, key, box[key])
 
     def update_owed(self, item: Owed, *, remember: Remember | None = None) -> bool:
@@ -377,8 +381,8 @@ class InlineOutbox:
         with self._claims_lock:
             sole = self._claims.get((item.match_id, item.key, item.token)) == 1
         if item.done:
-            keep = self._ending(item)
-            return self._end(item, sole and not keep, keep, remember)
+            self._ending(item)
+            return self._end(item, sole, remember)
         if item.next_at:
             # Backing off (rare): when it is the match's only entry, the index waits for it.
             done = self._write_entry(item, sole=True, remember=remember)
@@ -411,21 +415,18 @@ class InlineOutbox:
             condition += " AND size(#w) = :one"
         return self._if_token(item, (sets, removes), condition, names, values, sole, remember)
 
-    def _end(
-        self, item: Owed, sole: bool, keep: bool = False, remember: Remember | None = None
-    ) -> bool:
+    def _end(self, item: Owed, sole: bool, remember: Remember | None = None) -> bool:
         """Remove the entry (delivered or given up), and the match from the index when it
-        was the last one (``sole``: the claim saw no other); ``keep``: leave the index as it
-        is (another entry is owed soon)."""
+        was the last one (``sole``: the claim saw no other) and the match is not locked."""
         names = {"#w": OWE, "#k": item.key}
         values: Item = {":t": _s(item.token)}
-        if sole:
-            names.update({"#oq": OWED_PK, "#oa": OWED_AT})
+        if sole:  # (a locked match stays in the index: LOCKED)
+            names.update({"#oq": OWED_PK, "#oa": OWED_AT, "#lk": LOCKED})
             values[":one"] = _n(1)
             done = self._if_token(
                 item,
                 ([], ["#w.#k", "#oq", "#oa"]),
-                "#w.#k.t = :t AND size(#w) = :one",
+                "#w.#k.t = :t AND size(#w) = :one AND attribute_not_exists(#lk)",
                 names,
                 values,
                 True,
@@ -433,12 +434,12 @@ class InlineOutbox:
             )
             if done is not None:
                 return done
-            del names["#oq"], names["#oa"], values[":one"]
+            del names["#oq"], names["#oa"], names["#lk"], values[":one"]
         after: dict[str, Any] = {}
         done = self._if_token(
             item, ([], ["#w.#k"]), "#w.#k.t = :t", names, values, False, remember, after
         )
-        if done and not keep and not after.get(OWE, {}).get("M"):
+        if done and not after.get(OWE, {}).get("M") and LOCKED not in after:
             self._unmark(item.match_id)  # the last one after all (the others went meanwhile)
         return bool(done)
 
@@ -528,15 +529,20 @@ class InlineOutbox:
 
     def _unmark(self, match_id: str) -> None:
         """The match out of the owed index, if no entry is pending (a save may just have
-        owed one)."""
+        owed one) and it is not locked (:data:`LOCKED`)."""
         try:
             self.client.update_item(
                 TableName=self.table,
                 Key=self._owe_key(match_id),
                 UpdateExpression="REMOVE #oq, #oa",
-                ConditionExpression="attribute_exists(#oq)"
+                ConditionExpression="attribute_exists(#oq) AND attribute_not_exists(#lk)"
                 " AND (attribute_not_exists(#w) OR size(#w) = :zero)",
-                ExpressionAttributeNames={"#oq": OWED_PK, "#oa": OWED_AT, "#w": OWE},
+                ExpressionAttributeNames={
+                    "#oq": OWED_PK,
+                    "#oa": OWED_AT,
+                    "#w": OWE,
+                    "#lk": LOCKED,
+                },
                 ExpressionAttributeValues={":zero": _n(0)},
             )
         except ClientError as exc:

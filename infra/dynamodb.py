@@ -68,7 +68,7 @@ from engine.ports import (
     result_users,
 )
 from infra import docpack
-from infra.dynamo_outbox import OWE, InlineOutbox
+from infra.dynamo_outbox import LOCKED, OWE, OWED_INDEX, OWED_PK, OWED_PK_VALUE, InlineOutbox
 from infra.dynamo_remember import InlineRemembered, listed_names, remembered_of
 from infra.dynamo_values import Item
 from infra.dynamo_values import dumps as _dumps
@@ -114,10 +114,19 @@ CONFIGS = "cf"
 space-separated): a save puts a record's configuration only when its ref is not there, so
 one is put once per match whichever container resolves (docs/storage.md)."""
 ORDERS = "ord"  # the match item's map of the current turn's sealed orders: pid -> packed doc
+_DUE_KEYS = ("GSI1PK", "GSI1SK")
 # Attributes a match item may have or not: a save that leaves one out removes it (a Put
 # replaced the whole item; the save's UpdateItem says so). ``doc``: a document written before
 # compression; ``sweep_failures``: note_failure's count, reset by a save.
-_OPTIONAL = ("attention", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK", "sweep_failures", "doc")
+_OPTIONAL = (
+    "attention",
+    *_DUE_KEYS,
+    "GSI2PK",
+    "GSI2SK",
+    "sweep_failures",
+    "doc",
+    LOCKED,
+)
 # What listings read of a match item: never its sealed orders (only ``load`` reads those).
 # Its remembered message ids of the listed keys too (``infra.dynamo_remember``).
 _LISTED = {"#k": "PK", "#s": "SK", "#z": "docz", "#d": "doc", "#v": "version", "#a": "attention"}
@@ -186,9 +195,12 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             item["attention"] = _s(match.attention)
         # Sparse indexes: a Put replaces the whole item, so leaving the keys out removes the
         # match from the index (finished matches leave both; GSI1 holds only matches with a
-        # next wake-up: a reminder, a deadline or the end of a pause).
+        # next wake-up: a reminder, a deadline or the end of a pause). A locked match is
+        # found through OwedKeys instead (LOCKED): its GSI1 keys stay as they are (save).
         wake = match.wake_at
-        if wake is not None:
+        if match.locked_at is not None:
+            item[LOCKED] = _n(1)
+        elif wake is not None:
             item["GSI1PK"] = _s("DUE")
             item["GSI1SK"] = _s(f"{_sortable(wake)}#{match.id}")
         if match.phase is not Phase.FINISHED:
@@ -486,6 +498,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             owe=owed,
             owe_whole=not seen.owe and entry is None,  # (an entry held: the map is there)
             entry=entry,
+            locked=match.locked_at is not None,
         )
         if ops:
             self._transact(match.id, [{"Update": update}, *ops.values()])
@@ -506,7 +519,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         if owe:  # (a save that owes nothing leaves the outbox, and a view of it, as they are)
             self.remember_owed(match.id, None if seen.pending else owed)
         if entry is not None:
-            self.entry_saved(entry)
+            self.entry_saved(entry, locked=match.locked_at is not None)
         for _, sk in ops:
             if sk.startswith(CONF_SK) and len(self._configs) < 4096:
                 self._configs.add((match.id, sk.removeprefix(CONF_SK)))
@@ -524,12 +537,15 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         owe: Mapping[str, Owed] = {},
         owe_whole: bool = False,
         entry: Owed | None = None,
+        locked: bool = False,
     ) -> dict[str, Any]:
         """The match item written as ``item`` (what a Put of it would leave: attributes it
         lacks are removed), conditional on ``expected_version``; its sealed orders replaced by
         ``orders``, or entries set and removed one by one (the others stay as stored); the
         outbox's entries ``owe`` set (the others, and their deliveries, stay as they are);
-        ``entry``, an item being delivered, written too and conditional on its lease."""
+        ``entry``, an item being delivered, written too and conditional on its lease.
+        ``locked``: the deadline index's keys stay as stored, and the match is in the
+        outbox's index (put there if it is not: :data:`LOCKED`)."""
         names: dict[str, str] = {}
         values: dict[str, Any] = {":expected": _n(expected_version)}
         sets: list[str] = []
@@ -539,7 +555,8 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             names[f"#a{i}"], values[f":a{i}"] = attr, value
             sets.append(f"#a{i} = :a{i}")
         removes = []
-        for i, attr in enumerate(a for a in _OPTIONAL if a not in item):
+        kept = _DUE_KEYS if locked else ()
+        for i, attr in enumerate(a for a in _OPTIONAL if a not in item and a not in kept):
             names[f"#r{i}"] = attr
             removes.append(f"#r{i}")
         if orders is not None or set_orders or remove_orders:
@@ -554,6 +571,8 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             names[f"#q{i}"] = pid
             removes.append(f"#o.#q{i}")
         owe_sets, owe_names, owe_values = self.owe_clauses(owe, owe_whole)
+        if locked and not owe:
+            owe_sets, owe_names, owe_values = self.owing_clauses()
         sets += owe_sets
         names.update({k: str(v) for k, v in owe_names.items()})
         values.update(owe_values)
@@ -696,19 +715,55 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         return out
 
     def due(self, now: float, limit: int = 50) -> list[str]:
+        # Locked matches first (due at once; their players wait for the reveal), from the
+        # outbox's index (LOCKED), then the deadline index.
+        out = self._locked(limit)
         # Keys "<deadline>#<id>" all sort below "<now>$" when deadline <= now ('#' < '$').
         # Paginated: a page ends at 1 MB or ``Limit`` items, whichever comes first.
-        out: list[str] = []
         for i in self._query(
             IndexName=DEADLINE_INDEX,
             KeyConditionExpression="GSI1PK = :d AND GSI1SK < :upper",
             ExpressionAttributeValues={":d": _s("DUE"), ":upper": _s(f"{_sortable(now)}$")},
             Limit=min(limit, 1000),
         ):
-            out.append(i["PK"]["S"].removeprefix("MATCH#"))
+            match_id = i["PK"]["S"].removeprefix("MATCH#")
+            if match_id not in out:
+                out.append(match_id)
             if len(out) >= limit:
                 break
-        return out
+        return out[:limit]
+
+    def _locked(self, limit: int) -> list[str]:
+        """Locked matches not parked, found in the outbox's index (which lists every match
+        that owes a message, and a locked match until its lock is gone: :data:`LOCKED`): the
+        index holds keys only, so a read of their flags tells which (a handful at a time)."""
+        keys = [
+            {"PK": i["PK"], "SK": i["SK"]}
+            for i in self._query(
+                IndexName=OWED_INDEX,
+                KeyConditionExpression="#q = :o",
+                ExpressionAttributeNames={"#q": OWED_PK},
+                ExpressionAttributeValues={":o": _s(OWED_PK_VALUE)},
+            )
+        ]
+        found: list[str] = []
+        for start in range(0, len(keys), 100):
+            pending: dict[str, Any] = {
+                self.table: {
+                    "Keys": keys[start : start + 100],
+                    "ProjectionExpression": "PK, #l, #a",
+                    "ExpressionAttributeNames": {"#l": LOCKED, "#a": "attention"},
+                }
+            }
+            while pending:
+                page = self.client.batch_get_item(RequestItems=pending)
+                for item in page.get("Responses", {}).get(self.table, []):
+                    if LOCKED in item and "attention" not in item:
+                        found.append(item["PK"]["S"].removeprefix("MATCH#"))
+                pending = page.get("UnprocessedKeys") or {}
+                if pending:
+                    time.sleep(0.05)  # throttled: back off, as the SDK docs advise
+        return sorted(found)[:limit]
 
     def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
         # The count lives on the match item; a save Puts the whole item, which resets it.

@@ -229,31 +229,89 @@ def test_entries_are_small_and_a_journal_is_packed_when_that_is_shorter() -> Non
 
 
 def test_a_delivered_lock_leaves_the_match_in_the_index_for_the_reveal_owed_next(
-    dynamo_repo: DynamoRepository,
+    dynamo_repo: DynamoRepository, dynamo_spy: ClientSpy
 ) -> None:
     """The lock message's delivery is followed within seconds by the resolution, whose save
-    owes the reveal: the index entry stays between them instead of being removed and written
-    again (two index writes a turn); a sweep in between (another container) finds no entry and
-    takes it out."""
+    owes the reveal: the locked match stays in the index between them instead of being removed
+    and written again (two index writes a turn), and no write tries to take it out (a refused
+    conditional write is billed too)."""
     m = started(make_deps(dynamo_repo))
     _delivered(dynamo_repo, m.id)
     lock = Owed(m.id, "lock:1", "lock", CHAT, 1, 100, 5.0)
-    m = dynamo_repo.save(m, expected_version=m.version, owe=[lock])
+    m = dynamo_repo.save(replace(m, locked_at=6.0, frozen_at=6.0), expected_version=m.version,
+                         owe=[lock])  # fmt: skip
+    dynamo_spy.calls.clear()
     _delivered(dynamo_repo, m.id)
+    assert dynamo_spy.calls.count("update_item") == 2  # the claim and the end, no other write
     before = _item(dynamo_repo, m.id)
     assert before[OWE]["M"] == {} and _indexed(dynamo_repo) == [m.id]
+    dynamo_spy.calls.clear()
+    assert DynamoRepository(dynamo_repo.client, dynamo_repo.table).owed(m.id) == []
+    assert dynamo_spy.calls == ["query"] and _indexed(dynamo_repo) == [m.id]  # a sweep's read
     reveal = Owed(m.id, "resolved:1", "resolved", CHAT, 1, 101, 6.0)
-    m = dynamo_repo.save(m, expected_version=m.version, owe=[reveal])
+    m = dynamo_repo.save(replace(m, turn=2, locked_at=None, frozen_at=None),
+                         expected_version=m.version, owe=[reveal])  # fmt: skip
     after = _item(dynamo_repo, m.id)
     assert (after[OWED_PK], after[OWED_AT]) == (before[OWED_PK], before[OWED_AT])  # unmoved
     _delivered(dynamo_repo, m.id)
     assert _indexed(dynamo_repo) == []
-    m = dynamo_repo.save(m, expected_version=m.version, owe=[replace(lock, key="lock:2")])
+
+
+def test_a_locked_match_is_found_through_the_outbox_index_and_leaves_the_deadline_index_alone(
+    dynamo_repo: DynamoRepository,
+) -> None:
+    """A locked turn waits seconds for its beacon round. Its saves leave the deadline index's
+    keys as they are (two index writes a turn fewer: the lock's entry, then its removal at the
+    resolution); the sweeper finds it through the outbox's index instead, where the lock's save
+    put it and where nothing takes it out while it is locked: not another container's read
+    that finds no pending entry, not the end of its last entry, not a save that owes nothing.
+    Parked, it is not listed; unlocked, it is due by its deadline alone (none here)."""
+    deps = make_deps(dynamo_repo)
+    m = started(deps)
     _delivered(dynamo_repo, m.id)
-    assert dynamo_repo.owed(m.id) == [] and _indexed(dynamo_repo) == [m.id]  # its next pass
+    due_keys = {k: v for k, v in _item(dynamo_repo, m.id).items() if k.startswith("GSI1")}
+    assert due_keys == {}  # no deadline: the deadline index never lists it
+    far = 10.0**9
+    assert dynamo_repo.due(far) == [] and _indexed(dynamo_repo) == []
+    lock = Owed(m.id, "lock:1", "lock", CHAT, 1, 100, 5.0)
+    locked = replace(m, locked_at=6.0, frozen_at=6.0, lock_reason="all_sealed")
+    m = dynamo_repo.save(locked, expected_version=m.version, owe=[lock])
+    item = _item(dynamo_repo, m.id)
+    assert {k: v for k, v in item.items() if k.startswith("GSI1")} == due_keys
+    assert dynamo_repo.due(far) == [m.id]
+    _delivered(dynamo_repo, m.id)  # the lock message: its entry goes, the match stays
     sweeper = DynamoRepository(dynamo_repo.client, dynamo_repo.table)
-    assert sweeper.owed_due(20.0) == [m.id]  # a sweep before the resolution ...
-    assert sweeper.owed(m.id) == [] and _indexed(dynamo_repo) == []  # ... takes it out
+    assert sweeper.owed(m.id) == [] and _indexed(dynamo_repo) == [m.id]
+    assert sweeper.due(far) == [m.id]
+    # A save that owes nothing (the lock message's date) keeps it there; one of a match taken
+    # out meanwhile (an item written before this layout) puts it back.
+    m = dynamo_repo.save(replace(m, lock_message=77), expected_version=m.version)
+    assert _indexed(dynamo_repo) == [m.id]
+    dynamo_repo.client.update_item(
+        TableName=dynamo_repo.table,
+        Key={"PK": {"S": f"MATCH#{m.id}"}, "SK": {"S": "CUR#MATCH"}},
+        UpdateExpression="REMOVE #q, #a",
+        ExpressionAttributeNames={"#q": OWED_PK, "#a": OWED_AT},
+    )
+    m = dynamo_repo.save(replace(m, lock_message=78), expected_version=m.version)
+    assert _indexed(dynamo_repo) == [m.id] and sweeper.due(far) == [m.id]
+    # A receipt owed and delivered while locked, the match's only entry: still listed.
+    receipt = Owed(m.id, "receipt:1", "receipt", P1, 1, 101, 7.0)
+    m = dynamo_repo.save(m, expected_version=m.version, owe=[receipt])
+    _delivered(dynamo_repo, m.id)
+    assert _indexed(dynamo_repo) == [m.id] and sweeper.due(far) == [m.id]
+    # Resolved: no longer locked, due by its deadline alone; the reveal's end takes it out.
+    reveal = Owed(m.id, "resolved:1", "resolved", CHAT, 1, 102, 8.0)
+    opened = replace(m, turn=2, locked_at=None, frozen_at=None, lock_reason=None, lock_message=None)
+    m = dynamo_repo.save(opened, expected_version=m.version, owe=[reveal])
+    assert "lk" not in _item(dynamo_repo, m.id) and sweeper.due(far) == []
+    _delivered(dynamo_repo, m.id)
+    assert _indexed(dynamo_repo) == []
+    # Parked while locked (its resolution keeps failing): not listed.
+    m = dynamo_repo.save(replace(m, locked_at=9.0, frozen_at=9.0), expected_version=m.version)
+    assert sweeper.due(far) == [m.id]
+    assert dynamo_repo.note_failure(m.id, "parked: ValueError", park_after=1)
+    assert m.id not in sweeper.due(far)
 
 
 def test_the_delivery_right_after_an_owing_save_lists_what_it_wrote_without_a_read(

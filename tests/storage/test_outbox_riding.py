@@ -137,7 +137,11 @@ def test_dynamodb_a_save_that_ends_the_only_entry_takes_the_match_out_of_the_ind
     assert repo.owed_due(T0 + 1) == [m.id]
     repo.save(m, expected_version=m.version, entry=replace(item, done=True, lease=0.0))
     assert repo.owed_due(T0 + 1) == []
-    lock = claimed(repo, repo.load(m.id).match, "lock:1", "lock")  # a lock: kept indexed
+    # A locked match's lock message (its date saved with the entry's end): kept indexed, for
+    # the reveal its resolution owes within seconds and for the sweeper (infra.dynamo_outbox
+    # LOCKED).
+    m = repo.load(m.id).match
+    lock = claimed(repo, replace(m, locked_at=T0, frozen_at=T0), "lock:1", "lock")
     m = repo.load(m.id).match
     repo.save(m, expected_version=m.version, entry=replace(lock, done=True, lease=0.0))
     assert repo.owed(m.id) == [] and repo.owed_due(T0 + 1) == [m.id]

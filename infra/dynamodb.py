@@ -498,7 +498,6 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             owe=owed,
             owe_whole=not seen.owe and entry is None,  # (an entry held: the map is there)
             entry=entry,
-            locked=match.locked_at is not None,
         )
         if ops:
             self._transact(match.id, [{"Update": update}, *ops.values()])
@@ -537,15 +536,14 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         owe: Mapping[str, Owed] = {},
         owe_whole: bool = False,
         entry: Owed | None = None,
-        locked: bool = False,
     ) -> dict[str, Any]:
         """The match item written as ``item`` (what a Put of it would leave: attributes it
         lacks are removed), conditional on ``expected_version``; its sealed orders replaced by
         ``orders``, or entries set and removed one by one (the others stay as stored); the
         outbox's entries ``owe`` set (the others, and their deliveries, stay as they are);
-        ``entry``, an item being delivered, written too and conditional on its lease.
-        ``locked``: the deadline index's keys stay as stored, and the match is in the
-        outbox's index (put there if it is not: :data:`LOCKED`)."""
+        ``entry``, an item being delivered, written too and conditional on its lease. A
+        locked match's (``item`` has :data:`LOCKED`): the deadline index's keys stay as
+        stored, and the match is in the outbox's index (put there if it is not)."""
         names: dict[str, str] = {}
         values: dict[str, Any] = {":expected": _n(expected_version)}
         sets: list[str] = []
@@ -555,6 +553,7 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
             names[f"#a{i}"], values[f":a{i}"] = attr, value
             sets.append(f"#a{i} = :a{i}")
         removes = []
+        locked = LOCKED in item
         kept = _DUE_KEYS if locked else ()
         for i, attr in enumerate(a for a in _OPTIONAL if a not in item and a not in kept):
             names[f"#r{i}"] = attr
@@ -693,15 +692,24 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
         # Membership items of users who left are not always removed (see save): check again.
         return [m for m in self._active(items) if user_id in index_users(m)]
 
-    def _batch_get(self, keys: list[Item]) -> list[Item]:
+    def _batch_get(
+        self,
+        keys: list[Item],
+        projection: str = _LISTED_PROJECTION,
+        names: Mapping[str, str] = _LISTED,
+        *,
+        consistent: bool = True,
+    ) -> list[Item]:
+        """The items of ``keys`` (``projection`` of them), 100 a request, unprocessed keys
+        asked again with a backoff."""
         out: list[Item] = []
         for start in range(0, len(keys), 100):
             pending: dict[str, Any] = {
                 self.table: {
                     "Keys": keys[start : start + 100],
-                    "ConsistentRead": True,
-                    "ProjectionExpression": _LISTED_PROJECTION,
-                    "ExpressionAttributeNames": _LISTED,
+                    "ConsistentRead": consistent,
+                    "ProjectionExpression": projection,
+                    "ExpressionAttributeNames": dict(names),
                 }
             }
             delay = 0.05
@@ -746,23 +754,14 @@ class DynamoRepository(InlineOutbox, InlineRemembered):
                 ExpressionAttributeValues={":o": _s(OWED_PK_VALUE)},
             )
         ]
-        found: list[str] = []
-        for start in range(0, len(keys), 100):
-            pending: dict[str, Any] = {
-                self.table: {
-                    "Keys": keys[start : start + 100],
-                    "ProjectionExpression": "PK, #l, #a",
-                    "ExpressionAttributeNames": {"#l": LOCKED, "#a": "attention"},
-                }
-            }
-            while pending:
-                page = self.client.batch_get_item(RequestItems=pending)
-                for item in page.get("Responses", {}).get(self.table, []):
-                    if LOCKED in item and "attention" not in item:
-                        found.append(item["PK"]["S"].removeprefix("MATCH#"))
-                pending = page.get("UnprocessedKeys") or {}
-                if pending:
-                    time.sleep(0.05)  # throttled: back off, as the SDK docs advise
+        flags = self._batch_get(
+            keys, "PK, #l, #a", {"#l": LOCKED, "#a": "attention"}, consistent=False
+        )
+        found = [
+            item["PK"]["S"].removeprefix("MATCH#")
+            for item in flags
+            if LOCKED in item and "attention" not in item
+        ]
         return sorted(found)[:limit]
 
     def note_failure(self, match_id: str, detail: str, park_after: int) -> bool:
